@@ -1,0 +1,251 @@
+/* pscan — parallel prefix scans and the scan-based compaction family, in C.
+ *
+ * One header, C11, no CUDA or C++ include. Every function that can fail returns a pscan_status;
+ * results come back through out-parameters. A call refused for its arguments (any status but
+ * PSCAN_ERR_DEVICE) has written nothing to any output and leaked nothing; the context stays usable.
+ * n == 0 is always valid and does nothing (the data pointers may then be NULL).
+ *
+ * The contract this header implements is written out in API.md; docs/ALGORITHMS.md explains the
+ * algorithms. */
+#ifndef PSCAN_H
+#define PSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(PSCAN_SHARED_BUILD)
+#define PSCAN_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define PSCAN_API __attribute__((visibility("default")))
+#else
+#define PSCAN_API
+#endif
+
+#define PSCAN_VERSION_MAJOR 0
+#define PSCAN_VERSION_MINOR 1
+#define PSCAN_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------------
+ * Status
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum pscan_status {
+  PSCAN_OK = 0,
+  PSCAN_ERR_INVALID_ARGUMENT, /* NULL where a pointer is required, unknown enum, bad combination
+                                 (e.g. XOR on f32, elem_size 0, exclusive custom scan without init) */
+  PSCAN_ERR_UNSUPPORTED,      /* valid request this build/backend cannot serve */
+  PSCAN_ERR_OVERLAP,          /* input and output overlap without being the same pointer */
+  PSCAN_ERR_OVERFLOW,         /* n * element size (or a derived size) does not fit in size_t */
+  PSCAN_ERR_OUT_OF_MEMORY,
+  PSCAN_ERR_NO_DEVICE,        /* CUDA backend asked for, no usable GPU */
+  PSCAN_ERR_WRONG_MEMORY,     /* host pointer given to the CUDA backend, device pointer to the CPU one */
+  PSCAN_ERR_DEVICE,           /* CUDA runtime or driver error; detail in pscan_last_error */
+  PSCAN_ERR_INTERNAL
+} pscan_status;
+
+typedef struct pscan_ctx pscan_ctx;
+
+/* The enumerator's name, e.g. "PSCAN_ERR_OVERLAP"; "PSCAN_ERR_UNKNOWN" for a value out of range.
+   Never NULL. */
+PSCAN_API const char *pscan_status_name(pscan_status s);
+
+/* One line of detail on the most recent failed call on ctx; "" if no call on ctx has failed yet.
+   The text stays until the next failure (like errno). ctx == NULL gives the detail of the calling
+   thread's last failure that had no context to hold it (pscan_create, or a call passed a NULL ctx).
+   Never NULL; valid until the next call on ctx (or, for NULL, the thread's next such failure). */
+PSCAN_API const char *pscan_last_error(const pscan_ctx *ctx);
+
+/* "MAJOR.MINOR.PATCH" followed by the backends built in, e.g. "0.1.0 (cpu, cuda)". */
+PSCAN_API const char *pscan_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Types and operators
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum pscan_dtype {
+  PSCAN_I8, PSCAN_I16, PSCAN_I32, PSCAN_I64,
+  PSCAN_U8, PSCAN_U16, PSCAN_U32, PSCAN_U64,
+  PSCAN_F32, PSCAN_F64
+} pscan_dtype;
+#define PSCAN_DTYPE_COUNT 10
+
+typedef enum pscan_op {
+  PSCAN_SUM, PSCAN_PROD, PSCAN_MIN, PSCAN_MAX,
+  PSCAN_AND, PSCAN_OR, PSCAN_XOR /* integer types only */
+} pscan_op;
+#define PSCAN_OP_COUNT 7
+
+/* Semantics:
+ * - Integer SUM and PROD wrap modulo 2^bits, for signed types too (no undefined behaviour).
+ * - Float MIN and MAX propagate NaN (as numpy.minimum / numpy.maximum). Between -0.0 and +0.0,
+ *   which compare equal, MIN and MAX return the later operand.
+ * - Identities (out[0] of an exclusive scan without init): SUM 0, PROD 1, MIN the type's largest
+ *   value (+inf for floats), MAX its smallest (-inf), AND all ones, OR 0, XOR 0. An inclusive scan
+ *   without init starts from in[0] itself, so a float sum of {-0.0} is -0.0. */
+
+/* Size in bytes of one element of t; 0 for an unknown value. */
+PSCAN_API size_t pscan_dtype_size(pscan_dtype t);
+
+/* ---------------------------------------------------------------------------------------------
+ * Context
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum pscan_backend { PSCAN_BACKEND_AUTO, PSCAN_BACKEND_CPU, PSCAN_BACKEND_CUDA } pscan_backend;
+
+/* Creates a context on backend. AUTO: CUDA when built and a GPU is usable, else CPU.
+   Returns PSCAN_ERR_UNSUPPORTED for CUDA in a build without it, PSCAN_ERR_NO_DEVICE when no GPU is
+   usable, PSCAN_ERR_INVALID_ARGUMENT for ctx == NULL or an unknown backend. On failure *ctx is NULL
+   and pscan_last_error(NULL) says why. */
+PSCAN_API pscan_status pscan_create(pscan_ctx **ctx, pscan_backend backend);
+
+/* Frees the context, its worker threads and its scratch memory. NULL is a no-op. */
+PSCAN_API void pscan_destroy(pscan_ctx *ctx);
+
+/* The backend actually in use (never AUTO); PSCAN_BACKEND_AUTO for ctx == NULL. */
+PSCAN_API pscan_backend pscan_get_backend(const pscan_ctx *ctx);
+
+typedef enum pscan_param {
+  PSCAN_PARAM_THREADS,        /* CPU worker threads; 0 = all cores (default); at most 1024 */
+  PSCAN_PARAM_DEVICE,         /* CUDA device ordinal; default 0 */
+  PSCAN_PARAM_ALGO,           /* a pscan_algo; default PSCAN_ALGO_AUTO */
+  PSCAN_PARAM_BLOCK_ALGO,     /* a pscan_block_algo (GPU tile-level scan); default PSCAN_BLOCK_AUTO */
+  PSCAN_PARAM_DETERMINISTIC,  /* 1: floating-point results are bitwise identical from run to run on
+                                 the same backend and device, and on the CPU for any thread count;
+                                 default 0 */
+  PSCAN_PARAM_PARTITION_SIZE  /* extension: elements per partition of the single-pass and two-pass
+                                 CPU scans; 0 = automatic (default, depends on the type only).
+                                 Small values are meant for tests; at most 2^30 */
+} pscan_param;
+
+/* Sets a parameter. 0 restores the default where the comment above says so. Returns
+   PSCAN_ERR_INVALID_ARGUMENT for an unknown parameter or a value out of range,
+   PSCAN_ERR_UNSUPPORTED for an algorithm this backend does not offer. */
+PSCAN_API pscan_status pscan_set_param(pscan_ctx *ctx, pscan_param p, int64_t value);
+/* Reads a parameter as set (THREADS reads 0 when left at "all cores"). */
+PSCAN_API pscan_status pscan_get_param(const pscan_ctx *ctx, pscan_param p, int64_t *value);
+
+/* CUDA backend: later work is enqueued on this cudaStream_t (NULL: the default stream) and calls
+   return at once. The CPU backend accepts only NULL (anything else is PSCAN_ERR_UNSUPPORTED). */
+PSCAN_API pscan_status pscan_set_stream(pscan_ctx *ctx, void *cuda_stream);
+/* Waits for all work of ctx. The CPU backend's calls are synchronous: this returns PSCAN_OK. */
+PSCAN_API pscan_status pscan_synchronize(pscan_ctx *ctx);
+
+/* ---------------------------------------------------------------------------------------------
+ * Algorithms
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum pscan_algo {
+  PSCAN_ALGO_AUTO,                /* fastest for the backend, size and type */
+  PSCAN_ALGO_SEQUENTIAL,          /* one thread, one pass (CPU) */
+  PSCAN_ALGO_DECOUPLED_LOOKBACK,  /* single pass, ~2n data movement (Merrill & Garland) */
+  PSCAN_ALGO_CHAINED,             /* single pass, look-back of one partition (StreamScan) */
+  PSCAN_ALGO_REDUCE_THEN_SCAN,    /* reduce partitions, scan their totals, scan again: ~3n */
+  PSCAN_ALGO_SCAN_THEN_PROPAGATE  /* hierarchical: scan blocks, scan block sums, add: ~4n */
+} pscan_algo;
+#define PSCAN_ALGO_COUNT 6
+
+typedef enum pscan_block_algo {   /* how one GPU tile is scanned */
+  PSCAN_BLOCK_AUTO,
+  PSCAN_BLOCK_RAKING,             /* reduce-then-scan inside one warp (MatrixScan style) */
+  PSCAN_BLOCK_WARP_SCANS,         /* Kogge-Stone warp scans, then a scan of warp totals */
+  PSCAN_BLOCK_KOGGE_STONE,        /* Hillis-Steele / Horn: log n steps, n log n work */
+  PSCAN_BLOCK_BRENT_KUNG,         /* Blelloch up-sweep / down-sweep: 2 log n steps, O(n) work */
+  PSCAN_BLOCK_SKLANSKY,           /* scan-then-fan, minimum depth */
+  PSCAN_BLOCK_HYBRID              /* Sengupta, Lefohn & Owens: reduce, Kogge-Stone at the top, down-sweep */
+} pscan_block_algo;
+#define PSCAN_BLOCK_ALGO_COUNT 7
+
+/* Every algorithm a backend offers gives identical results for integer types. The CPU backend
+   offers all of pscan_algo; with DETERMINISTIC = 1 its AUTO, DECOUPLED_LOOKBACK, CHAINED and
+   REDUCE_THEN_SCAN give the same bits as one another for any thread count. */
+
+/* ---------------------------------------------------------------------------------------------
+ * Scan
+ * ------------------------------------------------------------------------------------------- */
+
+/* out[i] = in[0] ⊕ ... ⊕ in[i]. out == in is an in-place scan; any other overlap is
+   PSCAN_ERR_OVERLAP. */
+PSCAN_API pscan_status pscan_inclusive_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                            pscan_dtype type, pscan_op op);
+
+/* out[0] = init, out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1]; init NULL means the op's identity. */
+PSCAN_API pscan_status pscan_exclusive_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                            pscan_dtype type, pscan_op op, const void *init);
+
+typedef struct pscan_scan_args {
+  const void *in;  pscan_dtype in_type;
+  void       *out; pscan_dtype out_type; /* accumulation and output type: in_type, or a wider type
+                                            of the same kind (I32->I64, U8->U64, F32->F64, ...) */
+  size_t      n;
+  pscan_op    op;
+  int         exclusive;                 /* 0: out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i]
+                                            1: out[0] = init, out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1] */
+  const void *init;                      /* in out_type; NULL: the op's identity */
+} pscan_scan_args;
+
+/* The general form: widening output types and an init value for inclusive scans too. */
+PSCAN_API pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *args);
+
+/* ---------------------------------------------------------------------------------------------
+ * Custom operators (CPU backend)
+ * ------------------------------------------------------------------------------------------- */
+
+/* *out = *a ⊕ *b for elements of elem_size bytes; must be associative, need not be commutative;
+   out may alias a or b. Called concurrently from several threads on different elements. */
+typedef void (*pscan_combine_fn)(void *out, const void *a, const void *b, void *user);
+
+/* A scan with a user operator over elements of elem_size bytes (any size from 1 byte up; no
+   alignment is assumed). init is required when exclusive, optional (NULL) when inclusive.
+   The CUDA backend answers PSCAN_ERR_UNSUPPORTED. */
+PSCAN_API pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                         size_t elem_size, pscan_combine_fn fn, void *user,
+                                         int exclusive, const void *init);
+
+/* ---------------------------------------------------------------------------------------------
+ * Compaction and segmented operations
+ * Not implemented yet in this version: every function below validates its arguments and then
+ * answers PSCAN_ERR_UNSUPPORTED.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum pscan_cmp { PSCAN_LT, PSCAN_LE, PSCAN_GT, PSCAN_GE, PSCAN_EQ, PSCAN_NE } pscan_cmp;
+#define PSCAN_CMP_COUNT 6
+
+/* keeps in[i] where (in[i] cmp *value), in order */
+PSCAN_API pscan_status pscan_select_if(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                       pscan_dtype type, pscan_cmp cmp, const void *value,
+                                       size_t *num_selected);
+/* keeps in[i] where flags[i] != 0, in order */
+PSCAN_API pscan_status pscan_select_flagged(pscan_ctx *ctx, const void *in, const uint8_t *flags,
+                                            void *out, size_t n, pscan_dtype type,
+                                            size_t *num_selected);
+/* selected items first, in order; then the rejected ones, filled from the back of out
+   (so they appear in reverse order) */
+PSCAN_API pscan_status pscan_partition_if(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                          pscan_dtype type, pscan_cmp cmp, const void *value,
+                                          size_t *num_selected);
+/* keeps the first of each run of equal consecutive items */
+PSCAN_API pscan_status pscan_unique(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                    pscan_dtype type, size_t *num_unique);
+/* one (value, length) per maximal run of equal consecutive items */
+PSCAN_API pscan_status pscan_run_length_encode(pscan_ctx *ctx, const void *in, void *unique_out,
+                                               uint64_t *counts_out, size_t n, pscan_dtype type,
+                                               size_t *num_runs);
+/* one (key, op-reduction of its values) per run of equal consecutive keys */
+PSCAN_API pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtype key_type,
+                                           const void *vals_in, pscan_dtype val_type,
+                                           void *keys_out, void *vals_out, size_t n, pscan_op op,
+                                           size_t *num_runs);
+/* a scan that restarts at every run of equal consecutive keys (segmented scan) */
+PSCAN_API pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dtype key_type,
+                                         const void *in, void *out, size_t n, pscan_dtype val_type,
+                                         pscan_op op, int exclusive, const void *init);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSCAN_H */

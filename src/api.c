@@ -1,0 +1,218 @@
+/* The public entry points: every argument is validated here, once, before a backend sees it.
+ * A refusal writes nothing and leaves a one-line message in the context. */
+#include "internal.h"
+
+#include <stdint.h>
+
+#define FAIL(ctx, status, ...) pscan__fail((ctx), (status), __VA_ARGS__)
+
+static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
+/* *bytes = n * size, or PSCAN_ERR_OVERFLOW. */
+static pscan_status byte_size(pscan_ctx *ctx, const char *fn, size_t n, size_t size, size_t *bytes) {
+  if (size != 0 && n > SIZE_MAX / size)
+    return FAIL(ctx, PSCAN_ERR_OVERFLOW, "%s: n = %zu elements of %zu bytes overflow size_t", fn, n,
+                size);
+  *bytes = n * size;
+  return PSCAN_OK;
+}
+
+static pscan_status check_dtype(pscan_ctx *ctx, const char *fn, const char *what, int t) {
+  if (!pscan__dtype_valid(t))
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: unknown %s %d", fn, what, t);
+  return PSCAN_OK;
+}
+
+static pscan_status check_op(pscan_ctx *ctx, const char *fn, int op, pscan_dtype t) {
+  if (!pscan__op_valid(op))
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: unknown op %d", fn, op);
+  if (pscan__op_integer_only((pscan_op)op) && pscan__dtype_kind(t) == PSCAN__FLOAT)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: op %s is for integer types, not %s", fn,
+                pscan__op_name(op), pscan__dtype_name(t));
+  return PSCAN_OK;
+}
+
+/* Checks common to every call that reads in[0..n) and writes out[0..n): pointers, sizes,
+   aliasing (out == in with equal element sizes is the in-place case) and memory kind. */
+static pscan_status check_buffers(pscan_ctx *ctx, const char *fn, const void *in, size_t in_size,
+                                  const void *out, size_t out_size, size_t n) {
+  size_t in_bytes = 0, out_bytes = 0;
+  PSCAN__CHECK(byte_size(ctx, fn, n, in_size, &in_bytes));
+  PSCAN__CHECK(byte_size(ctx, fn, n, out_size, &out_bytes));
+  if (n == 0)
+    return PSCAN_OK;
+  if (!in || !out)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, in ? "out" : "in");
+  bool in_place = in == out && in_size == out_size;
+  if (!in_place && ranges_overlap(in, in_bytes, out, out_bytes))
+    return FAIL(ctx, PSCAN_ERR_OVERLAP,
+                "%s: in and out overlap without being the same buffer of the same type", fn);
+  if (ctx->backend->check_memory) {
+    PSCAN__CHECK(ctx->backend->check_memory(ctx, in, "in"));
+    PSCAN__CHECK(ctx->backend->check_memory(ctx, out, "out"));
+  }
+  return PSCAN_OK;
+}
+
+pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
+  static const char fn[] = "pscan_scan";
+  if (!ctx)
+    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  if (!a)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
+  PSCAN__CHECK(check_dtype(ctx, fn, "in_type", (int)a->in_type));
+  PSCAN__CHECK(check_dtype(ctx, fn, "out_type", (int)a->out_type));
+  PSCAN__CHECK(check_op(ctx, fn, (int)a->op, a->in_type));
+  if (!pscan__scan_pair_valid(a->in_type, a->out_type))
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                "%s: out_type %s is neither in_type %s nor a wider type of the same kind", fn,
+                pscan__dtype_name(a->out_type), pscan__dtype_name(a->in_type));
+  if (a->exclusive != 0 && a->exclusive != 1)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
+                a->exclusive);
+  pscan__scan_call call = {
+      .in = a->in, .out = a->out, .n = a->n, .in_type = a->in_type, .out_type = a->out_type,
+      .op = (int)a->op, .exclusive = a->exclusive, .init = a->init,
+      .in_size = pscan_dtype_size(a->in_type), .out_size = pscan_dtype_size(a->out_type)};
+  PSCAN__CHECK(check_buffers(ctx, fn, call.in, call.in_size, call.out, call.out_size, call.n));
+  if (call.n == 0)
+    return PSCAN_OK;
+  return ctx->backend->scan(ctx, &call);
+}
+
+pscan_status pscan_inclusive_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                  pscan_dtype type, pscan_op op) {
+  pscan_scan_args a = {.in = in, .in_type = type, .out = out, .out_type = type, .n = n, .op = op};
+  return pscan_scan(ctx, &a);
+}
+
+pscan_status pscan_exclusive_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                  pscan_dtype type, pscan_op op, const void *init) {
+  pscan_scan_args a = {.in = in, .in_type = type, .out = out, .out_type = type, .n = n, .op = op,
+                       .exclusive = 1, .init = init};
+  return pscan_scan(ctx, &a);
+}
+
+pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                               size_t elem_size, pscan_combine_fn fn_ptr, void *user, int exclusive,
+                               const void *init) {
+  static const char fn[] = "pscan_scan_custom";
+  if (!ctx)
+    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  if (elem_size == 0)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: elem_size is 0", fn);
+  if (!fn_ptr)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: fn is NULL", fn);
+  if (exclusive != 0 && exclusive != 1)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
+                exclusive);
+  if (exclusive && !init)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                "%s: an exclusive scan with a custom operator needs init", fn);
+  PSCAN__CHECK(check_buffers(ctx, fn, in, elem_size, out, elem_size, n));
+  if (n == 0)
+    return PSCAN_OK;
+  pscan__scan_call call = {.in = in, .out = out, .n = n, .op = PSCAN__OP_CUSTOM,
+                           .exclusive = exclusive, .init = init, .in_size = elem_size,
+                           .out_size = elem_size, .fn = fn_ptr, .user = user};
+  return ctx->backend->scan(ctx, &call);
+}
+
+/* ---- Compaction: validated here; no backend implements it yet. ---- */
+
+static pscan_status not_yet(pscan_ctx *ctx, const char *fn) {
+  return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: not implemented yet in pscan %s", fn,
+              pscan_version_string());
+}
+
+static pscan_status check_compaction(pscan_ctx *ctx, const char *fn, const void *in, void *out,
+                                     size_t n, int type, const void *count) {
+  if (!ctx)
+    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  PSCAN__CHECK(check_dtype(ctx, fn, "type", type));
+  size_t size = pscan_dtype_size((pscan_dtype)type);
+  PSCAN__CHECK(check_buffers(ctx, fn, in, size, out, size, n));
+  if (!count)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: count pointer is NULL", fn);
+  return PSCAN_OK;
+}
+
+static pscan_status check_cmp(pscan_ctx *ctx, const char *fn, int cmp, const void *value) {
+  if (cmp < 0 || cmp >= PSCAN_CMP_COUNT)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: unknown cmp %d", fn, cmp);
+  if (!value)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: value is NULL", fn);
+  return PSCAN_OK;
+}
+
+pscan_status pscan_select_if(pscan_ctx *ctx, const void *in, void *out, size_t n, pscan_dtype type,
+                             pscan_cmp cmp, const void *value, size_t *num_selected) {
+  static const char fn[] = "pscan_select_if";
+  PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
+  PSCAN__CHECK(check_cmp(ctx, fn, (int)cmp, value));
+  return not_yet(ctx, fn);
+}
+
+pscan_status pscan_select_flagged(pscan_ctx *ctx, const void *in, const uint8_t *flags, void *out,
+                                  size_t n, pscan_dtype type, size_t *num_selected) {
+  static const char fn[] = "pscan_select_flagged";
+  PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
+  if (n && !flags)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: flags is NULL", fn);
+  return not_yet(ctx, fn);
+}
+
+pscan_status pscan_partition_if(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                pscan_dtype type, pscan_cmp cmp, const void *value,
+                                size_t *num_selected) {
+  static const char fn[] = "pscan_partition_if";
+  PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
+  PSCAN__CHECK(check_cmp(ctx, fn, (int)cmp, value));
+  return not_yet(ctx, fn);
+}
+
+pscan_status pscan_unique(pscan_ctx *ctx, const void *in, void *out, size_t n, pscan_dtype type,
+                          size_t *num_unique) {
+  static const char fn[] = "pscan_unique";
+  PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_unique));
+  return not_yet(ctx, fn);
+}
+
+pscan_status pscan_run_length_encode(pscan_ctx *ctx, const void *in, void *unique_out,
+                                     uint64_t *counts_out, size_t n, pscan_dtype type,
+                                     size_t *num_runs) {
+  static const char fn[] = "pscan_run_length_encode";
+  PSCAN__CHECK(check_compaction(ctx, fn, in, unique_out, n, (int)type, num_runs));
+  if (n && !counts_out)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: counts_out is NULL", fn);
+  return not_yet(ctx, fn);
+}
+
+pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtype key_type,
+                                 const void *vals_in, pscan_dtype val_type, void *keys_out,
+                                 void *vals_out, size_t n, pscan_op op, size_t *num_runs) {
+  static const char fn[] = "pscan_reduce_by_key";
+  PSCAN__CHECK(check_compaction(ctx, fn, keys_in, keys_out, n, (int)key_type, num_runs));
+  PSCAN__CHECK(check_compaction(ctx, fn, vals_in, vals_out, n, (int)val_type, num_runs));
+  PSCAN__CHECK(check_op(ctx, fn, (int)op, val_type));
+  return not_yet(ctx, fn);
+}
+
+pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dtype key_type,
+                               const void *in, void *out, size_t n, pscan_dtype val_type,
+                               pscan_op op, int exclusive, const void *init) {
+  static const char fn[] = "pscan_scan_by_key";
+  (void)exclusive;
+  (void)init;
+  if (!ctx)
+    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  PSCAN__CHECK(check_dtype(ctx, fn, "key_type", (int)key_type));
+  if (n && !keys)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: keys is NULL", fn);
+  PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)val_type, &n));
+  PSCAN__CHECK(check_op(ctx, fn, (int)op, val_type));
+  return not_yet(ctx, fn);
+}

@@ -1,0 +1,219 @@
+/* The CPU backend: its state in a context (thread pool, scratch), the choice of strategy, and
+ * the dispatch of a validated call to it. */
+#define _GNU_SOURCE
+#include "cpu.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct cpu_state {
+  pscan__pool *pool; /* created on the first parallel call; recreated when THREADS changes */
+  char *work;        /* scratch: partition descriptors, then per-thread slots */
+  size_t work_bytes;
+  uint64_t epoch; /* call counter tagging the status words in work */
+} cpu_state;
+
+/* Below this many elements one thread is faster than waking the pool (measured: bench/NOTES.md). */
+enum { AUTO_SEQUENTIAL_BELOW = 1 << 16, AUTO_MIN_ELEMS_PER_THREAD = 1 << 15 };
+/* Default partition: this many bytes of input, so a partition stays in the core's cache between
+   the reduction and the scan of the single-pass strategy. */
+enum { AUTO_PARTITION_BYTES = 64 << 10, MIN_PARTITION = 64 };
+
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+int pscan__cpu_hardware_threads(void) {
+#ifdef CPU_COUNT
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+#endif
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+static pscan_status cpu_init(pscan_ctx *ctx) {
+  cpu_state *st = calloc(1, sizeof *st);
+  if (!st)
+    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_create: out of memory");
+  ctx->impl = st;
+  return PSCAN_OK;
+}
+
+static void cpu_fini(pscan_ctx *ctx) {
+  cpu_state *st = ctx->impl;
+  if (!st)
+    return;
+  pscan__pool_destroy(st->pool);
+  free(st->work);
+  free(st);
+  ctx->impl = NULL;
+}
+
+static pscan_status cpu_check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
+  if (p == PSCAN_PARAM_BLOCK_ALGO && v != PSCAN_BLOCK_AUTO)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                       "pscan_set_param: BLOCK_ALGO selects a GPU tile scan; the CPU backend has none");
+  return PSCAN_OK;
+}
+
+static pscan_status cpu_set_stream(pscan_ctx *ctx, void *stream) {
+  if (stream)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                       "pscan_set_stream: the CPU backend runs synchronously and takes no stream");
+  return PSCAN_OK;
+}
+
+static pscan_status cpu_synchronize(pscan_ctx *ctx) {
+  (void)ctx;
+  return PSCAN_OK;
+}
+
+static pscan_status cpu_check_memory(pscan_ctx *ctx, const void *p, const char *what) {
+  if (pscan__cuda_is_device_pointer(p))
+    return pscan__fail(ctx, PSCAN_ERR_WRONG_MEMORY,
+                       "%s is GPU device memory; the CPU backend needs host memory", what);
+  return PSCAN_OK;
+}
+
+static pscan_status ensure_pool(pscan_ctx *ctx, cpu_state *st, int nthreads) {
+  if (st->pool && pscan__pool_threads(st->pool) == nthreads)
+    return PSCAN_OK;
+  pscan__pool_destroy(st->pool);
+  st->pool = NULL;
+  return pscan__pool_create(ctx, &st->pool, nthreads);
+}
+
+/* Grows the scratch to at least bytes. New memory is zeroed: status words of epoch 0, which no
+   call uses, so they read as unpublished. */
+static pscan_status ensure_work(pscan_ctx *ctx, cpu_state *st, size_t bytes) {
+  if (bytes <= st->work_bytes)
+    return PSCAN_OK;
+  size_t size = bytes > SIZE_MAX / 2 ? bytes : round_up(bytes + bytes / 4, 64);
+  char *w = aligned_alloc(64, size);
+  if (!w)
+    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", size);
+  memset(w, 0, size);
+  free(st->work);
+  st->work = w;
+  st->work_bytes = size;
+  return PSCAN_OK;
+}
+
+/* True when the result of this operator depends on the combination order. */
+static bool order_sensitive(const pscan__scan_call *c) {
+  if (c->op == PSCAN__OP_CUSTOM)
+    return true;
+  return pscan__dtype_kind(c->out_type) == PSCAN__FLOAT && (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
+}
+
+static size_t partition_size(const pscan_ctx *ctx, const pscan__scan_call *c) {
+  if (ctx->params[PSCAN_PARAM_PARTITION_SIZE] > 0)
+    return (size_t)ctx->params[PSCAN_PARAM_PARTITION_SIZE];
+  size_t part = AUTO_PARTITION_BYTES / c->in_size;
+  return part < MIN_PARTITION ? MIN_PARTITION : part;
+}
+
+static int configured_threads(const pscan_ctx *ctx) {
+  int64_t t = ctx->params[PSCAN_PARAM_THREADS];
+  return t > 0 ? (int)t : pscan__cpu_hardware_threads();
+}
+
+/* Picks the strategy and thread count. With DETERMINISTIC = 1 and an order-sensitive operator,
+   AUTO never depends on the thread count: it always runs the chained partition order, which every
+   thread count (one included) reproduces bit for bit. */
+static int choose_algo(const pscan_ctx *ctx, const pscan__scan_call *c, size_t nparts,
+                       int *nthreads) {
+  int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
+  int threads = configured_threads(ctx);
+  bool fixed_order = ctx->params[PSCAN_PARAM_DETERMINISTIC] && order_sensitive(c);
+  if (algo == PSCAN_ALGO_AUTO) {
+    size_t useful = c->n / AUTO_MIN_ELEMS_PER_THREAD;
+    if (useful < (size_t)threads)
+      threads = useful < 1 ? 1 : (int)useful;
+    if (fixed_order)
+      algo = PSCAN_ALGO_CHAINED;
+    else
+      algo = c->n < AUTO_SEQUENTIAL_BELOW || threads == 1 ? PSCAN_ALGO_SEQUENTIAL
+                                                           : PSCAN_ALGO_DECOUPLED_LOOKBACK;
+  }
+  if ((size_t)threads > nparts)
+    threads = (int)nparts;
+  *nthreads = algo == PSCAN_ALGO_SEQUENTIAL ? 1 : threads;
+  return algo;
+}
+
+/* a * b + c, or PSCAN_ERR_OVERFLOW (possible only with huge custom elements). */
+static pscan_status size_mad(pscan_ctx *ctx, size_t a, size_t b, size_t c, size_t *r) {
+  if ((b != 0 && a > (SIZE_MAX - c) / b))
+    return pscan__fail(ctx, PSCAN_ERR_OVERFLOW, "scratch size overflows size_t");
+  *r = a * b + c;
+  return PSCAN_OK;
+}
+
+/* Scratch: partition descriptors (status word + 2 accumulators, on their own cache lines), then
+   per-thread slots of 4 accumulators. */
+static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job *job) {
+  size_t acc = job->op->acc_size, desc_bytes = 0, total = 0;
+  PSCAN__CHECK(size_mad(ctx, 2, acc, sizeof(uint64_t) + 63, &job->desc_stride));
+  PSCAN__CHECK(size_mad(ctx, 4, acc, 63, &job->scratch_stride));
+  job->desc_stride &= ~(size_t)63;
+  job->scratch_stride &= ~(size_t)63;
+  PSCAN__CHECK(size_mad(ctx, job->nparts, job->desc_stride, 0, &desc_bytes));
+  PSCAN__CHECK(size_mad(ctx, (size_t)job->nthreads, job->scratch_stride, desc_bytes, &total));
+  PSCAN__CHECK(ensure_work(ctx, st, total));
+  job->desc = st->work;
+  job->scratch = st->work + desc_bytes;
+  job->epoch = ++st->epoch;
+  return PSCAN_OK;
+}
+
+static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
+  cpu_state *st = ctx->impl;
+  pscan__cpu_op custom;
+  const pscan__cpu_op *op;
+  if (c->op == PSCAN__OP_CUSTOM) {
+    pscan__cpu_custom_op(&custom, c->in_size, c->fn, c->user);
+    op = &custom;
+  } else {
+    op = pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
+    if (!op)
+      return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s -> %s %s",
+                         pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
+                         pscan__op_name(c->op));
+  }
+  pscan__cpu_job job = {.op = op, .in = c->in, .out = c->out, .n = c->n, .init = c->init,
+                        .exclusive = c->exclusive};
+  job.part = partition_size(ctx, c);
+  job.nparts = (c->n - 1) / job.part + 1;
+  int algo = choose_algo(ctx, c, job.nparts, &job.nthreads);
+  job.chained = algo == PSCAN_ALGO_CHAINED ||
+                (ctx->params[PSCAN_PARAM_DETERMINISTIC] && order_sensitive(c));
+
+  PSCAN__CHECK(layout_scratch(ctx, st, &job));
+  if (algo == PSCAN_ALGO_SEQUENTIAL) {
+    (c->exclusive ? op->scan_excl : op->scan_incl)(op, c->in, c->out, c->n, c->init, job.scratch);
+    return PSCAN_OK;
+  }
+  if (job.nthreads > 1)
+    PSCAN__CHECK(ensure_pool(ctx, st, configured_threads(ctx)));
+  switch (algo) {
+  case PSCAN_ALGO_REDUCE_THEN_SCAN: pscan__cpu_scan_reduce_then_scan(st->pool, &job); break;
+  case PSCAN_ALGO_SCAN_THEN_PROPAGATE: pscan__cpu_scan_then_propagate(st->pool, &job); break;
+  default: pscan__cpu_scan_lookback(st->pool, &job); break;
+  }
+  return PSCAN_OK;
+}
+
+const pscan__backend pscan__cpu_backend = {
+    .name = "cpu",
+    .init = cpu_init,
+    .fini = cpu_fini,
+    .check_param = cpu_check_param,
+    .set_stream = cpu_set_stream,
+    .synchronize = cpu_synchronize,
+    .check_memory = cpu_check_memory,
+    .scan = cpu_scan,
+};

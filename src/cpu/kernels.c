@@ -1,0 +1,106 @@
+/* The built-in operators: kernel_body.h stamped once per (input, accumulation) pair of
+ * PSCAN_SCAN_PAIRS (lists.h), each for every operator of its kind. */
+#include "cpu.h"
+
+#include <string.h>
+
+#define PSCAN__CAT_(a, b) a##b
+#define PSCAN__CAT(a, b) PSCAN__CAT_(a, b)
+#define PSCAN__CAT4_(a, b, c, d) a##_##b##c##d
+#define PSCAN__CAT4(a, b, c, d) PSCAN__CAT4_(a, b, c, d)
+
+#define X(E, name, ctype, kind) typedef ctype PSCAN__CTYPE_##E;
+PSCAN_TYPES(X)
+#undef X
+
+/* Integer SUM/PROD wrap in an unsigned type at least as wide as int (floats never use it). */
+typedef uint32_t PSCAN__WRAP_I8, PSCAN__WRAP_I16, PSCAN__WRAP_I32;
+typedef uint32_t PSCAN__WRAP_U8, PSCAN__WRAP_U16, PSCAN__WRAP_U32;
+typedef uint64_t PSCAN__WRAP_I64, PSCAN__WRAP_U64;
+typedef double PSCAN__WRAP_F32, PSCAN__WRAP_F64;
+
+/* Tested with #if inside the template, so these are macros, not enumerators. */
+#define PSCAN__ISFLOAT_F32 1
+#define PSCAN__ISFLOAT_F64 1
+/* (every other type: an undefined name, which #if reads as 0) */
+
+#define PAIR_IN I8
+#define PAIR_OUT I8
+#include "kernel_body.h"
+#define PAIR_IN I8
+#define PAIR_OUT I16
+#include "kernel_body.h"
+#define PAIR_IN I8
+#define PAIR_OUT I32
+#include "kernel_body.h"
+#define PAIR_IN I8
+#define PAIR_OUT I64
+#include "kernel_body.h"
+#define PAIR_IN I16
+#define PAIR_OUT I16
+#include "kernel_body.h"
+#define PAIR_IN I16
+#define PAIR_OUT I32
+#include "kernel_body.h"
+#define PAIR_IN I16
+#define PAIR_OUT I64
+#include "kernel_body.h"
+#define PAIR_IN I32
+#define PAIR_OUT I32
+#include "kernel_body.h"
+#define PAIR_IN I32
+#define PAIR_OUT I64
+#include "kernel_body.h"
+#define PAIR_IN I64
+#define PAIR_OUT I64
+#include "kernel_body.h"
+#define PAIR_IN U8
+#define PAIR_OUT U8
+#include "kernel_body.h"
+#define PAIR_IN U8
+#define PAIR_OUT U16
+#include "kernel_body.h"
+#define PAIR_IN U8
+#define PAIR_OUT U32
+#include "kernel_body.h"
+#define PAIR_IN U8
+#define PAIR_OUT U64
+#include "kernel_body.h"
+#define PAIR_IN U16
+#define PAIR_OUT U16
+#include "kernel_body.h"
+#define PAIR_IN U16
+#define PAIR_OUT U32
+#include "kernel_body.h"
+#define PAIR_IN U16
+#define PAIR_OUT U64
+#include "kernel_body.h"
+#define PAIR_IN U32
+#define PAIR_OUT U32
+#include "kernel_body.h"
+#define PAIR_IN U32
+#define PAIR_OUT U64
+#include "kernel_body.h"
+#define PAIR_IN U64
+#define PAIR_OUT U64
+#include "kernel_body.h"
+#define PAIR_IN F32
+#define PAIR_OUT F32
+#include "kernel_body.h"
+#define PAIR_IN F32
+#define PAIR_OUT F64
+#include "kernel_body.h"
+#define PAIR_IN F64
+#define PAIR_OUT F64
+#include "kernel_body.h"
+
+const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
+  if (!pscan__op_valid((int)op))
+    return NULL;
+#define X(IN, OUT)                                  \
+  if (in == PSCAN_##IN && acc == PSCAN_##OUT)       \
+    return PSCAN__CAT4(ops, IN, _, OUT)[op];
+  PSCAN_SCAN_PAIRS(X)
+#undef X
+  return NULL;
+}

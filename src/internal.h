@@ -1,0 +1,101 @@
+/* Internal declarations shared by the API layer and the backends.
+ * api.c validates every argument once and fills a call descriptor; a backend (a table of function
+ * pointers) only ever sees requests that are valid. */
+#ifndef PSCAN_INTERNAL_H
+#define PSCAN_INTERNAL_H
+
+#include "pscan.h"
+#include "lists.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* The operator of a call: a pscan_op, or a user function (pscan_scan_custom). */
+#define PSCAN__OP_CUSTOM PSCAN_OP_COUNT
+
+/* One validated scan request. */
+typedef struct pscan__scan_call {
+  const void *in;
+  void *out;
+  size_t n;
+  pscan_dtype in_type, out_type; /* unused for a custom operator */
+  int op;                        /* pscan_op, or PSCAN__OP_CUSTOM */
+  int exclusive;
+  const void *init;              /* NULL: none given */
+  size_t in_size, out_size;      /* bytes per element; both elem_size for a custom operator */
+  pscan_combine_fn fn;           /* custom operator only */
+  void *user;
+} pscan__scan_call;
+
+/* A backend: what api.c calls once the arguments are known to be valid. */
+typedef struct pscan__backend {
+  const char *name;
+  pscan_status (*init)(pscan_ctx *ctx);     /* backend state in ctx->impl */
+  void (*fini)(pscan_ctx *ctx);
+  /* Backend-specific check of a parameter value that is otherwise in range (e.g. an algorithm
+     the backend does not offer). */
+  pscan_status (*check_param)(pscan_ctx *ctx, pscan_param p, int64_t value);
+  pscan_status (*set_stream)(pscan_ctx *ctx, void *stream);
+  pscan_status (*synchronize)(pscan_ctx *ctx);
+  /* PSCAN_ERR_WRONG_MEMORY if p is not memory this backend can use; NULL entry: no check. */
+  pscan_status (*check_memory)(pscan_ctx *ctx, const void *p, const char *what);
+  pscan_status (*scan)(pscan_ctx *ctx, const pscan__scan_call *call);
+} pscan__backend;
+
+extern const pscan__backend pscan__cpu_backend;
+extern const pscan__backend pscan__cuda_backend; /* cuda/ or cuda_stub.c */
+/* Whether this build has the CUDA backend. */
+bool pscan__cuda_built(void);
+/* True when p is GPU device memory (always false without CUDA); lets the CPU backend refuse it. */
+bool pscan__cuda_is_device_pointer(const void *p);
+
+#define PSCAN__ERROR_LEN 256
+
+struct pscan_ctx {
+  const pscan__backend *backend;
+  pscan_backend kind;
+  int64_t params[PSCAN_PARAM_PARTITION_SIZE + 1]; /* indexed by pscan_param */
+  void *impl;                                     /* the backend's own state */
+  char last_error[PSCAN__ERROR_LEN];
+};
+#define PSCAN__PARAM_COUNT (PSCAN_PARAM_PARTITION_SIZE + 1)
+
+/* Records a one-line message on ctx (or, for ctx == NULL, in the thread's own slot) and returns
+   status, so that a failure reads: return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "...", ...); */
+pscan_status pscan__fail(pscan_ctx *ctx, pscan_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Returns early with the status of expr when it is not PSCAN_OK. */
+#define PSCAN__CHECK(expr)               \
+  do {                                   \
+    pscan_status check_s_ = (expr);      \
+    if (check_s_ != PSCAN_OK)            \
+      return check_s_;                   \
+  } while (0)
+
+/* Sets status and jumps to label when expr is not PSCAN_OK (for cleanup paths). */
+#define PSCAN__CHECK_GOTO(expr, status, label) \
+  do {                                         \
+    (status) = (expr);                         \
+    if ((status) != PSCAN_OK)                  \
+      goto label;                              \
+  } while (0)
+
+/* Type information from PSCAN_TYPES. */
+typedef enum { PSCAN__SINT, PSCAN__UINT, PSCAN__FLOAT } pscan__kind;
+bool pscan__dtype_valid(int t);
+pscan__kind pscan__dtype_kind(pscan_dtype t);
+const char *pscan__dtype_name(int t);   /* "i32"; "?" when unknown */
+const char *pscan__op_name(int op);     /* "sum"; "custom"; "?" when unknown */
+const char *pscan__algo_name(int algo); /* "decoupled-lookback"; "?" when unknown */
+bool pscan__op_valid(int op);
+bool pscan__op_integer_only(pscan_op op);
+/* true when (in, out) is in PSCAN_SCAN_PAIRS */
+bool pscan__scan_pair_valid(pscan_dtype in, pscan_dtype out);
+/* Writes the identity of op in type t (at most 8 bytes) to dst. */
+void pscan__identity(pscan_dtype t, pscan_op op, void *dst);
+
+#endif /* PSCAN_INTERNAL_H */
