@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Everything the CUDA backend needs checked, in one call on the device machine:
+#   scripts/gpu-check.sh [build] [test] [sanitize] [bench] [cpubench] [big]   (default: all but big)
+# Results go to $OUT (the device tool's output folder) or ./gpu-out.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+steps=${*:-build test sanitize bench cpubench}
+has() { [[ " $steps " == *" $1 "* ]]; }
+status=0
+log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
+log "$(tail -1 "$OUT/gpu.txt"), $(nproc) CPUs, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+
+if has build; then
+  log "build"
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/build.log" 2>&1 &&
+    cmake --build build-gpu -j "$(nproc)" >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
+fi
+if has test; then
+  log "ctest (all labels)"
+  ctest --test-dir build-gpu --output-on-failure -j 4 >"$OUT/ctest.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|Failed|SKIP|\*\*\*" "$OUT/ctest.log" | tee -a "$OUT/summary.txt"
+  grep -E "passed, .* failed|scan cases" "$OUT/ctest.log" | tail -3 >>"$OUT/summary.txt"
+fi
+if has big; then
+  log "n > 2^32"
+  PSCAN_TEST_BIG=1 ./build-gpu/tests/test_cuda_scan 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
+fi
+if has sanitize; then
+  for tool in memcheck racecheck synccheck; do
+    log "compute-sanitizer $tool (reduced matrix)"
+    PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      ./build-gpu/tests/test_cuda_scan >"$OUT/sanitize-$tool.log" 2>&1
+    rc=$?
+    tail -2 "$OUT/sanitize-$tool.log" | tee -a "$OUT/summary.txt"
+    [ $rc -eq 0 ] || { status=1; log "$tool exit $rc"; }
+  done
+fi
+if has bench; then
+  log "GPU benchmark"
+  ./build-gpu/pscan_gpu_bench --blocks --csv "$OUT/gpu_bench.csv" >"$OUT/gpu_bench.txt" 2>&1 || status=1
+  grep -E " 2\^(16|26|28|30) " "$OUT/gpu_bench.txt" | grep -E "memcpy|cub|auto |deterministic" | tee -a "$OUT/summary.txt"
+fi
+if has cpubench; then
+  log "CPU benchmark ($(nproc) cores)"
+  ./build-gpu/pscan bench --csv "$OUT/cpu_bench.csv" >"$OUT/cpu_bench.txt" 2>&1 || status=1
+  tail -30 "$OUT/cpu_bench.txt" >>"$OUT/summary.txt"
+fi
+log "done, status $status"
+exit $status

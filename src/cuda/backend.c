@@ -1,0 +1,377 @@
+/* The CUDA backend's host side (C): device and stream of a context, its workspace, the choice
+ * of global strategy, and the launches. Calls enqueue on the context's stream and return without
+ * synchronising.
+ *
+ * Global strategies (PSCAN_PARAM_ALGO):
+ *   DECOUPLED_LOOKBACK  one launch, ~2n (tile_scan.cuh)
+ *   CHAINED             one launch, each tile waits for its predecessor (StreamScan)
+ *   REDUCE_THEN_SCAN    reduce tiles, scan the totals (recursively), rescan tiles: ~3n
+ *   SCAN_THEN_PROPAGATE scan tiles locally, scan the totals (recursively), add: ~4n
+ * and a single-block path (one block walks all tiles) for inputs of one tile, and at the bottom
+ * of the recursions.
+ *
+ * Workspace (one device buffer, grown on demand, stream-ordered): a 64-bit tile counter, then the
+ * per-tile status words, then the totals and prefixes of the multi-pass strategies. The counter is
+ * never reset: the host knows how many tiles every launch took (tile_base). The status words are
+ * never reset either: each launch tags its words with a new epoch. A small scan is therefore one
+ * kernel launch and nothing else. */
+#include "../internal.h"
+#include "launch.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cuda_state {
+  int device;
+  cudaStream_t stream;  /* the user's stream (NULL: the legacy default stream) */
+  cudaEvent_t ordering; /* keeps the workspace's users in order across set_stream */
+  char *work;           /* device workspace */
+  size_t work_bytes;
+  unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
+  const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
+  uint32_t epoch;
+} cuda_state;
+
+enum { COUNTER_BYTES = 256 };
+
+/* Set once a CUDA context has been created, so the CPU backend only asks the CUDA runtime about
+   pointers in a process that uses CUDA (asking would otherwise create a GPU context). */
+static atomic_bool cuda_in_use;
+
+bool pscan__cuda_built(void) { return true; }
+
+bool pscan__cuda_is_device_pointer(const void *p) {
+  if (!atomic_load(&cuda_in_use))
+    return false;
+  struct cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice;
+}
+
+static pscan_status cuda_fail(pscan_ctx *ctx, cudaError_t e, const char *what) {
+  cudaGetLastError(); /* clear a non-sticky error so the context stays usable */
+  return pscan__fail(ctx, PSCAN_ERR_DEVICE, "%s: %s (%s)", what, cudaGetErrorString(e),
+                     cudaGetErrorName(e));
+}
+#define CUDA_CHECK(ctx, expr, what)          \
+  do {                                       \
+    cudaError_t e_ = (expr);                 \
+    if (e_ != cudaSuccess)                   \
+      return cuda_fail((ctx), e_, (what));   \
+  } while (0)
+
+static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == st->device)
+    return PSCAN_OK;
+  CUDA_CHECK(ctx, cudaSetDevice(st->device), "cudaSetDevice");
+  return PSCAN_OK;
+}
+
+static pscan_status cuda_init(pscan_ctx *ctx) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return pscan__fail(ctx, PSCAN_ERR_NO_DEVICE, "pscan_create: no usable CUDA device (%s)",
+                       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+  }
+  cuda_state *st = calloc(1, sizeof *st);
+  if (!st)
+    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_create: out of memory");
+  ctx->impl = st;
+  pscan_status s = use_device(ctx, st);
+  if (s == PSCAN_OK && (e = cudaEventCreateWithFlags(&st->ordering, cudaEventDisableTiming)))
+    s = cuda_fail(ctx, e, "cudaEventCreate");
+  if (s != PSCAN_OK) {
+    free(st);
+    ctx->impl = NULL;
+    return s;
+  }
+  atomic_store(&cuda_in_use, true);
+  return PSCAN_OK;
+}
+
+static void cuda_fini(pscan_ctx *ctx) {
+  cuda_state *st = ctx->impl;
+  if (!st)
+    return;
+  if (use_device(ctx, st) == PSCAN_OK) {
+    if (st->work) {
+      cudaFreeAsync(st->work, st->stream);
+      cudaStreamSynchronize(st->stream);
+    }
+    cudaEventDestroy(st->ordering);
+  }
+  free(st);
+  ctx->impl = NULL;
+}
+
+static pscan_status cuda_check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
+  cuda_state *st = ctx->impl;
+  if (p == PSCAN_PARAM_ALGO && v == PSCAN_ALGO_SEQUENTIAL)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                       "pscan_set_param: the CUDA backend has no SEQUENTIAL algorithm");
+  if (p == PSCAN_PARAM_DEVICE) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || v >= count) {
+      cudaGetLastError();
+      return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                         "pscan_set_param: device %lld does not exist (%d devices)", (long long)v,
+                         count);
+    }
+    if (v != st->device && st->work)
+      return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                         "pscan_set_param: choose the device before the first call on a context");
+    st->device = (int)v;
+  }
+  return PSCAN_OK;
+}
+
+/* Later work goes to the new stream, after everything already queued on the old one. */
+static pscan_status cuda_set_stream(pscan_ctx *ctx, void *stream) {
+  cuda_state *st = ctx->impl;
+  PSCAN__CHECK(use_device(ctx, st));
+  CUDA_CHECK(ctx, cudaEventRecord(st->ordering, st->stream), "cudaEventRecord");
+  CUDA_CHECK(ctx, cudaStreamWaitEvent((cudaStream_t)stream, st->ordering, 0), "cudaStreamWaitEvent");
+  st->stream = (cudaStream_t)stream;
+  return PSCAN_OK;
+}
+
+static pscan_status cuda_synchronize(pscan_ctx *ctx) {
+  cuda_state *st = ctx->impl;
+  PSCAN__CHECK(use_device(ctx, st));
+  CUDA_CHECK(ctx, cudaStreamSynchronize(st->stream), "pscan_synchronize");
+  return PSCAN_OK;
+}
+
+/* Asking the driver about a pointer costs about a microsecond, as much as a small scan's launch:
+   the last few pointers found to be device memory are remembered (exact addresses). */
+static bool known_device(cuda_state *st, const void *p) {
+  for (int i = 0; i < 4; i++)
+    if (st->known_device[i] == p)
+      return true;
+  return false;
+}
+static void remember_device(cuda_state *st, const void *p) {
+  memmove(st->known_device + 1, st->known_device, 3 * sizeof st->known_device[0]);
+  st->known_device[0] = p;
+}
+
+static pscan_status cuda_check_memory(pscan_ctx *ctx, const void *p, const char *what) {
+  cuda_state *st = ctx->impl;
+  if (known_device(st, p))
+    return PSCAN_OK;
+  struct cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    a.type = cudaMemoryTypeUnregistered;
+  }
+  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+    return pscan__fail(ctx, PSCAN_ERR_WRONG_MEMORY,
+                       "%s is host memory; the CUDA backend needs device memory (cudaMalloc or "
+                       "managed)", what);
+  remember_device(st, p);
+  return PSCAN_OK;
+}
+
+static pscan_status ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes) {
+  if (bytes <= st->work_bytes)
+    return PSCAN_OK;
+  size_t size = bytes + bytes / 4 + 4096;
+  if (st->work)
+    CUDA_CHECK(ctx, cudaFreeAsync(st->work, st->stream), "cudaFreeAsync");
+  st->work = NULL;
+  st->work_bytes = 0;
+  void *w = NULL;
+  cudaError_t e = cudaMallocAsync(&w, size, st->stream);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "out of GPU memory for %zu bytes of workspace",
+                       size);
+  }
+  CUDA_CHECK(ctx, e, "cudaMallocAsync");
+  CUDA_CHECK(ctx, cudaMemsetAsync(w, 0, size, st->stream), "cudaMemsetAsync");
+  st->work = w;
+  st->work_bytes = size;
+  st->tile_base = 0; /* fresh, zeroed counter and status words */
+  return PSCAN_OK;
+}
+
+/* ---- one scan ---- */
+
+typedef struct plan {
+  const pscan__scan_call *call;
+  int op;
+  int algo, block_algo, deterministic;
+  uint64_t start_bits; /* internal identity, the start of the recursive scans of totals */
+} plan;
+
+static uint64_t tiles_of(uint64_t n, const pscan__cuda_kernels *k) {
+  return (n + k->tile_items - 1) / k->tile_items;
+}
+
+/* The identity that never changes a value: -0.0 for a float sum (0.0 + -0.0 is 0.0). */
+static uint64_t internal_identity(pscan_dtype t, int op) {
+  uint64_t bits = 0;
+  if (op == PSCAN_SUM && t == PSCAN_F32) {
+    float z = -0.0f;
+    memcpy(&bits, &z, sizeof z);
+  } else if (op == PSCAN_SUM && t == PSCAN_F64) {
+    double z = -0.0;
+    memcpy(&bits, &z, sizeof z);
+  } else {
+    pscan__identity(t, (pscan_op)op, &bits);
+  }
+  return bits;
+}
+
+/* Bytes of totals and prefixes the multi-pass strategies need below a level of n elements. */
+static size_t multipass_bytes(const plan *pl, uint64_t n, const pscan__cuda_kernels *k) {
+  const pscan__cuda_kernels *acc_k = pscan__cuda_kernels_for(pl->call->out_type,
+                                                             pl->call->out_type, pl->op);
+  size_t bytes = 0, acc = pl->call->out_size;
+  for (uint64_t t = tiles_of(n, k); t > 1; t = tiles_of(t, acc_k))
+    bytes += 2 * ((t * acc + 255) / 256 * 256);
+  return bytes;
+}
+
+static pscan_status launch(pscan_ctx *ctx, int (*fn)(const pscan__cuda_scan_params *, uint64_t, void *),
+                           const pscan__cuda_scan_params *p, uint64_t grid, const char *what) {
+  cuda_state *st = ctx->impl;
+  if (grid == 0)
+    return PSCAN_OK;
+  if (grid > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "%s: %llu tiles exceed the grid limit", what,
+                       (unsigned long long)grid);
+  int e = fn(p, grid, st->stream);
+  if (e != cudaSuccess)
+    return cuda_fail(ctx, (cudaError_t)e, what);
+  return PSCAN_OK;
+}
+
+/* A single-pass launch: one block per tile, tile ids from the counter. */
+static pscan_status launch_single_pass(pscan_ctx *ctx, const pscan__cuda_kernels *k,
+                                       pscan__cuda_scan_params *p) {
+  cuda_state *st = ctx->impl;
+  p->tile_base = st->tile_base;
+  st->tile_base += p->num_tiles;
+  return launch(ctx, k->scan, p, p->num_tiles, "single-pass scan");
+}
+
+/* One level of a multi-pass strategy (or the whole single-pass scan) over in[0..n) -> out,
+   with tile totals and prefixes carved from *scratch. */
+static pscan_status scan_level(pscan_ctx *ctx, const plan *pl, const pscan__cuda_kernels *k,
+                               pscan__cuda_scan_params p, char **scratch) {
+  p.num_tiles = tiles_of(p.n, k);
+  if (p.num_tiles == 1) {
+    p.mode = PSCAN__MODE_SINGLE;
+    return launch(ctx, k->scan, &p, 1, "single-block scan");
+  }
+  if (pl->algo == PSCAN_ALGO_AUTO || pl->algo == PSCAN_ALGO_DECOUPLED_LOOKBACK ||
+      pl->algo == PSCAN_ALGO_CHAINED) {
+    p.mode = pl->algo == PSCAN_ALGO_CHAINED ? PSCAN__MODE_CHAINED : PSCAN__MODE_LOOKBACK;
+    return launch_single_pass(ctx, k, &p);
+  }
+  /* Multi-pass: totals of the tiles, their exclusive scan (recursively), then the tiles. */
+  size_t acc = pl->call->out_size;
+  char *totals = *scratch, *prefixes = totals + (p.num_tiles * acc + 255) / 256 * 256;
+  *scratch = prefixes + (p.num_tiles * acc + 255) / 256 * 256;
+  p.tile_values = totals;
+  bool rts = pl->algo == PSCAN_ALGO_REDUCE_THEN_SCAN;
+  if (rts) {
+    PSCAN__CHECK(launch(ctx, k->reduce, &p, p.num_tiles, "tile reduction"));
+  } else {
+    p.mode = PSCAN__MODE_LOCAL;
+    PSCAN__CHECK(launch(ctx, k->scan, &p, p.num_tiles, "local tile scan"));
+  }
+  const pscan__cuda_kernels *acc_k = pscan__cuda_kernels_for(pl->call->out_type,
+                                                             pl->call->out_type, pl->op);
+  pscan__cuda_scan_params sub = p;
+  sub.in = totals;
+  sub.out = prefixes;
+  sub.n = p.num_tiles;
+  sub.exclusive = 1;
+  /* Reduce-then-scan folds init into the prefixes; scan-then-propagate has it in tile 0 already. */
+  sub.has_init = 1;
+  sub.init = rts && p.has_init ? p.init : pl->start_bits;
+  sub.vector_io = ((uintptr_t)totals % 16 == 0) && ((uintptr_t)prefixes % 16 == 0);
+  PSCAN__CHECK(scan_level(ctx, pl, acc_k, sub, scratch));
+  p.tile_values = prefixes;
+  if (rts) {
+    p.mode = PSCAN__MODE_PREFIX;
+    return launch(ctx, k->scan, &p, p.num_tiles, "tile rescan");
+  }
+  return launch(ctx, k->propagate, &p, p.num_tiles - 1, "propagation");
+}
+
+/* Only float sums and products depend on the order of combination; every other result is the
+   same whichever way the look-back folds, so deterministic mode only slows those. */
+static bool order_sensitive(const pscan__scan_call *c) {
+  return pscan__dtype_kind(c->out_type) == PSCAN__FLOAT && (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
+}
+
+static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
+  cuda_state *st = ctx->impl;
+  if (c->op == PSCAN__OP_CUSTOM)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                       "pscan_scan_custom: custom operators run on the CPU backend only");
+  const pscan__cuda_kernels *k = pscan__cuda_kernels_for(c->in_type, c->out_type, c->op);
+  if (!k)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA kernel for %s -> %s %s",
+                       pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
+                       pscan__op_name(c->op));
+  PSCAN__CHECK(use_device(ctx, st));
+  plan pl = {.call = c, .op = c->op, .algo = (int)ctx->params[PSCAN_PARAM_ALGO],
+             .block_algo = (int)ctx->params[PSCAN_PARAM_BLOCK_ALGO],
+             .deterministic = (int)ctx->params[PSCAN_PARAM_DETERMINISTIC] && order_sensitive(c),
+             .start_bits = internal_identity(c->out_type, c->op)};
+  if (pl.block_algo == PSCAN_BLOCK_AUTO)
+    pl.block_algo = PSCAN_BLOCK_WARP_SCANS;
+
+  uint64_t tiles = tiles_of(c->n, k);
+  size_t status_bytes = 2 * (size_t)tiles * k->status_word_bytes;
+  size_t need = COUNTER_BYTES + status_bytes + multipass_bytes(&pl, c->n, k);
+  PSCAN__CHECK(ensure_work(ctx, st, need));
+  if (++st->epoch == 0) { /* wrapped after 2^32 calls: old tags could match again */
+    CUDA_CHECK(ctx, cudaMemsetAsync(st->work, 0, st->work_bytes, st->stream), "cudaMemsetAsync");
+    st->tile_base = 0;
+    st->epoch = 1;
+  }
+
+  pscan__cuda_scan_params p;
+  memset(&p, 0, sizeof p);
+  p.in = c->in;
+  p.out = c->out;
+  p.n = c->n;
+  p.exclusive = c->exclusive;
+  p.has_init = c->init != NULL;
+  if (c->init)
+    memcpy(&p.init, c->init, c->out_size);
+  p.block_algo = pl.block_algo;
+  p.deterministic = pl.deterministic;
+  p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0);
+  p.tile_counter = (unsigned long long *)st->work;
+  p.agg_words = st->work + COUNTER_BYTES;
+  p.incl_words = st->work + COUNTER_BYTES + status_bytes / 2;
+  p.epoch = st->epoch;
+  char *scratch = st->work + COUNTER_BYTES + status_bytes;
+  return scan_level(ctx, &pl, k, p, &scratch);
+}
+
+const pscan__backend pscan__cuda_backend = {
+    .name = "cuda",
+    .init = cuda_init,
+    .fini = cuda_fini,
+    .check_param = cuda_check_param,
+    .set_stream = cuda_set_stream,
+    .synchronize = cuda_synchronize,
+    .check_memory = cuda_check_memory,
+    .scan = cuda_scan,
+};

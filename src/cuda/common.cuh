@@ -1,0 +1,112 @@
+/* Device-side helpers shared by every stamped kernel: type tables, the shared-memory swizzle,
+ * status-word publication and backoff. CUDA C: no templates, no classes. */
+#ifndef PSCAN_CUDA_COMMON_CUH
+#define PSCAN_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../lists.h"
+#include "launch.h"
+#include "pscan.h"
+
+#define PSCAN__CAT_(a, b) a##b
+#define PSCAN__CAT(a, b) PSCAN__CAT_(a, b)
+#define PSCAN__NAME5_(f, a, b, c) f##_##a##_##b##_##c
+#define PSCAN__NAME5(f, a, b, c) PSCAN__NAME5_(f, a, b, c)
+
+#define X(E, name, ctype, kind) typedef ctype PSCAN__CTYPE_##E;
+PSCAN_TYPES(X)
+#undef X
+/* Integer SUM/PROD wrap in an unsigned type at least as wide as int. */
+typedef uint32_t PSCAN__WRAP_I8, PSCAN__WRAP_I16, PSCAN__WRAP_I32;
+typedef uint32_t PSCAN__WRAP_U8, PSCAN__WRAP_U16, PSCAN__WRAP_U32;
+typedef unsigned long long PSCAN__WRAP_I64, PSCAN__WRAP_U64;
+typedef double PSCAN__WRAP_F32, PSCAN__WRAP_F64;
+/* Used by #if in the templates. */
+#define PSCAN__ISFLOAT_F32 1
+#define PSCAN__ISFLOAT_F64 1
+#define PSCAN__SIZE_I8 1
+#define PSCAN__SIZE_U8 1
+#define PSCAN__SIZE_I16 2
+#define PSCAN__SIZE_U16 2
+#define PSCAN__SIZE_I32 4
+#define PSCAN__SIZE_U32 4
+#define PSCAN__SIZE_F32 4
+#define PSCAN__SIZE_I64 8
+#define PSCAN__SIZE_U64 8
+#define PSCAN__SIZE_F64 8
+
+#define PSCAN__THREADS 256
+/* Tuning knobs (bench/NOTES.md): bytes of a tile per thread, and the register bound. */
+#ifndef PSCAN__THREAD_BYTES
+#define PSCAN__THREAD_BYTES 128
+#endif
+#ifndef PSCAN__MIN_BLOCKS
+#define PSCAN__MIN_BLOCKS 5
+#endif
+#define PSCAN__WARPS (PSCAN__THREADS / 32)
+#define PSCAN__FULL_MASK 0xffffffffu
+
+/* Byte offset inside a tile buffer -> swizzled offset. 16-byte chunks are XOR-permuted within
+   each 128-byte row so that both the striped copies to and from global memory and each thread's
+   read of its own consecutive chunks are free of bank conflicts. */
+static __device__ __forceinline__ unsigned pscan__swz(unsigned byte_off) {
+  unsigned c = byte_off >> 4;
+  return ((c ^ ((c >> 3) & 7u)) << 4) | (byte_off & 15u);
+}
+
+/* Status words. Value and epoch travel in one word, written and read with single relaxed
+   accesses at GPU scope: a reader sees either an older word or the whole new one, so no fence is
+   needed to order a flag against its value. */
+static __device__ __forceinline__ void pscan__st_word64(void *p, unsigned long long w) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
+}
+static __device__ __forceinline__ unsigned long long pscan__ld_word64(const void *p) {
+  unsigned long long w;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+  return w;
+}
+/* 16-byte words (.b128, one access) for 8-byte values: {value, epoch}. */
+static __device__ __forceinline__ void pscan__st_word128(void *p, unsigned long long value,
+                                                         unsigned long long epoch) {
+  asm volatile("{ .reg .b128 t; mov.b128 t, {%0, %1}; st.relaxed.gpu.global.b128 [%2], t; }" ::"l"(
+                   value),
+               "l"(epoch), "l"(p)
+               : "memory");
+}
+static __device__ __forceinline__ void pscan__ld_word128(const void *p, unsigned long long *value,
+                                                         unsigned long long *epoch) {
+  unsigned long long v, e;
+  asm volatile("{ .reg .b128 t; ld.relaxed.gpu.global.b128 t, [%2]; mov.b128 {%0, %1}, t; }"
+               : "=l"(v), "=l"(e)
+               : "l"(p)
+               : "memory");
+  *value = v;
+  *epoch = e;
+}
+
+/* Asynchronous 16-byte global -> shared copies (Ampere+ cp.async), grouped by commit. */
+static __device__ __forceinline__ void pscan__cp_async16(void *smem, const void *gmem) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+}
+static __device__ __forceinline__ void pscan__cp_async_commit(void) {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+static __device__ __forceinline__ void pscan__cp_async_wait_one(void) {
+  asm volatile("cp.async.wait_group 1;" ::: "memory");
+}
+static __device__ __forceinline__ void pscan__cp_async_wait_all(void) {
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
+/* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
+   they wait for. */
+static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {
+  __nanosleep(*ns);
+  *ns = *ns < 256 ? *ns * 2 + 8 : 256;
+}
+
+#endif /* PSCAN_CUDA_COMMON_CUH */

@@ -1,0 +1,12 @@
+/* Scan kernels for input type u16: every accumulation type and operator. */
+#include "common.cuh"
+
+#define PAIR_IN U16
+#define PAIR_OUT U16
+#include "pair.cuh"
+#define PAIR_IN U16
+#define PAIR_OUT U32
+#include "pair.cuh"
+#define PAIR_IN U16
+#define PAIR_OUT U64
+#include "pair.cuh"

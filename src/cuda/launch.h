@@ -1,0 +1,59 @@
+/* The interface between the CUDA backend's host code (backend.c, plain C) and its kernels
+ * (*.cu, CUDA C). Only plain C types cross it. */
+#ifndef PSCAN_CUDA_LAUNCH_H
+#define PSCAN_CUDA_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the tile-scan kernel learns the exclusive prefix of each tile. */
+typedef enum pscan__cuda_mode {
+  PSCAN__MODE_LOOKBACK, /* single pass, decoupled look-back over a warp-wide window */
+  PSCAN__MODE_CHAINED,  /* single pass, wait for the predecessor's inclusive prefix (StreamScan) */
+  PSCAN__MODE_SINGLE,   /* one block walks every tile in order, carrying the prefix */
+  PSCAN__MODE_PREFIX,   /* prefixes precomputed in tile_values (reduce-then-scan, second pass) */
+  PSCAN__MODE_LOCAL     /* no prefix: local scans; tile totals written to tile_values */
+} pscan__cuda_mode;
+
+typedef struct pscan__cuda_scan_params {
+  const void *in;
+  void *out;
+  uint64_t n;
+  uint64_t num_tiles;
+  int exclusive;
+  int has_init;
+  int mode;          /* pscan__cuda_mode */
+  int block_algo;    /* pscan_block_algo, never AUTO */
+  int deterministic; /* look-back folds predecessors left to right in a fixed order */
+  int vector_io;     /* in and out are 16-byte aligned: 16-byte loads and stores */
+  uint64_t init;     /* the init value's bytes (accumulation type), when has_init */
+  /* Single-pass state in the context's workspace. */
+  void *agg_words;   /* per tile: (aggregate, epoch) published after the tile's reduction */
+  void *incl_words;  /* per tile: (inclusive prefix, epoch) */
+  unsigned long long *tile_counter;
+  unsigned long long tile_base; /* value of *tile_counter when this launch starts */
+  uint32_t epoch;               /* tags this launch's status words (never 0) */
+  void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
+} pscan__cuda_scan_params;
+
+/* Launchers for one (input type, accumulation type, op). Each returns a cudaError_t as int. */
+typedef struct pscan__cuda_kernels {
+  int (*scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
+  int (*reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);    /* tile totals */
+  int (*propagate)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream); /* out = pfx ⊕ out */
+  unsigned tile_items; /* elements per tile */
+  unsigned status_word_bytes; /* 8 for accumulation types up to 4 bytes, else 16 */
+} pscan__cuda_kernels;
+
+/* NULL when (in, acc, op) is not offered. */
+const pscan__cuda_kernels *pscan__cuda_kernels_for(int in_type, int acc_type, int op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSCAN_CUDA_LAUNCH_H */

@@ -1,0 +1,170 @@
+/* Include-template, part 3: decoupled look-back (Merrill & Garland, NVR-2016-002) and its
+ * variants, run by warp 0 of a tile once the tile's total is known.
+ *
+ * Tile status lives in two arrays of one-word descriptors (scan_ops.cuh): agg_words[k] holds
+ * tile k's aggregate, incl_words[k] its inclusive prefix, each tagged with the launch's epoch.
+ * A word of another epoch reads as "not yet published" (status X). Tile 0 publishes only its
+ * inclusive prefix; every other tile publishes its aggregate first (status A), looks back, then
+ * publishes its inclusive prefix (status P). */
+
+/* Spins (with backoff) until every lane's predecessor has published its aggregate or inclusive
+   prefix; returns whether this lane's is the inclusive prefix. Lanes before tile 0 read as an
+   inclusive identity and are never reached past tile 0, which always publishes a prefix. */
+static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params *p, long long j,
+                                                  ACC_T *v) {
+  unsigned ns = 8;
+  for (;;) {
+    bool inclusive = true, ready = true;
+    *v = NAME(identity)();
+    if (j >= 0) {
+      inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
+      if (!inclusive)
+        ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, v);
+    }
+    if (__all_sync(PSCAN__FULL_MASK, ready))
+      return inclusive;
+    pscan__backoff(&ns);
+  }
+}
+
+/* Warp 0: the exclusive prefix of tile `tile` > 0 by decoupled look-back. */
+static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsigned long long tile) {
+  const int lane = threadIdx.x & 31;
+  ACC_T acc = NAME(identity)(); /* combination of the predecessors already passed */
+  for (long long base = (long long)tile - 1;; base -= 32) {
+    ACC_T v;
+    bool inclusive = NAME(poll)(p, base - lane, &v);
+    unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
+    int stop = pmask ? __ffs(pmask) - 1 : 31; /* nearest inclusive prefix, lane 0 = tile - 1 */
+    if (lane > stop)
+      v = NAME(identity)();
+    /* Fold the window, farther lanes (higher) on the left. */
+#pragma unroll
+    for (unsigned d = 1; d < 32; d <<= 1) {
+      ACC_T far = NAME(shfl_down)(v, d);
+      if (lane + d < 32)
+        v = NAME(op)(far, v);
+    }
+    acc = NAME(op)(NAME(shfl)(v, 0), acc);
+    if (pmask)
+      return acc;
+  }
+}
+
+/* Folds predecessors j+1 .. tile-1 (their aggregates) onto acc, strictly left to right. */
+static __device__ ACC_T NAME(fold_aggregates)(const pscan__cuda_scan_params *p, long long j,
+                                              unsigned long long tile, ACC_T acc) {
+  const int lane = threadIdx.x & 31;
+  for (long long first = j + 1; first < (long long)tile; first += 32) {
+    long long t = first + lane;
+    ACC_T v = NAME(identity)();
+    unsigned ns = 8;
+    while (!__all_sync(PSCAN__FULL_MASK,
+                       t >= (long long)tile ||
+                           NAME(read_word)(p->agg_words, (unsigned long long)t, p->epoch, &v)))
+      pscan__backoff(&ns);
+    long long count = (long long)tile - first < 32 ? (long long)tile - first : 32;
+    for (int l = 0; l < count; l++)
+      acc = NAME(op)(acc, NAME(shfl)(v, l));
+  }
+  return acc;
+}
+
+/* Warp 0, deterministic mode: the same prefix, folded strictly left to right from a published
+   inclusive prefix, E_k = ((P_j ⊕ A_{j+1}) ⊕ ...) ⊕ A_{k-1}. Every inclusive prefix is then
+   the left fold of the aggregates, whichever predecessor the search stops at, so float results
+   do not depend on timing. Usually the nearest prefix is in the first window and the fold runs
+   over the values already in the lanes; otherwise the aggregates are read again, in order. */
+static __device__ ACC_T NAME(look_back_ordered)(const pscan__cuda_scan_params *p,
+                                                unsigned long long tile, ACC_T *window) {
+  const int lane = threadIdx.x & 31;
+  ACC_T v;
+  bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v);
+  unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
+  if (pmask) { /* lane 0 is tile - 1: fold lanes stop .. 0 in that order */
+    int stop = __ffs(pmask) - 1;
+    window[lane] = v;
+    __syncwarp();
+    ACC_T acc = window[stop];
+    if (lane == 0) { /* shared-memory loads do not depend on acc: only the ops form a chain */
+#pragma unroll 8
+      for (int l = stop - 1; l >= 0; l--)
+        acc = NAME(op)(acc, window[l]);
+    }
+    acc = NAME(shfl)(acc, 0);
+    __syncwarp();
+    return acc;
+  }
+  long long j = -1;
+  ACC_T acc = NAME(identity)();
+  unsigned ns = 8;
+  for (long long base = (long long)tile - 33; j < 0;) { /* find a published prefix further back */
+    long long t = base - lane;
+    ACC_T w = NAME(identity)();
+    bool found = t >= 0 && NAME(read_word)(p->incl_words, (unsigned long long)t, p->epoch, &w);
+    unsigned m = __ballot_sync(PSCAN__FULL_MASK, found);
+    if (m) {
+      int l = __ffs(m) - 1;
+      j = base - l;
+      acc = NAME(shfl)(w, l);
+    } else if (base - 31 <= 0) {
+      pscan__backoff(&ns); /* tile 0's window: wait for it */
+    } else {
+      base -= 32;
+    }
+  }
+  return NAME(fold_aggregates)(p, j, tile, acc);
+}
+
+/* Warp 0, chained mode (StreamScan): wait for the predecessor's inclusive prefix. */
+static __device__ ACC_T NAME(wait_predecessor)(const pscan__cuda_scan_params *p,
+                                               unsigned long long tile) {
+  ACC_T v = NAME(identity)();
+  if ((threadIdx.x & 31) == 0) /* the chain's latency is the whole cost: spin without sleeping */
+    while (!NAME(read_word)(p->incl_words, tile - 1, p->epoch, &v))
+      ;
+  return NAME(shfl)(v, 0);
+}
+
+/* The exclusive prefix of a tile whose total is known, by the launch's mode. */
+/* broadcast: one shared value; scratch: 32 shared values free during the look-back. */
+static __device__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p, ACC_T *broadcast,
+                                          ACC_T *scratch, unsigned long long tile, ACC_T total,
+                                          ACC_T *running) {
+  const ACC_T start = p->has_init ? NAME(from_bits)((NAME(bits_t))p->init) : NAME(identity)();
+  switch (p->mode) {
+  case PSCAN__MODE_SINGLE: {
+    ACC_T e = *running;
+    *running = NAME(op)(e, total);
+    return e;
+  }
+  case PSCAN__MODE_PREFIX:
+    return ((const ACC_T *)p->tile_values)[tile];
+  case PSCAN__MODE_LOCAL: {
+    ACC_T e = tile == 0 ? start : NAME(identity)();
+    if (threadIdx.x == 0)
+      ((ACC_T *)p->tile_values)[tile] = NAME(op)(e, total);
+    return e;
+  }
+  default: /* LOOKBACK, CHAINED */
+    if (tile == 0) {
+      if (threadIdx.x == 0)
+        NAME(publish)(p->incl_words, 0, NAME(op)(start, total), p->epoch);
+      return start;
+    }
+    if (threadIdx.x < 32) {
+      if (threadIdx.x == 0 && p->mode == PSCAN__MODE_LOOKBACK)
+        NAME(publish)(p->agg_words, tile, total, p->epoch);
+      ACC_T e = p->mode == PSCAN__MODE_CHAINED ? NAME(wait_predecessor)(p, tile)
+                : p->deterministic            ? NAME(look_back_ordered)(p, tile, scratch)
+                                              : NAME(look_back)(p, tile);
+      if (threadIdx.x == 0) {
+        NAME(publish)(p->incl_words, tile, NAME(op)(e, total), p->epoch);
+        *broadcast = e;
+      }
+    }
+    __syncthreads();
+    return *broadcast;
+  }
+}
+

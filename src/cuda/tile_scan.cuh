@@ -1,0 +1,250 @@
+/* Include-template, part 4: the kernels of one (input type, accumulation type, op) stamp.
+ *
+ * One tile = PSCAN__THREADS threads x ITEMS_TOTAL consecutive items per thread, up to 32 KB.
+ * The whole tile is copied into shared memory with 16-byte cp.async copies (coalesced, no
+ * registers), so a block has its entire tile in flight at once. Each thread then walks its items
+ * in register batches of ITEMS: it reduces them, the block scans the per-thread totals
+ * (block_scan.cuh), the tile learns its exclusive prefix (lookback.cuh, or by mode: launch.h),
+ * and each thread scans its items again from shared memory, from its own prefix, writing the
+ * results back in place; the tile leaves with coalesced 16-byte stores.
+ *
+ * Single-pass strategies run one tile per block with tile ids from an atomic counter: a tile
+ * starts the moment its id is taken, so a tile that others wait for is always being worked on
+ * (bench/NOTES.md: holding a prefetched tile id made look-backs wait and cost 40%). */
+
+enum {
+  /* A batch holds 64 bytes of accumulators (16 items of 4 bytes, 8 of 8 bytes), at least 16
+     bytes of input, at most 32 items. */
+  NAME(ITEMS_A) = 64 / ACC_SIZE,
+  NAME(ITEMS_B) = 16 / sizeof(IN_T) > (unsigned)NAME(ITEMS_A) ? 16 / sizeof(IN_T) : NAME(ITEMS_A),
+  NAME(ITEMS) = NAME(ITEMS_B) > 32 ? 32 : NAME(ITEMS_B),
+  /* Batches per tile: up to PSCAN__THREAD_BYTES per thread (128: 32 KB tiles). A widening scan
+     writes results over input that other batches have not read yet, so it keeps to one batch. */
+  NAME(ELEM_MAX) = sizeof(IN_T) > ACC_SIZE ? sizeof(IN_T) : ACC_SIZE,
+  NAME(BATCHES_A) = PSCAN__THREAD_BYTES / (NAME(ITEMS) * NAME(ELEM_MAX)),
+  NAME(BATCHES) = ACC_SIZE > sizeof(IN_T) || NAME(BATCHES_A) < 1 ? 1 : NAME(BATCHES_A),
+  NAME(ITEMS_TOTAL) = NAME(ITEMS) * NAME(BATCHES),
+  NAME(TILE) = PSCAN__THREADS * NAME(ITEMS_TOTAL),
+  NAME(IN_CHUNKS) = NAME(ITEMS) * sizeof(IN_T) / 16, /* 16-byte chunks of input per batch */
+  NAME(OUT_CHUNKS) = NAME(ITEMS) * ACC_SIZE / 16,    /* ... and of output */
+  NAME(TILE_BYTES) = NAME(TILE) * NAME(ELEM_MAX)
+};
+#define ITEMS NAME(ITEMS)
+#define BATCHES NAME(BATCHES)
+#define TILE NAME(TILE)
+
+typedef struct NAME(smem) {
+  __align__(16) unsigned char tile[NAME(TILE_BYTES)];
+  ACC_T scan[2 * PSCAN__THREADS];
+  ACC_T prefix; /* the tile's exclusive prefix, broadcast by warp 0 */
+  unsigned long long tile_id;
+} NAME(smem);
+
+static __device__ __forceinline__ unsigned NAME(tile_valid)(const pscan__cuda_scan_params *p,
+                                                            unsigned long long tile) {
+  const unsigned long long start = tile * (unsigned long long)TILE;
+  return p->n - start < (unsigned long long)TILE ? (unsigned)(p->n - start) : TILE;
+}
+
+/* Global -> shared (swizzled) for tile elements [start, start + valid). */
+static __device__ __forceinline__ void NAME(load_tile)(const pscan__cuda_scan_params *p,
+                                                       unsigned char *buf, unsigned long long start,
+                                                       unsigned valid) {
+  const IN_T *in = (const IN_T *)p->in + start;
+  if (p->vector_io && valid == TILE) {
+    const uint4 *src = (const uint4 *)in;
+#pragma unroll
+    for (int v = 0; v < NAME(IN_CHUNKS) * BATCHES; v++) {
+      unsigned c = threadIdx.x + v * PSCAN__THREADS;
+      pscan__cp_async16(buf + pscan__swz(c * 16), src + c);
+    }
+    pscan__cp_async_commit();
+    pscan__cp_async_wait_all();
+  } else {
+    for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
+      *(IN_T *)(buf + pscan__swz(i * (unsigned)sizeof(IN_T))) = in[i];
+  }
+}
+
+/* Shared -> batch b of this thread's items, in the accumulation type. Items past the end of a
+   partial tile read as the identity. */
+static __device__ __forceinline__ void NAME(read_batch)(const unsigned char *buf, unsigned valid,
+                                                        int b, ACC_T items[ITEMS]) {
+  enum { PER_CHUNK = 16 / sizeof(IN_T) };
+  const unsigned first_chunk = (threadIdx.x * BATCHES + b) * NAME(IN_CHUNKS);
+#pragma unroll
+  for (int q = 0; q < NAME(IN_CHUNKS); q++) {
+    uint4 c = *(const uint4 *)(buf + pscan__swz((first_chunk + q) * 16));
+    IN_T v[PER_CHUNK];
+    memcpy(v, &c, 16);
+#pragma unroll
+    for (int k = 0; k < PER_CHUNK; k++)
+      items[q * PER_CHUNK + k] = (ACC_T)v[k];
+  }
+  if (valid < TILE) {
+    const unsigned first_item = (threadIdx.x * BATCHES + b) * ITEMS;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+      if (first_item + i >= valid)
+        items[i] = NAME(identity)();
+  }
+}
+
+/* Batch b of this thread's results -> shared (swizzled, accumulation type), over the input. */
+static __device__ __forceinline__ void NAME(write_batch)(unsigned char *out_buf, int b,
+                                                         const ACC_T items[ITEMS]) {
+  const unsigned first_chunk = (threadIdx.x * BATCHES + b) * NAME(OUT_CHUNKS);
+#pragma unroll
+  for (int q = 0; q < NAME(OUT_CHUNKS); q++) {
+    uint4 c;
+    memcpy(&c, items + q * (16 / ACC_SIZE), 16);
+    *(uint4 *)(out_buf + pscan__swz((first_chunk + q) * 16)) = c;
+  }
+}
+
+/* Shared -> global for the tile's results. */
+static __device__ __forceinline__ void NAME(store_tile)(const pscan__cuda_scan_params *p,
+                                                        const unsigned char *buf,
+                                                        unsigned long long start, unsigned valid) {
+  ACC_T *out = (ACC_T *)p->out + start;
+  if (p->vector_io && valid == TILE) {
+    uint4 *dst = (uint4 *)out;
+#pragma unroll
+    for (int v = 0; v < NAME(OUT_CHUNKS) * BATCHES; v++) {
+      unsigned c = threadIdx.x + v * PSCAN__THREADS;
+      __stcs(dst + c, *(const uint4 *)(buf + pscan__swz(c * 16)));
+    }
+  } else {
+    for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
+      out[i] = *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
+  }
+}
+
+/* The reduction of this thread's items (all batches). */
+static __device__ __forceinline__ ACC_T NAME(thread_total)(const unsigned char *buf,
+                                                           unsigned valid) {
+  ACC_T items[ITEMS];
+  ACC_T mine = NAME(identity)();
+#pragma unroll
+  for (int b = 0; b < BATCHES; b++) {
+    NAME(read_batch)(buf, valid, b, items);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+      mine = NAME(op)(mine, items[i]);
+  }
+  return mine;
+}
+
+/* Scans a tile already in sm->tile and stores it. */
+static __device__ void NAME(scan_loaded_tile)(const pscan__cuda_scan_params *p, NAME(smem) *sm,
+                                              unsigned long long tile, ACC_T *running) {
+  const unsigned long long start = tile * (unsigned long long)TILE;
+  const unsigned valid = NAME(tile_valid)(p, tile);
+  ACC_T before, total;
+  NAME(block_scan)(p->block_algo, NAME(thread_total)(sm->tile, valid), sm->scan, &before, &total);
+  ACC_T carry = NAME(op)(NAME(tile_prefix)(p, &sm->prefix, sm->scan, tile, total, running), before);
+  /* Results overwrite the input in place. A wider output (one batch) lands over other threads'
+     input, so it waits until every thread has read its own. */
+  const bool widen = ACC_SIZE > sizeof(IN_T);
+  ACC_T items[ITEMS];
+#pragma unroll
+  for (int b = 0; b < BATCHES; b++) {
+    NAME(read_batch)(sm->tile, valid, b, items);
+    if (p->exclusive) {
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++) {
+        ACC_T x = items[i];
+        items[i] = carry;
+        carry = NAME(op)(carry, x);
+      }
+      if (b == 0 && tile == 0 && threadIdx.x == 0 && !p->has_init)
+        items[0] = NAME(api_identity)();
+    } else {
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++) {
+        carry = NAME(op)(carry, items[i]);
+        items[i] = carry;
+      }
+    }
+    if (widen)
+      __syncthreads(); /* every thread has read its input chunks of this batch region */
+    NAME(write_batch)(sm->tile, b, items);
+  }
+  __syncthreads();
+  NAME(store_tile)(p, sm->tile, start, valid);
+  __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
+}
+
+static __device__ void NAME(scan_one_tile)(const pscan__cuda_scan_params *p, NAME(smem) *sm,
+                                           unsigned long long tile, ACC_T *running) {
+  NAME(load_tile)(p, sm->tile, tile * (unsigned long long)TILE, NAME(tile_valid)(p, tile));
+  __syncthreads();
+  NAME(scan_loaded_tile)(p, sm, tile, running);
+}
+
+/* At least PSCAN__MIN_BLOCKS resident blocks per multiprocessor (5: <= 51 registers). */
+__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
+    NAME(scan_kernel)(const pscan__cuda_scan_params p) {
+  __shared__ NAME(smem) sm;
+  if (p.mode == PSCAN__MODE_SINGLE) {
+    ACC_T running = p.has_init ? NAME(from_bits)((NAME(bits_t))p.init) : NAME(identity)();
+    for (unsigned long long tile = 0; tile < p.num_tiles; tile++)
+      NAME(scan_one_tile)(&p, &sm, tile, &running);
+    return;
+  }
+  unsigned long long tile = blockIdx.x;
+  if (p.mode == PSCAN__MODE_LOOKBACK || p.mode == PSCAN__MODE_CHAINED) {
+    if (threadIdx.x == 0)
+      sm.tile_id = atomicAdd(p.tile_counter, 1ull) - p.tile_base;
+    __syncthreads();
+    tile = sm.tile_id;
+  }
+  NAME(scan_one_tile)(&p, &sm, tile, NULL);
+}
+
+/* Reduce-then-scan, first pass: tile totals (tile 0 without init). */
+__global__ void __launch_bounds__(PSCAN__THREADS)
+    NAME(reduce_kernel)(const pscan__cuda_scan_params p) {
+  __shared__ NAME(smem) sm;
+  const unsigned long long tile = blockIdx.x;
+  const unsigned valid = NAME(tile_valid)(&p, tile);
+  NAME(load_tile)(&p, sm.tile, tile * (unsigned long long)TILE, valid);
+  __syncthreads();
+  ACC_T total = NAME(block_reduce)(NAME(thread_total)(sm.tile, valid), sm.scan);
+  if (threadIdx.x == 0)
+    ((ACC_T *)p.tile_values)[tile] = total;
+}
+
+/* Scan-then-propagate, last pass: out = prefix(tile) ⊕ out for tiles 1 .. num_tiles-1. */
+__global__ void __launch_bounds__(PSCAN__THREADS)
+    NAME(propagate_kernel)(const pscan__cuda_scan_params p) {
+  const unsigned long long tile = blockIdx.x + 1ull, start = tile * (unsigned long long)TILE;
+  const unsigned valid = NAME(tile_valid)(&p, tile);
+  const ACC_T e = ((const ACC_T *)p.tile_values)[tile];
+  ACC_T *out = (ACC_T *)p.out + start;
+  for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
+    out[i] = NAME(op)(e, out[i]);
+}
+
+static int NAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  NAME(scan_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+static int NAME(launch_reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  NAME(reduce_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+static int NAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  NAME(propagate_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+
+#undef ITEMS
+#undef BATCHES
+#undef TILE
+#undef IN_T
+#undef ACC_T
+#undef WRAP_T
+#undef ACC_SIZE
+#undef IS_FLOAT
+#undef OP
