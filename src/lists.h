@@ -1,6 +1,7 @@
 /* X-macro lists: the single source of truth for names, sizes and dispatch tables.
- * The public enums in pscan.h are written out for readers; lists.c checks at compile time that
- * every entry here names an enumerator and that the counts agree. */
+ * The public enums in pscan.h are written out for readers; types.c checks at compile time that
+ * the counts agree, and its designated initialisers ([PSCAN_##E] = ...) that every entry names an
+ * enumerator. */
 #ifndef PSCAN_LISTS_H
 #define PSCAN_LISTS_H
 

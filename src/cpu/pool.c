@@ -24,7 +24,10 @@
 #define CPU_PAUSE() ((void)0)
 #endif
 
-enum { SPIN_STEPS = 256, YIELD_STEPS = 256, MAX_SLEEP_US = 200 };
+/* Sleeps stay short: a waiter notices its predecessor at most MAX_SLEEP_US late, which matters
+   for CHAINED, where every partition hands its prefix to the next (longer sleeps were seen to
+   stall a 16-thread chain; bench/NOTES.md). */
+enum { SPIN_STEPS = 256, YIELD_STEPS = 512, MAX_SLEEP_US = 20 };
 
 void pscan__backoff(unsigned *spins) {
   unsigned s = (*spins)++;
@@ -33,7 +36,7 @@ void pscan__backoff(unsigned *spins) {
   } else if (s < SPIN_STEPS + YIELD_STEPS) {
     sched_yield();
   } else {
-    unsigned us = s - (SPIN_STEPS + YIELD_STEPS) + 1;
+    unsigned us = (s - (SPIN_STEPS + YIELD_STEPS)) / 8 + 1;
     struct timespec ts = {0, (long)(us < MAX_SLEEP_US ? us : MAX_SLEEP_US) * 1000L};
     nanosleep(&ts, NULL);
   }

@@ -1,0 +1,262 @@
+/* The sequential oracle (reference.h). Integers live in a uint64_t holding the value extended to
+ * 64 bits (sign-extended for signed types), so that widening is free and every operation is on
+ * unsigned integers: defined behaviour everywhere. Values go in and out of memory through memcpy
+ * of the exact-width unsigned type, whose bits are those of the signed type (two's complement). */
+#include "reference.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct value {
+  uint64_t i; /* integer types: the extended value */
+  float f;    /* F32 */
+  double d;   /* F64 */
+} value;
+
+static const struct {
+  const char *name;
+  size_t size;
+  char kind; /* 's'igned, 'u'nsigned, 'f'loat */
+} types[REF_NTYPES] = {
+    [PSCAN_I8] = {"i8", 1, 's'},  [PSCAN_I16] = {"i16", 2, 's'}, [PSCAN_I32] = {"i32", 4, 's'},
+    [PSCAN_I64] = {"i64", 8, 's'}, [PSCAN_U8] = {"u8", 1, 'u'},   [PSCAN_U16] = {"u16", 2, 'u'},
+    [PSCAN_U32] = {"u32", 4, 'u'}, [PSCAN_U64] = {"u64", 8, 'u'}, [PSCAN_F32] = {"f32", 4, 'f'},
+    [PSCAN_F64] = {"f64", 8, 'f'},
+};
+
+static bool known(pscan_dtype t) { return (int)t >= 0 && (int)t < REF_NTYPES; }
+
+size_t ref_dtype_size(pscan_dtype t) { return known(t) ? types[t].size : 0; }
+bool ref_is_float(pscan_dtype t) { return known(t) && types[t].kind == 'f'; }
+bool ref_is_signed(pscan_dtype t) { return known(t) && types[t].kind == 's'; }
+const char *ref_dtype_name(pscan_dtype t) { return known(t) ? types[t].name : "?"; }
+
+const char *ref_op_name(pscan_op op) {
+  static const char *const names[REF_NOPS] = {"sum", "prod", "min", "max", "and", "or", "xor"};
+  return (int)op >= 0 && (int)op < REF_NOPS ? names[op] : "?";
+}
+
+const char *ref_algo_name(int algo) {
+  static const char *const names[REF_NALGOS] = {"auto",    "sequential",       "lookback",
+                                                "chained", "reduce-then-scan", "scan-then-propagate"};
+  return algo >= 0 && algo < REF_NALGOS ? names[algo] : "?";
+}
+
+bool ref_pair_valid(pscan_dtype in, pscan_dtype out) {
+  if (!known(in) || !known(out))
+    return false;
+  return types[in].kind == types[out].kind && types[out].size >= types[in].size;
+}
+
+bool ref_op_valid(pscan_dtype t, pscan_op op) {
+  if (!known(t) || (int)op < 0 || (int)op >= REF_NOPS)
+    return false;
+  return !(ref_is_float(t) && (op == PSCAN_AND || op == PSCAN_OR || op == PSCAN_XOR));
+}
+
+/* ---- integers as extended uint64_t ---- */
+
+static unsigned bits_of(pscan_dtype t) { return (unsigned)types[t].size * 8; }
+
+/* Truncates x to the width of t, then extends it back to 64 bits the way t does. */
+static uint64_t normalize(pscan_dtype t, uint64_t x) {
+  unsigned bits = bits_of(t);
+  if (bits == 64)
+    return x;
+  uint64_t mask = ((uint64_t)1 << bits) - 1;
+  x &= mask;
+  if (types[t].kind == 's' && (x >> (bits - 1)) & 1)
+    x |= ~mask;
+  return x;
+}
+
+/* a < b for the signedness of t (flipping the sign bit maps signed order onto unsigned order). */
+static bool int_less(pscan_dtype t, uint64_t a, uint64_t b) {
+  uint64_t flip = types[t].kind == 's' ? (uint64_t)1 << 63 : 0;
+  return (a ^ flip) < (b ^ flip);
+}
+
+static uint64_t int_load(pscan_dtype t, const void *p) {
+  uint8_t u8;
+  uint16_t u16;
+  uint32_t u32;
+  uint64_t u64;
+  switch (types[t].size) {
+  case 1: memcpy(&u8, p, 1); return normalize(t, u8);
+  case 2: memcpy(&u16, p, 2); return normalize(t, u16);
+  case 4: memcpy(&u32, p, 4); return normalize(t, u32);
+  default: memcpy(&u64, p, 8); return u64;
+  }
+}
+
+static void int_store(pscan_dtype t, uint64_t x, void *p) {
+  uint8_t u8 = (uint8_t)x;
+  uint16_t u16 = (uint16_t)x;
+  uint32_t u32 = (uint32_t)x;
+  switch (types[t].size) {
+  case 1: memcpy(p, &u8, 1); break;
+  case 2: memcpy(p, &u16, 2); break;
+  case 4: memcpy(p, &u32, 4); break;
+  default: memcpy(p, &x, 8); break;
+  }
+}
+
+/* ---- values of any type ---- */
+
+/* Reads an element of in_type as a value of out_type (a widening conversion, exact). */
+static value load_as(pscan_dtype in_type, pscan_dtype out_type, const void *p) {
+  value v = {0, 0.0f, 0.0};
+  if (in_type == PSCAN_F32) {
+    memcpy(&v.f, p, sizeof v.f);
+    v.d = (double)v.f;
+  } else if (in_type == PSCAN_F64) {
+    memcpy(&v.d, p, sizeof v.d);
+  } else {
+    /* The extended value is the same number in any wider type of the same kind. */
+    v.i = normalize(out_type, int_load(in_type, p));
+  }
+  return v;
+}
+
+static void store(pscan_dtype t, value v, void *p) {
+  if (t == PSCAN_F32)
+    memcpy(p, &v.f, sizeof v.f);
+  else if (t == PSCAN_F64)
+    memcpy(p, &v.d, sizeof v.d);
+  else
+    int_store(t, v.i, p);
+}
+
+static value identity(pscan_dtype t, pscan_op op) {
+  value v = {0, 0.0f, 0.0};
+  if (t == PSCAN_F32 || t == PSCAN_F64) {
+    double d = op == PSCAN_PROD ? 1.0 : op == PSCAN_MIN ? INFINITY : op == PSCAN_MAX ? -INFINITY : 0.0;
+    v.f = (float)d;
+    v.d = d;
+    return v;
+  }
+  unsigned bits = bits_of(t);
+  bool sign = types[t].kind == 's';
+  uint64_t all = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  uint64_t largest = sign ? all >> 1 : all;                        /* 0111... or 1111... */
+  uint64_t smallest = sign ? normalize(t, (uint64_t)1 << (bits - 1)) : 0; /* 1000... or 0 */
+  switch (op) {
+  case PSCAN_PROD: v.i = 1; break;
+  case PSCAN_MIN: v.i = largest; break;
+  case PSCAN_MAX: v.i = smallest; break;
+  case PSCAN_AND: v.i = normalize(t, all); break;
+  default: v.i = 0; break; /* SUM, OR, XOR */
+  }
+  return v;
+}
+
+void ref_identity(pscan_dtype t, pscan_op op, void *dst) { store(t, identity(t, op), dst); }
+
+/* NaN first (the earlier NaN wins), then strictly smaller; on a tie the later operand. */
+#define FLOAT_MIN(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (a) < (b) ? (a) : (b))
+#define FLOAT_MAX(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (a) > (b) ? (a) : (b))
+
+static value combine(pscan_dtype t, pscan_op op, value a, value b) {
+  value r = a;
+  if (t == PSCAN_F32) {
+    switch (op) {
+    case PSCAN_SUM: r.f = a.f + b.f; break;
+    case PSCAN_PROD: r.f = a.f * b.f; break;
+    case PSCAN_MIN: r.f = FLOAT_MIN(a.f, b.f); break;
+    default: r.f = FLOAT_MAX(a.f, b.f); break;
+    }
+    return r;
+  }
+  if (t == PSCAN_F64) {
+    switch (op) {
+    case PSCAN_SUM: r.d = a.d + b.d; break;
+    case PSCAN_PROD: r.d = a.d * b.d; break;
+    case PSCAN_MIN: r.d = FLOAT_MIN(a.d, b.d); break;
+    default: r.d = FLOAT_MAX(a.d, b.d); break;
+    }
+    return r;
+  }
+  switch (op) {
+  case PSCAN_SUM: r.i = a.i + b.i; break;
+  case PSCAN_PROD: r.i = a.i * b.i; break;
+  case PSCAN_MIN: r.i = int_less(t, b.i, a.i) ? b.i : a.i; break;
+  case PSCAN_MAX: r.i = int_less(t, a.i, b.i) ? b.i : a.i; break;
+  case PSCAN_AND: r.i = a.i & b.i; break;
+  case PSCAN_OR: r.i = a.i | b.i; break;
+  case PSCAN_XOR: r.i = a.i ^ b.i; break;
+  }
+  r.i = normalize(t, r.i);
+  return r;
+}
+
+void ref_scan(const void *in, pscan_dtype in_type, void *out, pscan_dtype out_type, size_t n,
+              pscan_op op, int exclusive, const void *init) {
+  const char *src = in;
+  char *dst = out;
+  size_t in_size = ref_dtype_size(in_type), out_size = ref_dtype_size(out_type);
+  value acc = identity(out_type, op);
+  bool have = false; /* whether acc holds anything yet (init or an element) */
+  if (init) {
+    acc = load_as(out_type, out_type, init);
+    have = true;
+  }
+  for (size_t i = 0; i < n; i++) {
+    value x = load_as(in_type, out_type, src + i * in_size);
+    if (exclusive)
+      store(out_type, have ? acc : identity(out_type, op), dst + i * out_size);
+    acc = have ? combine(out_type, op, acc, x) : x;
+    have = true;
+    if (!exclusive)
+      store(out_type, acc, dst + i * out_size);
+  }
+}
+
+bool ref_same(pscan_dtype t, const void *a, const void *b) {
+  if (memcmp(a, b, ref_dtype_size(t)) == 0)
+    return true;
+  if (t == PSCAN_F32) {
+    float x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return isnan(x) && isnan(y);
+  }
+  if (t == PSCAN_F64) {
+    double x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return isnan(x) && isnan(y);
+  }
+  return false;
+}
+
+size_t ref_first_difference(pscan_dtype t, const void *a, const void *b, size_t n) {
+  size_t size = ref_dtype_size(t);
+  if (memcmp(a, b, n * size) == 0) /* the common case, fast */
+    return n;
+  for (size_t i = 0; i < n; i++)
+    if (!ref_same(t, (const char *)a + i * size, (const char *)b + i * size))
+      return i;
+  return n;
+}
+
+void ref_format(pscan_dtype t, const void *p, char *buf, size_t len) {
+  if (t == PSCAN_F32 || t == PSCAN_F64) {
+    double d;
+    if (t == PSCAN_F32) {
+      float f;
+      memcpy(&f, p, sizeof f);
+      d = f;
+    } else {
+      memcpy(&d, p, sizeof d);
+    }
+    snprintf(buf, len, "%a (%.17g)", d, d);
+    return;
+  }
+  uint64_t x = int_load(t, p);
+  if (types[t].kind == 's' && (x >> 63))
+    snprintf(buf, len, "-%" PRIu64, (uint64_t)0 - x);
+  else
+    snprintf(buf, len, "%" PRIu64, x);
+}

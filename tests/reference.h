@@ -1,0 +1,46 @@
+/* An independent sequential oracle for pscan's built-in scans.
+ *
+ * Written from API.md, not from the library: it uses pscan.h only for the enum values. One
+ * element at a time, left to right, in the output type: integer SUM and PROD in uint64_t truncated
+ * to the type's width (so signed types wrap without undefined behaviour), float SUM and PROD in
+ * the output type itself (exact whenever the true results are representable), float MIN and MAX
+ * propagating NaN and, between equal operands (-0.0 and +0.0), keeping the later one. */
+#ifndef PSCAN_TEST_REFERENCE_H
+#define PSCAN_TEST_REFERENCE_H
+
+#include "pscan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { REF_NTYPES = 10, REF_NOPS = 7, REF_NALGOS = 6 };
+
+size_t ref_dtype_size(pscan_dtype t); /* 0 when unknown */
+bool ref_is_float(pscan_dtype t);
+bool ref_is_signed(pscan_dtype t); /* signed integer */
+const char *ref_dtype_name(pscan_dtype t);
+const char *ref_op_name(pscan_op op);
+const char *ref_algo_name(int algo);
+
+/* out_type is in_type or a wider type of the same kind (signed, unsigned, float). */
+bool ref_pair_valid(pscan_dtype in, pscan_dtype out);
+/* Bitwise operators are for integer types only. */
+bool ref_op_valid(pscan_dtype t, pscan_op op);
+
+/* Writes the identity of op in type t to dst. */
+void ref_identity(pscan_dtype t, pscan_op op, void *dst);
+
+/* The scan of API.md: inclusive (exclusive = 0) or exclusive, init (in out_type) or NULL.
+   in: n elements of in_type; out: n elements of out_type, not overlapping in. */
+void ref_scan(const void *in, pscan_dtype in_type, void *out, pscan_dtype out_type, size_t n,
+              pscan_op op, int exclusive, const void *init);
+
+/* True when a and b (one element of type t each) are the same value: the same bits, or, for
+   floats, both NaN (whatever their payloads). */
+bool ref_same(pscan_dtype t, const void *a, const void *b);
+/* The first index where a and b (n elements of type t) differ per ref_same, or n if none. */
+size_t ref_first_difference(pscan_dtype t, const void *a, const void *b, size_t n);
+/* Writes one element as text ("-12", "0x1.8p+3 (3)", "nan") into buf. */
+void ref_format(pscan_dtype t, const void *p, char *buf, size_t len);
+
+#endif /* PSCAN_TEST_REFERENCE_H */

@@ -1,0 +1,459 @@
+/* Every refusal of API.md and pscan.h. For each one: the status; a non-empty, one-line
+ * pscan_last_error (of the context, or of the thread for a call without one); an output that is
+ * still poisoned (a refused call writes nothing); and a context that still scans correctly. Also
+ * the calls that look suspicious but are legal (in-place, adjacent buffers, n == 0 with NULL
+ * pointers), the names of the statuses and the sizes of the types. */
+#include "reference.h"
+#include "test.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 1000 };
+
+static pscan_ctx *ctx;            /* every refusal is made on it */
+static int32_t in[N], out[N + 1]; /* out is poisoned before each refused call */
+static size_t count;              /* the count of the compaction functions, poisoned too */
+
+static void poison_outputs(void) {
+  test_poison(out, sizeof out);
+  test_poison(&count, sizeof count);
+}
+
+static bool one_line(const char *msg) { return msg && msg[0] && !strchr(msg, '\n'); }
+
+/* ctx still gives a correct inclusive sum (with whatever parameters it has now). */
+static void still_works(int line) {
+  int32_t want[N], got[N];
+  ref_scan(in, PSCAN_I32, want, PSCAN_I32, N, PSCAN_SUM, 0, NULL);
+  pscan_status s = pscan_inclusive_scan(ctx, in, got, N, PSCAN_I32, PSCAN_SUM);
+  CHECK(s == PSCAN_OK && memcmp(got, want, sizeof got) == 0,
+        "line %d: the context no longer scans correctly after a refusal (%s)", line,
+        pscan_status_name(s));
+}
+
+static void refused(pscan_status got, pscan_status want, const pscan_ctx *on, const char *call,
+                    int line) {
+  if (!CHECK(got == want, "line %d: %s gave %s, expected %s", line, call, pscan_status_name(got),
+             pscan_status_name(want)))
+    return;
+  const char *msg = pscan_last_error(on);
+  CHECK(one_line(msg), "line %d: %s: pscan_last_error(%s) is \"%s\", not one non-empty line", line,
+        call, on ? "ctx" : "NULL", msg ? msg : "(null)");
+  CHECK(test_is_poisoned(out, sizeof out) && test_is_poisoned(&count, sizeof count),
+        "line %d: %s was refused but wrote to an output", line, call);
+  still_works(line);
+}
+
+/* REFUSE(status, ctx or NULL (whose last_error to read), call) */
+#define REFUSE(want, on, ...)                                 \
+  do {                                                        \
+    poison_outputs();                                         \
+    refused((__VA_ARGS__), (want), (on), #__VA_ARGS__, __LINE__); \
+  } while (0)
+
+/* ---- context, parameters, stream ---- */
+
+static void test_create(void) {
+  pscan_ctx *c = (pscan_ctx *)&count; /* any non-NULL value: a failed create must clear it */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_create(NULL, PSCAN_BACKEND_CPU));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_create(&c, (pscan_backend)7));
+  CHECK(c == NULL, "pscan_create with an unknown backend left *ctx non-NULL");
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_create(&c, (pscan_backend)-1));
+
+  bool cuda = strstr(pscan_version_string(), "cuda") != NULL;
+  c = (pscan_ctx *)&count;
+  pscan_status s = pscan_create(&c, PSCAN_BACKEND_CUDA);
+  if (!cuda) {
+    CHECK(s == PSCAN_ERR_UNSUPPORTED, "CUDA context in a build without CUDA gave %s",
+          pscan_status_name(s));
+    CHECK(c == NULL && one_line(pscan_last_error(NULL)),
+          "a refused CUDA create must clear *ctx and explain itself");
+  } else if (s == PSCAN_OK) {
+    CHECK(c && pscan_get_backend(c) == PSCAN_BACKEND_CUDA, "CUDA context of another backend");
+    pscan_destroy(c);
+  } else {
+    CHECK(s == PSCAN_ERR_NO_DEVICE, "CUDA context (built with CUDA) gave %s",
+          pscan_status_name(s));
+    CHECK(c == NULL && one_line(pscan_last_error(NULL)),
+          "a refused CUDA create must clear *ctx and explain itself");
+  }
+  /* AUTO: CUDA when built and usable, else CPU. */
+  CHECK_STATUS(pscan_create(&c, PSCAN_BACKEND_AUTO), PSCAN_OK);
+  pscan_backend b = pscan_get_backend(c);
+  CHECK(b == PSCAN_BACKEND_CPU || (cuda && s == PSCAN_OK && b == PSCAN_BACKEND_CUDA),
+        "AUTO gave backend %d", (int)b);
+  CHECK(b != PSCAN_BACKEND_CUDA || s == PSCAN_OK, "AUTO chose CUDA where CUDA cannot be created");
+  pscan_destroy(c);
+
+  CHECK(pscan_get_backend(ctx) == PSCAN_BACKEND_CPU, "a CPU context reports another backend");
+  CHECK(pscan_get_backend(NULL) == PSCAN_BACKEND_AUTO, "pscan_get_backend(NULL) is not AUTO");
+  pscan_destroy(NULL); /* a no-op */
+}
+
+static int64_t param(pscan_param p) {
+  int64_t v = -12345;
+  CHECK_STATUS(pscan_get_param(ctx, p, &v), PSCAN_OK);
+  return v;
+}
+
+static void test_params(void) {
+  CHECK(param(PSCAN_PARAM_THREADS) == 3, "THREADS reads %lld, set 3",
+        (long long)param(PSCAN_PARAM_THREADS));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_set_param(NULL, PSCAN_PARAM_THREADS, 1));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_THREADS, -1));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_THREADS, 1025));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_THREADS, INT64_MAX));
+  CHECK(param(PSCAN_PARAM_THREADS) == 3, "a refused THREADS changed the value");
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_DETERMINISTIC, 2));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_DETERMINISTIC, -1));
+  CHECK(param(PSCAN_PARAM_DETERMINISTIC) == 0, "a refused DETERMINISTIC changed the value");
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_ALGO, 99));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_ALGO, -1));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_set_param(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_SCAN_THEN_PROPAGATE + 1));
+  CHECK(param(PSCAN_PARAM_ALGO) == PSCAN_ALGO_DECOUPLED_LOOKBACK, "a refused ALGO changed it");
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, -1));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, ((int64_t)1 << 30) + 1));
+  CHECK(param(PSCAN_PARAM_PARTITION_SIZE) == 64, "a refused PARTITION_SIZE changed it");
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_DEVICE, -1));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, (pscan_param)99, 0));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, (pscan_param)-1, 0));
+  /* The CPU backend has no GPU tile scan: a valid BLOCK_ALGO other than AUTO is unsupported. */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_BLOCK_ALGO, 99));
+  for (int b = PSCAN_BLOCK_RAKING; b <= PSCAN_BLOCK_HYBRID; b++)
+    REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_set_param(ctx, PSCAN_PARAM_BLOCK_ALGO, b));
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_BLOCK_ALGO, PSCAN_BLOCK_AUTO), PSCAN_OK);
+  CHECK(param(PSCAN_PARAM_BLOCK_ALGO) == PSCAN_BLOCK_AUTO, "BLOCK_ALGO changed");
+  /* The edges of the ranges are accepted (and read back); then the old values come back. */
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_THREADS, 1024), PSCAN_OK);
+  CHECK(param(PSCAN_PARAM_THREADS) == 1024, "THREADS 1024 not read back");
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_THREADS, 0), PSCAN_OK);
+  CHECK(param(PSCAN_PARAM_THREADS) == 0, "THREADS 0 (all cores) must read back as 0");
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, (int64_t)1 << 30), PSCAN_OK);
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_THREADS, 3), PSCAN_OK);
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, 64), PSCAN_OK);
+
+  int64_t v = 7;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_get_param(NULL, PSCAN_PARAM_THREADS, &v));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_get_param(ctx, PSCAN_PARAM_THREADS, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_get_param(ctx, (pscan_param)99, &v));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_get_param(ctx, (pscan_param)-1, &v));
+  CHECK(v == 7, "a refused pscan_get_param wrote its output");
+
+  int stream_dummy;
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_set_stream(ctx, &stream_dummy));
+  CHECK_STATUS(pscan_set_stream(ctx, NULL), PSCAN_OK);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_set_stream(NULL, NULL));
+  CHECK_STATUS(pscan_synchronize(ctx), PSCAN_OK);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_synchronize(NULL));
+}
+
+/* ---- scans ---- */
+
+static pscan_scan_args args(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, size_t n) {
+  pscan_scan_args a = {.in = in, .in_type = in_t, .out = out, .out_type = out_t, .n = n, .op = op};
+  return a;
+}
+
+static void combine_i32(void *o, const void *a, const void *b, void *user) {
+  int32_t x, y;
+  (void)user;
+  memcpy(&x, a, 4);
+  memcpy(&y, b, 4);
+  x = (int32_t)((uint32_t)x + (uint32_t)y);
+  memcpy(o, &x, 4);
+}
+
+static void test_scan_arguments(void) {
+  const int32_t init = 5;
+  pscan_scan_args a = args(PSCAN_I32, PSCAN_I32, PSCAN_SUM, N);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_scan(NULL, &a));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_inclusive_scan(NULL, in, out, N, PSCAN_I32, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL,
+         pscan_exclusive_scan(NULL, in, out, N, PSCAN_I32, PSCAN_SUM, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, NULL, out, N, PSCAN_I32, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, NULL, N, PSCAN_I32, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_exclusive_scan(ctx, NULL, out, N, PSCAN_I32, PSCAN_SUM, &init));
+  a.in = NULL;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+  a = args(PSCAN_I32, PSCAN_I64, PSCAN_SUM, N);
+  a.out = NULL;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+
+  /* Unknown types and operators. */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, (pscan_dtype)10, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, (pscan_dtype)-1, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, PSCAN_I32, (pscan_op)7));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, PSCAN_I32, (pscan_op)-1));
+  a = args(PSCAN_I32, (pscan_dtype)10, PSCAN_SUM, N);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+  a = args((pscan_dtype)42, PSCAN_I64, PSCAN_SUM, N);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+
+  /* Bitwise operators on floats, in every float pair. */
+  for (int op = PSCAN_AND; op <= PSCAN_XOR; op++) {
+    REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+           pscan_inclusive_scan(ctx, in, out, N / 2, PSCAN_F32, (pscan_op)op));
+    REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+           pscan_exclusive_scan(ctx, in, out, N / 2, PSCAN_F64, (pscan_op)op, NULL));
+    a = args(PSCAN_F32, PSCAN_F64, (pscan_op)op, N / 2);
+    REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+  }
+
+  /* Every (in, out) pair: the widenings of API.md are accepted and right, the rest refused
+     (narrowing, another kind, or a sign change: I32->I16, I32->U64, F64->F32, I32->F64 ...). */
+  static uint64_t wide[N / 4 + 1];
+  for (int i = 0; i < REF_NTYPES; i++)
+    for (int o = 0; o < REF_NTYPES; o++) {
+      a = args((pscan_dtype)i, (pscan_dtype)o, PSCAN_SUM, N / 4);
+      if (!ref_pair_valid((pscan_dtype)i, (pscan_dtype)o)) {
+        REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+        continue;
+      }
+      a.out = wide;
+      pscan_status s = pscan_scan(ctx, &a);
+      ref_scan(in, (pscan_dtype)i, out, (pscan_dtype)o, N / 4, PSCAN_SUM, 0, NULL);
+      /* (as floats, the bits of in are NaNs and denormals: compared with NaN == NaN) */
+      CHECK(s == PSCAN_OK && ref_first_difference((pscan_dtype)o, wide, out, N / 4) == N / 4,
+            "%s -> %s sum: %s or a wrong result", ref_dtype_name((pscan_dtype)i),
+            ref_dtype_name((pscan_dtype)o), pscan_status_name(s));
+    }
+
+  a = args(PSCAN_I32, PSCAN_I32, PSCAN_SUM, N);
+  a.exclusive = 2;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+  a.exclusive = -1;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+
+  /* Custom operators. */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_scan_custom(NULL, in, out, N, 4, combine_i32, NULL, 0, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan_custom(ctx, in, out, N, 0, combine_i32, NULL, 0, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan_custom(ctx, in, out, N, 4, NULL, NULL, 0, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan_custom(ctx, in, out, N, 4, combine_i32, NULL, 1, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan_custom(ctx, in, out, N, 4, combine_i32, NULL, 2, &init));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan_custom(ctx, NULL, out, N, 4, combine_i32, NULL, 0, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan_custom(ctx, in, NULL, N, 4, combine_i32, NULL, 1, &init));
+}
+
+static void test_overflow(void) {
+  /* n * element size does not fit in size_t: refused before anything is touched. */
+  size_t half = SIZE_MAX / 2;
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_inclusive_scan(ctx, in, out, half, PSCAN_I32, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_exclusive_scan(ctx, in, out, half, PSCAN_F64, PSCAN_MAX, NULL));
+  pscan_scan_args a = args(PSCAN_I32, PSCAN_I32, PSCAN_SUM, half);
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_scan(ctx, &a));
+  /* The input fits, the wider output does not. */
+  a = args(PSCAN_I8, PSCAN_I64, PSCAN_SUM, SIZE_MAX / 4 + 1);
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_scan(ctx, &a));
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_scan_custom(ctx, in, out, SIZE_MAX / 100, 300, combine_i32, NULL, 0, NULL));
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_scan_custom(ctx, in, out, 2, SIZE_MAX, combine_i32, NULL, 0, NULL));
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_select_if(ctx, in, out, half, PSCAN_I32, PSCAN_LT, &in[0], &count));
+}
+
+/* A refused overlapping call must leave the whole shared buffer as it was. */
+static void refuse_overlap(pscan_status got, const int32_t *buf, const int32_t *copy, size_t len,
+                           const char *what, int line) {
+  CHECK(got == PSCAN_ERR_OVERLAP, "line %d: %s gave %s, expected PSCAN_ERR_OVERLAP", line, what,
+        pscan_status_name(got));
+  CHECK(one_line(pscan_last_error(ctx)), "line %d: %s: no one-line message", line, what);
+  CHECK(memcmp(buf, copy, len * sizeof *buf) == 0, "line %d: %s wrote to its buffer", line, what);
+  still_works(line);
+}
+#define OVERLAP(call) refuse_overlap((call), buf, copy, 3 * N, #call, __LINE__)
+
+static void test_overlap(void) {
+  static int32_t buf[3 * N], copy[3 * N], want[N];
+  for (size_t i = 0; i < 3 * N; i++)
+    buf[i] = copy[i] = (int32_t)(i * 7 % 101);
+  int32_t *m = buf + N; /* the middle third */
+  OVERLAP(pscan_inclusive_scan(ctx, m, m + 1, N, PSCAN_I32, PSCAN_SUM));  /* out after in */
+  OVERLAP(pscan_inclusive_scan(ctx, m + 1, m, N, PSCAN_I32, PSCAN_SUM));  /* out before in */
+  OVERLAP(pscan_exclusive_scan(ctx, m, m + N - 1, N, PSCAN_I32, PSCAN_SUM, NULL)); /* one element */
+  OVERLAP(pscan_exclusive_scan(ctx, m + N - 1, m, N, PSCAN_I32, PSCAN_SUM, NULL));
+  /* out == in, but of another type: not an in-place scan. */
+  pscan_scan_args a = {.in = m, .in_type = PSCAN_I32, .out = m, .out_type = PSCAN_I64, .n = N / 2,
+                       .op = PSCAN_SUM};
+  OVERLAP(pscan_scan(ctx, &a));
+  a.in = m + N / 2; /* the wider output runs over the input */
+  OVERLAP(pscan_scan(ctx, &a));
+  a.in = m - 1;
+  OVERLAP(pscan_scan(ctx, &a));
+  /* Custom elements of 3 bytes, one byte apart, both directions. */
+  OVERLAP(pscan_scan_custom(ctx, (char *)m, (char *)m + 1, N / 2, 3, combine_i32, NULL, 0, NULL));
+  OVERLAP(pscan_scan_custom(ctx, (char *)m + 1, (char *)m, N / 2, 3, combine_i32, NULL, 0, NULL));
+
+  /* Legal: adjacent buffers, both ways, and in-place (plain and custom). */
+  ref_scan(m, PSCAN_I32, want, PSCAN_I32, N, PSCAN_SUM, 0, NULL);
+  CHECK_STATUS(pscan_inclusive_scan(ctx, m, m + N, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+  CHECK(memcmp(m + N, want, sizeof want) == 0, "scan into the adjacent buffer after in: wrong");
+  memcpy(buf, copy, sizeof buf);
+  CHECK_STATUS(pscan_inclusive_scan(ctx, m, buf, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+  CHECK(memcmp(buf, want, sizeof want) == 0, "scan into the adjacent buffer before in: wrong");
+  CHECK_STATUS(pscan_inclusive_scan(ctx, m, m, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+  CHECK(memcmp(m, want, sizeof want) == 0, "in-place scan: wrong");
+  memcpy(m, copy + N, N * sizeof *m);
+  CHECK_STATUS(pscan_scan_custom(ctx, m, m, N, 4, combine_i32, NULL, 0, NULL), PSCAN_OK);
+  CHECK(memcmp(m, want, sizeof want) == 0, "in-place custom scan: wrong");
+}
+
+static void test_empty(void) {
+  /* n == 0: valid, does nothing, the data pointers may be NULL. */
+  const int32_t init = 1;
+  pscan_scan_args a = {.in = NULL, .in_type = PSCAN_I8, .out = NULL, .out_type = PSCAN_I64, .n = 0,
+                       .op = PSCAN_MAX, .exclusive = 1};
+  CHECK_STATUS(pscan_inclusive_scan(ctx, NULL, NULL, 0, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+  CHECK_STATUS(pscan_exclusive_scan(ctx, NULL, NULL, 0, PSCAN_F64, PSCAN_MIN, NULL), PSCAN_OK);
+  CHECK_STATUS(pscan_scan(ctx, &a), PSCAN_OK);
+  CHECK_STATUS(pscan_scan_custom(ctx, NULL, NULL, 0, 4, combine_i32, NULL, 0, NULL), PSCAN_OK);
+  CHECK_STATUS(pscan_scan_custom(ctx, NULL, NULL, 0, 4, combine_i32, NULL, 1, &init), PSCAN_OK);
+  poison_outputs();
+  CHECK_STATUS(pscan_exclusive_scan(ctx, in, out, 0, PSCAN_I32, PSCAN_SUM, &init), PSCAN_OK);
+  CHECK_STATUS(pscan_scan_custom(ctx, in, out, 0, 4, combine_i32, NULL, 1, &init), PSCAN_OK);
+  CHECK(test_is_poisoned(out, sizeof out), "a scan of 0 elements wrote to out");
+}
+
+/* ---- compaction: validated, then not implemented yet ---- */
+
+static void test_compaction(void) {
+  const int32_t v = 3;
+  static uint8_t flags[N];
+  static uint64_t counts[N];
+  static int32_t keys_out[N];
+  for (size_t i = 0; i < N; i++)
+    flags[i] = (uint8_t)(i % 3 == 0);
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, PSCAN_LT, &v, &count));
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_select_flagged(ctx, in, flags, out, N, PSCAN_I32, &count));
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_partition_if(ctx, in, out, N, PSCAN_I32, PSCAN_GE, &v, &count));
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_unique(ctx, in, out, N, PSCAN_I32, &count));
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_run_length_encode(ctx, in, out, counts, N, PSCAN_I32, &count));
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx,
+         pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_I32, keys_out, out, N, PSCAN_SUM, &count));
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx,
+         pscan_scan_by_key(ctx, in, PSCAN_I32, in, out, N, PSCAN_I32, PSCAN_SUM, 0, NULL));
+  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_select_if(ctx, NULL, NULL, 0, PSCAN_I32, PSCAN_LT, &v, &count));
+  /* A NULL count, and the other invalid arguments, before "unsupported". */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, PSCAN_LT, &v, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_flagged(ctx, in, flags, out, N, PSCAN_I32, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_partition_if(ctx, in, out, N, PSCAN_I32, PSCAN_GE, &v, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_unique(ctx, in, out, N, PSCAN_I32, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_run_length_encode(ctx, in, out, counts, N, PSCAN_I32, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_I32, keys_out, out, N, PSCAN_SUM, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_unique(NULL, in, out, N, PSCAN_I32, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_unique(ctx, in, out, N, (pscan_dtype)10, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, (pscan_cmp)6, &v, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, PSCAN_EQ, NULL, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_flagged(ctx, in, NULL, out, N, PSCAN_I32, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_run_length_encode(ctx, in, out, NULL, N, PSCAN_I32, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_unique(ctx, NULL, out, N, PSCAN_I32, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_F32, keys_out, out, N, PSCAN_XOR, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_scan_by_key(ctx, NULL, PSCAN_I32, in, out, N, PSCAN_I32, PSCAN_SUM, 0, NULL));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_scan_by_key(ctx, in, PSCAN_I32, in, out, N, PSCAN_I32, (pscan_op)9, 0, NULL));
+  REFUSE(PSCAN_ERR_OVERLAP, ctx, pscan_unique(ctx, in, (int32_t *)in + 1, N - 1, PSCAN_I32, &count));
+}
+
+/* ---- last_error, names, sizes, version ---- */
+
+static const char *thread_error;
+static void *fail_in_thread(void *arg) {
+  pscan_ctx *c = NULL;
+  (void)arg;
+  pscan_create(&c, (pscan_backend)77);
+  thread_error = pscan_last_error(NULL);
+  return NULL;
+}
+
+static void test_last_error(void) {
+  pscan_ctx *fresh = test_ctx(1);
+  CHECK(strcmp(pscan_last_error(fresh), "") == 0, "a fresh context has last_error \"%s\"",
+        pscan_last_error(fresh));
+  /* The text stays until the next failure, like errno. */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, PSCAN_F32, PSCAN_XOR));
+  char saved[512];
+  snprintf(saved, sizeof saved, "%s", pscan_last_error(ctx));
+  CHECK_STATUS(pscan_inclusive_scan(ctx, in, out, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+  CHECK(strcmp(saved, pscan_last_error(ctx)) == 0, "a successful call changed last_error");
+  CHECK(strcmp(pscan_last_error(fresh), "") == 0, "a failure on one context showed on another");
+  pscan_destroy(fresh);
+
+  /* Without a context, the failure belongs to the calling thread. */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_synchronize(NULL));
+  snprintf(saved, sizeof saved, "%s", pscan_last_error(NULL));
+  pthread_t th;
+  if (CHECK(pthread_create(&th, NULL, fail_in_thread, NULL) == 0, "pthread_create")) {
+    pthread_join(th, NULL);
+    CHECK(strcmp(saved, pscan_last_error(NULL)) == 0,
+          "another thread's failure changed this thread's pscan_last_error(NULL)");
+  }
+}
+
+static void test_names(void) {
+  static const char *const names[] = {
+      "PSCAN_OK",          "PSCAN_ERR_INVALID_ARGUMENT", "PSCAN_ERR_UNSUPPORTED",
+      "PSCAN_ERR_OVERLAP", "PSCAN_ERR_OVERFLOW",         "PSCAN_ERR_OUT_OF_MEMORY",
+      "PSCAN_ERR_NO_DEVICE", "PSCAN_ERR_WRONG_MEMORY",   "PSCAN_ERR_DEVICE",
+      "PSCAN_ERR_INTERNAL"};
+  static const pscan_status statuses[] = {
+      PSCAN_OK,           PSCAN_ERR_INVALID_ARGUMENT, PSCAN_ERR_UNSUPPORTED,
+      PSCAN_ERR_OVERLAP,  PSCAN_ERR_OVERFLOW,         PSCAN_ERR_OUT_OF_MEMORY,
+      PSCAN_ERR_NO_DEVICE, PSCAN_ERR_WRONG_MEMORY,    PSCAN_ERR_DEVICE,
+      PSCAN_ERR_INTERNAL};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    const char *got = pscan_status_name(statuses[i]);
+    CHECK(got && strcmp(got, names[i]) == 0, "pscan_status_name(%d) = %s, expected %s",
+          (int)statuses[i], got ? got : "(null)", names[i]);
+  }
+  const int unknown[] = {PSCAN_ERR_INTERNAL + 1, 99, -1};
+  for (size_t i = 0; i < 3; i++) {
+    const char *got = pscan_status_name((pscan_status)unknown[i]);
+    CHECK(got && strcmp(got, "PSCAN_ERR_UNKNOWN") == 0, "pscan_status_name(%d) = %s", unknown[i],
+          got ? got : "(null)");
+  }
+
+  static const size_t sizes[REF_NTYPES] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  for (int t = 0; t < REF_NTYPES; t++)
+    CHECK(pscan_dtype_size((pscan_dtype)t) == sizes[t], "pscan_dtype_size(%s) = %zu",
+          ref_dtype_name((pscan_dtype)t), pscan_dtype_size((pscan_dtype)t));
+  CHECK(pscan_dtype_size((pscan_dtype)10) == 0 && pscan_dtype_size((pscan_dtype)-1) == 0,
+        "pscan_dtype_size of an unknown type is not 0");
+
+  char version[32];
+  snprintf(version, sizeof version, "%d.%d.%d", PSCAN_VERSION_MAJOR, PSCAN_VERSION_MINOR,
+           PSCAN_VERSION_PATCH);
+  const char *v = pscan_version_string();
+  CHECK(v && strncmp(v, version, strlen(version)) == 0 && strstr(v, "cpu"),
+        "pscan_version_string() = \"%s\", expected \"%s (cpu...)\"", v ? v : "(null)", version);
+}
+
+int main(void) {
+  uint64_t seed = test_init("test_errors");
+  test_rng rng = {seed};
+  for (size_t i = 0; i < N; i++)
+    in[i] = (int32_t)test_below(&rng, 2001) - 1000;
+  /* Several threads and small partitions, so that "still works" exercises the parallel path. */
+  ctx = test_ctx(3);
+  test_set(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_DECOUPLED_LOOKBACK);
+  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, 64);
+
+  test_create();
+  test_params();
+  test_scan_arguments();
+  test_overflow();
+  test_overlap();
+  test_empty();
+  test_compaction();
+  test_last_error();
+  test_names();
+
+  pscan_destroy(ctx);
+  return test_finish();
+}

@@ -1,0 +1,356 @@
+/* `pscan bench`: options, the sweep (types x sizes x thread counts) and its progress. What one
+ * point of the sweep measures is the backend's business (bench_cpu.c); the table and the CSV are
+ * bench_report.c's. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+#include "cli.h"
+#include "commands.h"
+#include "peers_cpu.h"
+#include "sysinfo.h"
+#include "timing.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char bench_help[] =
+    "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
+    "                   [--csv FILE]\n"
+    "\n"
+    "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
+    "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
+    "same buffers and threads, its peers and ceilings: a plain sequential loop, memcpy and a\n"
+    "streaming-store (non-temporal) copy split evenly over plain pthreads, and a read-only\n"
+    "reduction. Each is warmed up, then timed --reps times with a monotonic clock; the table shows\n"
+    "medians. Every pscan result is checked once per configuration against the plain loop; a wrong\n"
+    "result stops the benchmark (exit status 1).\n"
+    "\n"
+    "Columns: Gelem/s = 10^9 elements per second; GB/s counts bytes read + written, 2 x n x the\n"
+    "element size (the reduction only reads: n x the element size); 'of stream' and 'of memcpy'\n"
+    "give the speed as a fraction of those copies of the same bytes at the same thread count.\n"
+    "Sequential and the plain loop run on one thread; they are measured once per type and size.\n"
+    "\n"
+    "options:\n"
+    "  --quick          a short run (under a minute): i32, n = 2^24 and 2^26, 1 thread and all\n"
+    "                   cores, 5 repetitions; other options given override these\n"
+    "  --threads LIST   thread counts, 1 to 1024 (default: 1, 2, 4, ... and all cores)\n"
+    "  --sizes LIST     element counts: 1000, 2^20, 64K, 16M, 1G (default: 2^10, 2^12 ... 2^28;\n"
+    "                   sizes whose two buffers do not fit in available memory are skipped)\n"
+    "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
+    "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
+    "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
+    "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
+    "                   frac_memcpy,machine\n"
+    "\n"
+    "examples:\n"
+    "  pscan bench --quick\n"
+    "  pscan bench --sizes 2^20,2^24,2^26,2^27 --threads 1,2 --types i32,f64\n"
+    "  pscan bench --types i32 --csv bench.csv\n";
+
+typedef struct bench_opts {
+  size_t sizes[CLI_MAX_LIST];
+  int nsizes;
+  int threads[CLI_MAX_LIST];
+  int nthreads;
+  pscan_dtype types[CLI_MAX_LIST];
+  int ntypes;
+  long reps;
+  bool quick;
+  const char *csv;
+} bench_opts;
+
+static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
+  const char *cmd = "bench";
+  *help = false;
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL;
+    int m;
+    if (cli_is_help(argv[i])) {
+      *help = true;
+      return 0;
+    }
+    if (strcmp(argv[i], "--quick") == 0) {
+      o->quick = true;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--threads", &v)) != 0) {
+      if (m < 0 || !cli_parse_threads(cmd, "--threads", v, o->threads, &o->nthreads))
+        return EXIT_USAGE;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--sizes", &v)) != 0) {
+      if (m < 0 || !cli_parse_sizes(cmd, "--sizes", v, o->sizes, &o->nsizes))
+        return EXIT_USAGE;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--types", &v)) != 0) {
+      if (m < 0 || !cli_parse_types(cmd, "--types", v, o->types, &o->ntypes))
+        return EXIT_USAGE;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--reps", &v)) != 0) {
+      if (m < 0 || !cli_parse_int(cmd, "--reps", v, 1, 1000, &o->reps))
+        return EXIT_USAGE;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--csv", &v)) != 0) {
+      if (m < 0)
+        return EXIT_USAGE;
+      if (v[0] == '\0')
+        return cli_usage_error(cmd, "--csv needs a file name");
+      o->csv = v;
+    } else if (argv[i][0] == '-') {
+      return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    } else {
+      return cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
+    }
+  }
+  return 0;
+}
+
+/* Fills what the command line left out, for --quick or the full sweep. */
+static void apply_defaults(bench_opts *o) {
+  int cpus = sysinfo_cpus();
+  if (cpus > CLI_MAX_THREADS)
+    cpus = CLI_MAX_THREADS;
+  if (o->nthreads == 0) {
+    o->threads[o->nthreads++] = 1;
+    if (o->quick) {
+      if (cpus > 1)
+        o->threads[o->nthreads++] = cpus;
+    } else { /* powers of two below the core count, then the core count */
+      int t = 2;
+      for (; t < cpus && o->nthreads < CLI_MAX_LIST - 1; t *= 2)
+        o->threads[o->nthreads++] = t;
+      if (cpus > 1)
+        o->threads[o->nthreads++] = cpus;
+    }
+  }
+  if (o->nsizes == 0) {
+    if (o->quick) {
+      o->sizes[o->nsizes++] = (size_t)1 << 24;
+      o->sizes[o->nsizes++] = (size_t)1 << 26;
+    } else {
+      for (int e = 10; e <= 28; e += 2)
+        o->sizes[o->nsizes++] = (size_t)1 << e;
+    }
+  }
+  if (o->ntypes == 0) {
+    o->types[o->ntypes++] = PSCAN_I32;
+    if (!o->quick) {
+      o->types[o->ntypes++] = PSCAN_I64;
+      o->types[o->ntypes++] = PSCAN_F32;
+      o->types[o->ntypes++] = PSCAN_F64;
+    }
+  }
+  if (o->reps == 0)
+    o->reps = o->quick ? 5 : 7;
+}
+
+/* ---- Progress on stderr: a line rewritten in place on a terminal, else one line per point. ---- */
+
+static struct {
+  int points_done, points;
+  bool tty, shown;
+  double start;
+} progress;
+
+void bench_progress(const bench_point *p, const char *what) {
+  char count[32];
+  if (!progress.tty)
+    return;
+  fprintf(stderr, "\r\033[K[point %d/%d, %.0f s] %s, n = %s, %d thread%s: %s",
+          progress.points_done + 1, progress.points, timing_now() - progress.start,
+          cli_dtype_name(p->type), cli_format_count(p->n, count, sizeof count), p->threads,
+          p->threads == 1 ? "" : "s", what);
+  progress.shown = true;
+}
+
+/* Off a terminal, one line per point. */
+static void progress_point(const bench_point *p) {
+  char count[32];
+  if (!progress.tty)
+    fprintf(stderr, "pscan bench: [point %d/%d, %.0f s] %s, n = %s, %d thread%s\n",
+            progress.points_done + 1, progress.points, timing_now() - progress.start,
+            cli_dtype_name(p->type), cli_format_count(p->n, count, sizeof count), p->threads,
+            p->threads == 1 ? "" : "s");
+}
+
+static void progress_clear(void) {
+  if (progress.shown)
+    fputs("\r\033[K", stderr);
+  progress.shown = false;
+}
+
+/* ---- The sweep ---- */
+
+/* Bytes of the two buffers of (type, n), or 0 if that overflows. */
+static size_t buffers_bytes(pscan_dtype t, size_t n) {
+  size_t es = pscan_dtype_size(t);
+  return n > SIZE_MAX / 2 / es ? 0 : 2 * n * es;
+}
+
+/* Whether the two buffers of (t, n) fit in 80% of the memory available at the start. */
+static bool fits(pscan_dtype t, size_t n) {
+  static size_t budget;
+  if (!budget) {
+    size_t avail = sysinfo_available_memory();
+    budget = avail ? avail / 10 * 8 : SIZE_MAX;
+  }
+  size_t b = buffers_bytes(t, n);
+  return b != 0 && b <= budget;
+}
+
+/* Says on stderr which (type, size) pairs are skipped for lack of memory; drops the sizes that
+   no type can use. *max_bytes gets the largest buffer needed. */
+static bool plan_memory(bench_opts *o, size_t *max_bytes) {
+  int kept = 0;
+  *max_bytes = 0;
+  for (int i = 0; i < o->nsizes; i++) {
+    size_t n = o->sizes[i];
+    bool any = false;
+    for (int t = 0; t < o->ntypes; t++) {
+      char count[32];
+      if (fits(o->types[t], n)) {
+        size_t b = buffers_bytes(o->types[t], n) / 2;
+        *max_bytes = b > *max_bytes ? b : *max_bytes;
+        any = true;
+        continue;
+      }
+      fprintf(stderr, "pscan bench: skipping %s at n = %s: its two buffers (%.1f GiB) do not fit "
+                      "in 80%% of the %.1f GiB of memory available\n",
+              cli_dtype_name(o->types[t]), cli_format_count(n, count, sizeof count),
+              (double)n * (double)pscan_dtype_size(o->types[t]) * 2 / (1 << 30),
+              (double)sysinfo_available_memory() / (1 << 30));
+    }
+    if (any)
+      o->sizes[kept++] = n;
+  }
+  o->nsizes = kept;
+  return kept > 0;
+}
+
+static int run_sweep(const bench_opts *o, bench_cpu *b, bench_csv *csv, const char *machine) {
+  static bench_group g;
+  for (int t = 0; t < o->ntypes; t++)
+    for (int s = 0; s < o->nsizes; s++) {
+      if (!fits(o->types[t], o->sizes[s])) {
+        progress.points_done += o->nthreads;
+        continue;
+      }
+      g.count = 0;
+      sysinfo_cpu before, after;
+      sysinfo_cpu_snapshot(&before);
+      for (int k = 0; k < o->nthreads; k++) {
+        bench_point p = {o->types[t], o->sizes[s], o->threads[k], (int)o->reps, k == 0};
+        progress_point(&p);
+        int rc = bench_cpu_measure(b, &p, g.r + g.count);
+        if (rc != 0) {
+          progress_clear();
+          return rc;
+        }
+        g.count += bench_cpu_count(&p);
+        progress.points_done++;
+      }
+      progress_clear();
+      sysinfo_cpu_snapshot(&after);
+      g.others_known = sysinfo_cpu_others(&before, &after, &g.others, &g.steal);
+      bench_print_group(&g);
+      if (csv->f)
+        bench_csv_group(csv->f, &g, machine);
+    }
+  return 0;
+}
+
+static void print_header(const bench_opts *o, const char *machine) {
+  printf("pscan bench: libpscan %s, CPU backend, inclusive sum, median of %ld runs\n",
+         pscan_version_string(), o->reps);
+  printf("machine: %s; streaming copy: %s\n", machine, peer_stream_copy_kind());
+  sysinfo_cpu a, b;
+  double others, steal;
+  struct timespec pause = {0, 200 * 1000 * 1000};
+  sysinfo_cpu_snapshot(&a);
+  nanosleep(&pause, NULL);
+  sysinfo_cpu_snapshot(&b);
+  if (sysinfo_cpu_others(&a, &b, &others, &steal))
+    printf("other processes just before the run: %.2f cpus busy%s\n", others + steal,
+           others + steal > 0.1 ? " (expect lower, noisier figures)" : "");
+  printf("GB/s counts bytes read + written (2 x n x element size; the reduction only reads);\n"
+         "'of stream' / 'of memcpy': speed as a fraction of that copy at the same thread count.\n");
+  fflush(stdout);
+}
+
+/* Drops repeated entries of the lists, keeping the first of each. */
+static void dedupe(bench_opts *o) {
+  int k = 0;
+  for (int i = 0; i < o->nthreads; i++) {
+    int j = 0;
+    while (j < k && o->threads[j] != o->threads[i])
+      j++;
+    if (j == k)
+      o->threads[k++] = o->threads[i];
+  }
+  o->nthreads = k;
+  k = 0;
+  for (int i = 0; i < o->nsizes; i++) {
+    int j = 0;
+    while (j < k && o->sizes[j] != o->sizes[i])
+      j++;
+    if (j == k)
+      o->sizes[k++] = o->sizes[i];
+  }
+  o->nsizes = k;
+  k = 0;
+  for (int i = 0; i < o->ntypes; i++) {
+    int j = 0;
+    while (j < k && o->types[j] != o->types[i])
+      j++;
+    if (j == k)
+      o->types[k++] = o->types[i];
+  }
+  o->ntypes = k;
+}
+
+int cmd_bench(int argc, char **argv) {
+  bench_opts o = {.nsizes = 0};
+  bool help;
+  int rc = parse_opts(argc, argv, &o, &help);
+  if (rc != 0 || help) {
+    if (help)
+      fputs(bench_help, stdout);
+    return rc;
+  }
+  apply_defaults(&o);
+  dedupe(&o);
+  size_t max_bytes;
+  if (!plan_memory(&o, &max_bytes)) {
+    cli_error("bench", "no size fits in memory");
+    return 1;
+  }
+  char machine[320];
+  sysinfo_machine(machine, sizeof machine);
+  bench_csv csv = {NULL, NULL};
+  if (o.csv && !bench_csv_open(&csv, o.csv))
+    return 1;
+  bench_cpu *b = bench_cpu_create(max_bytes);
+  if (!b) {
+    bench_csv_close(&csv, o.csv, false);
+    return 1;
+  }
+  progress.tty = isatty(STDERR_FILENO);
+  progress.start = timing_now();
+  progress.points = o.ntypes * o.nsizes * o.nthreads;
+  print_header(&o, machine);
+  sysinfo_cpu run_start, run_end;
+  sysinfo_cpu_snapshot(&run_start);
+  rc = run_sweep(&o, b, &csv, machine);
+  sysinfo_cpu_snapshot(&run_end);
+  double others, steal;
+  if (rc == 0 && sysinfo_cpu_others(&run_start, &run_end, &others, &steal))
+    printf("\nduring the run, other processes kept %.2f of %d cpus busy on average (hypervisor "
+           "steal %.2f)%s\n",
+           others, sysinfo_cpus(), steal,
+           others + steal > 0.1 ? ": the figures are lower and noisier than on an idle machine"
+                                : "");
+  bench_cpu_destroy(b);
+  if (!bench_csv_close(&csv, o.csv, rc == 0) && rc == 0)
+    rc = 1;
+  if (rc == 0 && o.csv)
+    printf("\nwrote %s\n", o.csv);
+  fprintf(stderr, "pscan bench: %s in %.1f s\n", rc == 0 ? "done" : "FAILED",
+          timing_now() - progress.start);
+  return rc;
+}

@@ -1,0 +1,92 @@
+/* The benchmark behind `pscan bench`: bench.c plans the sweep and reports it (table, CSV,
+ * progress); a backend file measures one point of it (bench_cpu.c; a CUDA one will follow). */
+#ifndef PSCAN_TOOL_BENCH_H
+#define PSCAN_TOOL_BENCH_H
+
+#include "cli.h"
+#include "pscan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum bench_impl {
+  IMPL_PSCAN,       /* the library, one row per algorithm */
+  IMPL_PLAIN_LOOP,  /* the obvious sequential loop (one thread) */
+  IMPL_MEMCPY,      /* memcpy, threads split evenly */
+  IMPL_STREAM_COPY, /* copy with non-temporal stores: the ceiling a scan chases */
+  IMPL_REDUCE       /* read-only reduction: the read half of the traffic alone */
+} bench_impl;
+
+typedef struct bench_result {
+  bench_impl impl;
+  pscan_algo algo; /* IMPL_PSCAN only */
+  pscan_dtype type;
+  size_t n;
+  int threads;
+  double seconds; /* median time of one call */
+  double bytes;   /* bytes read + written by one call */
+} bench_result;
+
+/* One point of the sweep. */
+typedef struct bench_point {
+  pscan_dtype type;
+  size_t n;
+  int threads;
+  int reps;
+  bool one_thread_impls; /* also measure those that always run on one thread (SEQUENTIAL, the
+                            plain loop): done once per (type, n), reported as threads = 1 */
+} bench_point;
+
+enum { BENCH_MAX_PER_POINT = 16 };
+
+/* "pscan decoupled-lookback", "memcpy", ... into buf; returns buf. */
+const char *bench_impl_label(const bench_result *r, char *buf, size_t len);
+
+/* Progress on stderr (bench.c): what is being done now at point p. */
+void bench_progress(const bench_point *p, const char *what);
+
+/* ---- Report (bench_report.c) ---- */
+
+/* The results of one (type, n): every implementation at every thread count. */
+typedef struct bench_group {
+  bench_result r[CLI_MAX_LIST * BENCH_MAX_PER_POINT];
+  int count;
+  bool others_known;
+  double others, steal; /* CPUs kept busy meanwhile by other processes and by the hypervisor */
+} bench_group;
+
+/* Prints the group as a table on stdout: rows by thread count, with Gelem/s, GB/s and the
+   fractions of the streaming copy and of memcpy at the same thread count. */
+void bench_print_group(const bench_group *g);
+
+/* The CSV goes to FILE.partial first and is renamed to FILE when the run is complete, so a failed
+   run never leaves a file that looks finished. */
+typedef struct bench_csv {
+  FILE *f;
+  char *partial;
+} bench_csv;
+/* Opens FILE.partial and writes the header; false after printing why. */
+bool bench_csv_open(bench_csv *c, const char *path);
+/* One row per result of g; machine names the machine in every row. */
+void bench_csv_group(FILE *f, const bench_group *g, const char *machine);
+/* Closes; when ok, renames to path (false after printing why if that fails), else removes the
+   partial file and returns false. A bench_csv never opened closes as ok. */
+bool bench_csv_close(bench_csv *c, const char *path, bool ok);
+
+/* ---- CPU backend (bench_cpu.c) ---- */
+
+typedef struct bench_cpu bench_cpu;
+
+/* Two buffers of max_bytes each, touched once so page faults stay out of the timings. NULL
+   after printing why on failure. */
+bench_cpu *bench_cpu_create(size_t max_bytes);
+void bench_cpu_destroy(bench_cpu *b);
+/* How many implementations bench_cpu_measure reports for p (at most BENCH_MAX_PER_POINT). */
+int bench_cpu_count(const bench_point *p);
+/* Measures every implementation at p; results in this order: the copies, the reduction, then
+   the scans. Writes bench_cpu_count(p) results to out and returns 0, or prints why and returns 1
+   (a scan failed or gave a wrong result). */
+int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out);
+
+#endif /* PSCAN_TOOL_BENCH_H */

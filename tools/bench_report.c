@@ -1,0 +1,160 @@
+/* The report of `pscan bench`: the table on stdout and the CSV file. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *bench_impl_label(const bench_result *r, char *buf, size_t len) {
+  switch (r->impl) {
+  case IMPL_PSCAN: snprintf(buf, len, "pscan %s", cli_algo_name(r->algo)); break;
+  case IMPL_PLAIN_LOOP: snprintf(buf, len, "plain loop"); break;
+  case IMPL_MEMCPY: snprintf(buf, len, "memcpy"); break;
+  case IMPL_STREAM_COPY: snprintf(buf, len, "streaming copy"); break;
+  case IMPL_REDUCE: snprintf(buf, len, "read-only reduction"); break;
+  }
+  return buf;
+}
+
+static const char *impl_csv_name(bench_impl i) {
+  static const char *const names[] = {[IMPL_PSCAN] = "pscan", [IMPL_PLAIN_LOOP] = "plain-loop",
+                                      [IMPL_MEMCPY] = "memcpy", [IMPL_STREAM_COPY] = "stream-copy",
+                                      [IMPL_REDUCE] = "reduce"};
+  return names[i];
+}
+
+/* ---- Reporting one (type, n) group: every thread count of it. ---- */
+
+/* r's speed as a fraction of impl's at the same type, n and threads; < 0 if not measured. */
+static double fraction_of(const bench_group *g, const bench_result *r, bench_impl impl) {
+  for (int i = 0; i < g->count; i++) {
+    const bench_result *c = &g->r[i];
+    if (c->impl == impl && c->threads == r->threads)
+      return c->seconds / r->seconds;
+  }
+  return -1;
+}
+
+static const char *percent(double f, char *buf, size_t len) {
+  if (f < 0)
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.0f%%", f * 100);
+  return buf;
+}
+
+/* Rows by thread count, then in measurement order (stable: insertion into a sorted list). */
+static void sort_rows(const bench_group *g, int *order) {
+  for (int i = 0; i < g->count; i++) {
+    int j = i;
+    for (; j > 0 && g->r[order[j - 1]].threads > g->r[i].threads; j--)
+      order[j] = order[j - 1];
+    order[j] = i;
+  }
+}
+
+void bench_print_group(const bench_group *g) {
+  static int order[CLI_MAX_LIST * BENCH_MAX_PER_POINT];
+  const bench_result *first = &g->r[0];
+  char count[32], size[32];
+  double bytes = (double)first->n * (double)pscan_dtype_size(first->type);
+  printf("\n%s, n = %s (%s in, as much out)", cli_dtype_name(first->type),
+         cli_format_count(first->n, count, sizeof count), cli_format_bytes(bytes, size, sizeof size));
+  if (g->others_known)
+    printf("; meanwhile other processes kept %.2f cpus busy%s", g->others + g->steal,
+           g->others + g->steal > 0.1 ? " (figures disturbed)" : "");
+  putchar('\n');
+  printf("  %-28s %7s %9s %9s %10s %10s\n", "implementation", "threads", "Gelem/s", "GB/s",
+         "of stream", "of memcpy");
+  sort_rows(g, order);
+  for (int i = 0; i < g->count; i++) {
+    const bench_result *r = &g->r[order[i]];
+    char label[64], fs[16], fm[16];
+    printf("  %-28s %7d %9.3f %9.2f %10s %10s\n", bench_impl_label(r, label, sizeof label),
+           r->threads, (double)r->n / r->seconds * 1e-9, r->bytes / r->seconds * 1e-9,
+           percent(fraction_of(g, r, IMPL_STREAM_COPY), fs, sizeof fs),
+           percent(fraction_of(g, r, IMPL_MEMCPY), fm, sizeof fm));
+  }
+  fflush(stdout);
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_fraction(FILE *f, double v) {
+  if (v >= 0)
+    fprintf(f, "%.4f", v);
+}
+
+void bench_csv_group(FILE *f, const bench_group *g, const char *machine) {
+  for (int i = 0; i < g->count; i++) {
+    const bench_result *r = &g->r[i];
+    fprintf(f, "%s,%s,%s,%d,%zu,%.9g,%.6g,%.6g,", impl_csv_name(r->impl),
+            r->impl == IMPL_PSCAN ? cli_algo_name(r->algo) : "", cli_dtype_name(r->type),
+            r->threads, r->n, r->seconds, (double)r->n / r->seconds * 1e-9,
+            r->bytes / r->seconds * 1e-9);
+    csv_fraction(f, fraction_of(g, r, IMPL_STREAM_COPY));
+    fputc(',', f);
+    csv_fraction(f, fraction_of(g, r, IMPL_MEMCPY));
+    fputc(',', f);
+    csv_field(f, machine);
+    fputc('\n', f);
+  }
+}
+
+/* The CSV goes to FILE.partial first and is renamed to FILE when the run is complete, so a failed
+   run never leaves a file that looks finished. */
+bool bench_csv_open(bench_csv *c, const char *path) {
+  size_t len = strlen(path) + sizeof ".partial";
+  c->partial = malloc(len);
+  if (!c->partial) {
+    cli_error("bench", "out of memory");
+    return false;
+  }
+  snprintf(c->partial, len, "%s.partial", path);
+  c->f = fopen(c->partial, "w");
+  if (!c->f) {
+    cli_error("bench", "cannot write %s: %s", c->partial, strerror(errno));
+    free(c->partial);
+    c->partial = NULL;
+    return false;
+  }
+  fputs("impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,frac_memcpy,"
+        "machine\n",
+        c->f);
+  return true;
+}
+
+/* Closes; on success renames to path, else removes the partial file. */
+bool bench_csv_close(bench_csv *c, const char *path, bool ok) {
+  if (!c->f)
+    return ok;
+  bool written = fflush(c->f) == 0 && !ferror(c->f);
+  written = fclose(c->f) == 0 && written;
+  if (ok && !written)
+    cli_error("bench", "error writing %s: %s", c->partial, strerror(errno));
+  if (ok && written && rename(c->partial, path) != 0) {
+    cli_error("bench", "cannot rename %s to %s: %s", c->partial, path, strerror(errno));
+    written = false;
+  }
+  if (!ok || !written)
+    remove(c->partial);
+  free(c->partial);
+  return ok && written;
+}
+
