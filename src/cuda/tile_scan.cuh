@@ -13,9 +13,10 @@
  * (bench/NOTES.md: holding a prefetched tile id made look-backs wait and cost 40%). */
 
 enum {
-  /* A batch holds 64 bytes of accumulators (16 items of 4 bytes, 8 of 8 bytes), at least 16
-     bytes of input, at most 32 items. */
-  NAME(ITEMS_A) = 64 / ACC_SIZE,
+  /* A batch holds at most 16 items and 64 bytes of accumulators (16 of 4 bytes, 8 of 8 bytes:
+     small types would otherwise need more registers than 5 blocks per SM leave), and at least 16
+     bytes of input. */
+  NAME(ITEMS_A) = 64 / ACC_SIZE > 16 ? 16 : 64 / ACC_SIZE,
   NAME(ITEMS_B) = 16 / sizeof(IN_T) > (unsigned)NAME(ITEMS_A) ? 16 / sizeof(IN_T) : NAME(ITEMS_A),
   NAME(ITEMS) = NAME(ITEMS_B) > 32 ? 32 : NAME(ITEMS_B),
   /* Batches per tile: up to PSCAN__THREAD_BYTES per thread (128: 32 KB tiles). A widening scan
