@@ -95,6 +95,9 @@ bool pscan__op_valid(int op);
 bool pscan__op_integer_only(pscan_op op);
 /* true when (in, out) is in PSCAN_SCAN_PAIRS */
 bool pscan__scan_pair_valid(pscan_dtype in, pscan_dtype out);
+/* True when the call's result depends on the order of combination (float SUM and PROD, and any
+   custom operator): only those need DETERMINISTIC's fixed order. */
+bool pscan__order_sensitive(const pscan__scan_call *c);
 /* Writes the identity of op in type t (at most 8 bytes) to dst. */
 void pscan__identity(pscan_dtype t, pscan_op op, void *dst);
 

@@ -78,6 +78,12 @@ const char *pscan_status_name(pscan_status s) {
   return "PSCAN_ERR_UNKNOWN";
 }
 
+bool pscan__order_sensitive(const pscan__scan_call *c) {
+  if (c->op == PSCAN__OP_CUSTOM)
+    return true;
+  return pscan__dtype_kind(c->out_type) == PSCAN__FLOAT && (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
+}
+
 /* The identity is stored through the element's own C type, so no representation is assumed. */
 #define STORE(ctype, value) do { ctype v_ = (value); memcpy(dst, &v_, sizeof v_); } while (0)
 #define INT_IDENTITY(ctype, minv, maxv)         \

@@ -102,13 +102,6 @@ static pscan_status ensure_work(pscan_ctx *ctx, cpu_state *st, size_t bytes) {
   return PSCAN_OK;
 }
 
-/* True when the result of this operator depends on the combination order. */
-static bool order_sensitive(const pscan__scan_call *c) {
-  if (c->op == PSCAN__OP_CUSTOM)
-    return true;
-  return pscan__dtype_kind(c->out_type) == PSCAN__FLOAT && (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
-}
-
 static size_t partition_size(const pscan_ctx *ctx, const pscan__scan_call *c) {
   if (ctx->params[PSCAN_PARAM_PARTITION_SIZE] > 0)
     return (size_t)ctx->params[PSCAN_PARAM_PARTITION_SIZE];
@@ -128,7 +121,7 @@ static int choose_algo(const pscan_ctx *ctx, const pscan__scan_call *c, size_t n
                        int *nthreads) {
   int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
   int threads = configured_threads(ctx);
-  bool fixed_order = ctx->params[PSCAN_PARAM_DETERMINISTIC] && order_sensitive(c);
+  bool fixed_order = ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c);
   if (algo == PSCAN_ALGO_AUTO) {
     size_t useful = c->n / AUTO_MIN_ELEMS_PER_THREAD;
     if (useful < (size_t)threads)
@@ -190,7 +183,7 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   job.nparts = (c->n - 1) / job.part + 1;
   int algo = choose_algo(ctx, c, job.nparts, &job.nthreads);
   job.chained = algo == PSCAN_ALGO_CHAINED ||
-                (ctx->params[PSCAN_PARAM_DETERMINISTIC] && order_sensitive(c));
+                (ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c));
 
   PSCAN__CHECK(layout_scratch(ctx, st, &job));
   if (algo == PSCAN_ALGO_SEQUENTIAL) {

@@ -4,25 +4,10 @@
 
 #include <string.h>
 
-#define PSCAN__CAT_(a, b) a##b
-#define PSCAN__CAT(a, b) PSCAN__CAT_(a, b)
+#include "../kernel_types.h"
+
 #define PSCAN__CAT4_(a, b, c, d) a##_##b##c##d
 #define PSCAN__CAT4(a, b, c, d) PSCAN__CAT4_(a, b, c, d)
-
-#define X(E, name, ctype, kind) typedef ctype PSCAN__CTYPE_##E;
-PSCAN_TYPES(X)
-#undef X
-
-/* Integer SUM/PROD wrap in an unsigned type at least as wide as int (floats never use it). */
-typedef uint32_t PSCAN__WRAP_I8, PSCAN__WRAP_I16, PSCAN__WRAP_I32;
-typedef uint32_t PSCAN__WRAP_U8, PSCAN__WRAP_U16, PSCAN__WRAP_U32;
-typedef uint64_t PSCAN__WRAP_I64, PSCAN__WRAP_U64;
-typedef double PSCAN__WRAP_F32, PSCAN__WRAP_F64;
-
-/* Tested with #if inside the template, so these are macros, not enumerators. */
-#define PSCAN__ISFLOAT_F32 1
-#define PSCAN__ISFLOAT_F64 1
-/* (every other type: an undefined name, which #if reads as 0) */
 
 #define PAIR_IN I8
 #define PAIR_OUT I8

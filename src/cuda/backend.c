@@ -313,10 +313,6 @@ static pscan_status scan_level(pscan_ctx *ctx, const plan *pl, const pscan__cuda
 
 /* Only float sums and products depend on the order of combination; every other result is the
    same whichever way the look-back folds, so deterministic mode only slows those. */
-static bool order_sensitive(const pscan__scan_call *c) {
-  return pscan__dtype_kind(c->out_type) == PSCAN__FLOAT && (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
-}
-
 static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   cuda_state *st = ctx->impl;
   if (c->op == PSCAN__OP_CUSTOM)
@@ -330,7 +326,7 @@ static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   PSCAN__CHECK(use_device(ctx, st));
   plan pl = {.call = c, .op = c->op, .algo = (int)ctx->params[PSCAN_PARAM_ALGO],
              .block_algo = (int)ctx->params[PSCAN_PARAM_BLOCK_ALGO],
-             .deterministic = (int)ctx->params[PSCAN_PARAM_DETERMINISTIC] && order_sensitive(c),
+             .deterministic = (int)ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c),
              .start_bits = internal_identity(c->out_type, c->op)};
   if (pl.block_algo == PSCAN_BLOCK_AUTO)
     pl.block_algo = PSCAN_BLOCK_WARP_SCANS;

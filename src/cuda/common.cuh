@@ -7,36 +7,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../lists.h"
+#include "../kernel_types.h"
 #include "launch.h"
 #include "pscan.h"
 
-#define PSCAN__CAT_(a, b) a##b
-#define PSCAN__CAT(a, b) PSCAN__CAT_(a, b)
 #define PSCAN__NAME5_(f, a, b, c) f##_##a##_##b##_##c
 #define PSCAN__NAME5(f, a, b, c) PSCAN__NAME5_(f, a, b, c)
-
-#define X(E, name, ctype, kind) typedef ctype PSCAN__CTYPE_##E;
-PSCAN_TYPES(X)
-#undef X
-/* Integer SUM/PROD wrap in an unsigned type at least as wide as int. */
-typedef uint32_t PSCAN__WRAP_I8, PSCAN__WRAP_I16, PSCAN__WRAP_I32;
-typedef uint32_t PSCAN__WRAP_U8, PSCAN__WRAP_U16, PSCAN__WRAP_U32;
-typedef unsigned long long PSCAN__WRAP_I64, PSCAN__WRAP_U64;
-typedef double PSCAN__WRAP_F32, PSCAN__WRAP_F64;
-/* Used by #if in the templates. */
-#define PSCAN__ISFLOAT_F32 1
-#define PSCAN__ISFLOAT_F64 1
-#define PSCAN__SIZE_I8 1
-#define PSCAN__SIZE_U8 1
-#define PSCAN__SIZE_I16 2
-#define PSCAN__SIZE_U16 2
-#define PSCAN__SIZE_I32 4
-#define PSCAN__SIZE_U32 4
-#define PSCAN__SIZE_F32 4
-#define PSCAN__SIZE_I64 8
-#define PSCAN__SIZE_U64 8
-#define PSCAN__SIZE_F64 8
 
 #define PSCAN__THREADS 256
 /* Tuning knobs (bench/NOTES.md): bytes of a tile per thread, and the register bound. */
