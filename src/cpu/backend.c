@@ -182,6 +182,7 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   job.part = partition_size(ctx, c);
   job.nparts = (c->n - 1) / job.part + 1;
   int algo = choose_algo(ctx, c, job.nparts, &job.nthreads);
+  job.oversubscribed = job.nthreads > pscan__cpu_hardware_threads();
   job.chained = algo == PSCAN_ALGO_CHAINED ||
                 (ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c));
 

@@ -56,8 +56,9 @@ int pscan__pool_threads(const pscan__pool *pool);
 void pscan__pool_run(pscan__pool *pool, pscan__task_fn fn, void *arg, int nthreads);
 
 /* One step of a wait loop that makes progress whatever the scheduler does: spin with a pause
-   first, then yield the core, then sleep briefly. *spins counts the steps taken so far. */
-void pscan__backoff(unsigned *spins);
+   first, then yield the core, then (only if may_sleep: more threads than cores) sleep briefly.
+   *spins counts the steps taken so far. */
+void pscan__backoff(unsigned *spins, bool may_sleep);
 
 /* ---- One parallel scan (backend.c fills it, the strategies run it) ---- */
 
@@ -72,6 +73,7 @@ typedef struct pscan__cpu_job {
   int exclusive;
   int chained;      /* look back only to the predecessor's inclusive prefix: fixed order */
   int nthreads;
+  bool oversubscribed; /* more threads than cores: waits may sleep */
   /* Partition descriptors: nparts slots of desc_stride bytes, each an atomic status word
      followed by the aggregate and the inclusive prefix (acc_size bytes each). */
   char *desc;

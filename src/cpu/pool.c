@@ -24,16 +24,17 @@
 #define CPU_PAUSE() ((void)0)
 #endif
 
-/* Sleeps stay short: a waiter notices its predecessor at most MAX_SLEEP_US late, which matters
-   for CHAINED, where every partition hands its prefix to the next (longer sleeps were seen to
-   stall a 16-thread chain; bench/NOTES.md). */
+/* Sleeping only helps when threads outnumber cores (the thread being waited for needs the
+   core). Otherwise a sleeping waiter notices its predecessor a timer tick late (~50 us with the
+   default timer slack), and in a chain of hand-offs (CHAINED) every waiter then sleeps: a 16-thread
+   chain was seen stuck at a tenth of its speed that way (bench/NOTES.md). */
 enum { SPIN_STEPS = 256, YIELD_STEPS = 512, MAX_SLEEP_US = 20 };
 
-void pscan__backoff(unsigned *spins) {
+void pscan__backoff(unsigned *spins, bool may_sleep) {
   unsigned s = (*spins)++;
   if (s < SPIN_STEPS) {
     CPU_PAUSE();
-  } else if (s < SPIN_STEPS + YIELD_STEPS) {
+  } else if (s < SPIN_STEPS + YIELD_STEPS || !may_sleep) {
     sched_yield();
   } else {
     unsigned us = (s - (SPIN_STEPS + YIELD_STEPS)) / 8 + 1;
@@ -74,7 +75,7 @@ static uint64_t wait_generation(struct pscan__pool *p, uint64_t seen) {
       pthread_mutex_unlock(&p->lock);
       return g;
     }
-    pscan__backoff(&spins);
+    pscan__backoff(&spins, true); /* parks on a condition variable first */
   }
   return g;
 }
@@ -123,7 +124,7 @@ static void dispatch(struct pscan__pool *p, pscan__task_fn fn, void *arg, int nt
       pthread_mutex_unlock(&p->lock);
       break;
     }
-    pscan__backoff(&spins);
+    pscan__backoff(&spins, true); /* parks on a condition variable first */
   }
 }
 

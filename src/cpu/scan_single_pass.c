@@ -46,7 +46,7 @@ static int wait_status(const pscan__cpu_job *job, size_t k, int min_state) {
     uint64_t w = atomic_load_explicit(status_word(job, k), memory_order_acquire);
     if (w >> 2 == job->epoch && (int)(w & 3) >= min_state)
       return (int)(w & 3);
-    pscan__backoff(&spins);
+    pscan__backoff(&spins, job->oversubscribed);
   }
 }
 
