@@ -5,5 +5,6 @@
 
 int cmd_selfcheck(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif /* PSCAN_TOOL_COMMANDS_H */

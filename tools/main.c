@@ -18,6 +18,7 @@ typedef struct command {
 static const command commands[] = {
     {"selfcheck", "check every CPU algorithm against plain loops", cmd_selfcheck},
     {"bench", "measure scans against memcpy and a streaming copy", cmd_bench},
+    {"trace", "show a textbook scan algorithm step by step on a few values", cmd_trace},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
@@ -38,6 +39,7 @@ static void print_help(void) {
          "'pscan COMMAND --help' explains a command. Examples:\n"
          "  pscan                                   self-check, then a quick benchmark\n"
          "  pscan bench --sizes 2^20,2^26 --threads 1,2 --types i32,f64 --csv out.csv\n"
+         "  pscan trace --algo blelloch --exclusive 3 1 7 0 4 1 6 3\n"
          "\n"
          "Exit status: 0 success, 1 a check or the work failed, 2 a usage error.\n");
 }
