@@ -207,8 +207,8 @@ PSCAN_API pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *o
 
 /* ---------------------------------------------------------------------------------------------
  * Compaction and segmented operations
- * Not implemented yet in this version: every function below validates its arguments and then
- * answers PSCAN_ERR_UNSUPPORTED.
+ * Implemented on the CPU backend; the CUDA backend validates the arguments and then answers
+ * PSCAN_ERR_UNSUPPORTED (not implemented there yet).
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum pscan_cmp { PSCAN_LT, PSCAN_LE, PSCAN_GT, PSCAN_GE, PSCAN_EQ, PSCAN_NE } pscan_cmp;

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define FAIL(ctx, status, ...) pscan__fail((ctx), (status), __VA_ARGS__)
 
@@ -37,8 +38,19 @@ static pscan_status check_op(pscan_ctx *ctx, const char *fn, int op, pscan_dtype
 
 /* Checks common to every call that reads in[0..n) and writes out[0..n): pointers, sizes,
    aliasing (out == in with equal element sizes is the in-place case) and memory kind. */
+/* The kernels access typed buffers as arrays of their C type (so do the GPU's), which needs the
+   type's alignment; an unaligned pointer is refused rather than read wrongly or faulting. */
+static pscan_status check_aligned(pscan_ctx *ctx, const char *fn, const char *what, const void *p,
+                                  size_t size) {
+  if (p && size > 1 && (uintptr_t)p % size != 0)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                "%s: %s (%p) is not aligned to its element size of %zu bytes", fn, what, p, size);
+  return PSCAN_OK;
+}
+
+/* typed: in and out hold elements of a pscan_dtype (alignment checked), not opaque bytes. */
 static pscan_status check_buffers(pscan_ctx *ctx, const char *fn, const void *in, size_t in_size,
-                                  const void *out, size_t out_size, size_t n) {
+                                  const void *out, size_t out_size, size_t n, bool typed) {
   size_t in_bytes = 0, out_bytes = 0;
   PSCAN__CHECK(byte_size(ctx, fn, n, in_size, &in_bytes));
   PSCAN__CHECK(byte_size(ctx, fn, n, out_size, &out_bytes));
@@ -46,6 +58,10 @@ static pscan_status check_buffers(pscan_ctx *ctx, const char *fn, const void *in
     return PSCAN_OK;
   if (!in || !out)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, in ? "out" : "in");
+  if (typed) {
+    PSCAN__CHECK(check_aligned(ctx, fn, "in", in, in_size));
+    PSCAN__CHECK(check_aligned(ctx, fn, "out", out, out_size));
+  }
   bool in_place = in == out && in_size == out_size;
   if (!in_place && ranges_overlap(in, in_bytes, out, out_bytes))
     return FAIL(ctx, PSCAN_ERR_OVERLAP,
@@ -77,7 +93,8 @@ pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
       .in = a->in, .out = a->out, .n = a->n, .in_type = a->in_type, .out_type = a->out_type,
       .op = (int)a->op, .exclusive = a->exclusive, .init = a->init,
       .in_size = pscan_dtype_size(a->in_type), .out_size = pscan_dtype_size(a->out_type)};
-  PSCAN__CHECK(check_buffers(ctx, fn, call.in, call.in_size, call.out, call.out_size, call.n));
+  PSCAN__CHECK(
+      check_buffers(ctx, fn, call.in, call.in_size, call.out, call.out_size, call.n, true));
   if (call.n == 0)
     return PSCAN_OK;
   return ctx->backend->scan(ctx, &call);
@@ -112,7 +129,7 @@ pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *out, size_t
   if (exclusive && !init)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
                 "%s: an exclusive scan with a custom operator needs init", fn);
-  PSCAN__CHECK(check_buffers(ctx, fn, in, elem_size, out, elem_size, n));
+  PSCAN__CHECK(check_buffers(ctx, fn, in, elem_size, out, elem_size, n, false));
   if (n == 0)
     return PSCAN_OK;
   pscan__scan_call call = {.in = in, .out = out, .n = n, .op = PSCAN__OP_CUSTOM,
@@ -121,11 +138,19 @@ pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *out, size_t
   return ctx->backend->scan(ctx, &call);
 }
 
-/* ---- Compaction: validated here; no backend implements it yet. ---- */
+/* ---- Compaction and segmented scan: validated here, run on backends that offer them (the CPU
+   backend). ---- */
 
-static pscan_status not_yet(pscan_ctx *ctx, const char *fn) {
-  return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: not implemented yet in pscan %s", fn,
-              pscan_version_string());
+/* Hands a validated compaction request to the backend; n == 0 selects nothing. */
+static pscan_status run_compact(pscan_ctx *ctx, const char *fn, const pscan__compact_call *call) {
+  if (!ctx->backend->compact)
+    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend does not offer compaction", fn,
+                ctx->backend->name);
+  if (call->n == 0) {
+    *call->num_selected = 0;
+    return PSCAN_OK;
+  }
+  return ctx->backend->compact(ctx, call);
 }
 
 static pscan_status check_compaction(pscan_ctx *ctx, const char *fn, const void *in, void *out,
@@ -134,7 +159,7 @@ static pscan_status check_compaction(pscan_ctx *ctx, const char *fn, const void 
     return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
   PSCAN__CHECK(check_dtype(ctx, fn, "type", type));
   size_t size = pscan_dtype_size((pscan_dtype)type);
-  PSCAN__CHECK(check_buffers(ctx, fn, in, size, out, size, n));
+  PSCAN__CHECK(check_buffers(ctx, fn, in, size, out, size, n, true));
   if (!count)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: count pointer is NULL", fn);
   return PSCAN_OK;
@@ -153,7 +178,13 @@ pscan_status pscan_select_if(pscan_ctx *ctx, const void *in, void *out, size_t n
   static const char fn[] = "pscan_select_if";
   PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
   PSCAN__CHECK(check_cmp(ctx, fn, (int)cmp, value));
-  return not_yet(ctx, fn);
+  /* The value is read once, here: it may lie inside out, which the call overwrites. */
+  uint64_t value_copy = 0;
+  memcpy(&value_copy, value, pscan_dtype_size(type));
+  pscan__compact_call call = {.kind = PSCAN__COMPACT_SELECT_IF, .in = in, .out = out, .n = n,
+                              .type = type, .size = pscan_dtype_size(type), .cmp = cmp,
+                              .value = &value_copy, .num_selected = num_selected};
+  return run_compact(ctx, fn, &call);
 }
 
 pscan_status pscan_select_flagged(pscan_ctx *ctx, const void *in, const uint8_t *flags, void *out,
@@ -162,7 +193,16 @@ pscan_status pscan_select_flagged(pscan_ctx *ctx, const void *in, const uint8_t 
   PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
   if (n && !flags)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: flags is NULL", fn);
-  return not_yet(ctx, fn);
+  /* flags are read while out is written (in place, out also holds in): they must not share a
+     byte with out. */
+  if (n && ranges_overlap(flags, n, out, n * pscan_dtype_size(type)))
+    return FAIL(ctx, PSCAN_ERR_OVERLAP, "%s: flags and out overlap", fn);
+  if (n && ctx->backend->check_memory)
+    PSCAN__CHECK(ctx->backend->check_memory(ctx, flags, "flags"));
+  pscan__compact_call call = {.kind = PSCAN__COMPACT_SELECT_FLAGGED, .in = in, .flags = flags,
+                              .out = out, .n = n, .type = type, .size = pscan_dtype_size(type),
+                              .num_selected = num_selected};
+  return run_compact(ctx, fn, &call);
 }
 
 pscan_status pscan_partition_if(pscan_ctx *ctx, const void *in, void *out, size_t n,
@@ -171,14 +211,25 @@ pscan_status pscan_partition_if(pscan_ctx *ctx, const void *in, void *out, size_
   static const char fn[] = "pscan_partition_if";
   PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
   PSCAN__CHECK(check_cmp(ctx, fn, (int)cmp, value));
-  return not_yet(ctx, fn);
+  if (n && in == out) /* API.md allows in place only for the select family and unique */
+    return FAIL(ctx, PSCAN_ERR_OVERLAP, "%s: out == in; partition_if does not run in place", fn);
+  /* The value is read once, here: it may lie inside out, which the call overwrites. */
+  uint64_t value_copy = 0;
+  memcpy(&value_copy, value, pscan_dtype_size(type));
+  pscan__compact_call call = {.kind = PSCAN__COMPACT_PARTITION_IF, .in = in, .out = out, .n = n,
+                              .type = type, .size = pscan_dtype_size(type), .cmp = cmp,
+                              .value = &value_copy, .num_selected = num_selected};
+  return run_compact(ctx, fn, &call);
 }
 
 pscan_status pscan_unique(pscan_ctx *ctx, const void *in, void *out, size_t n, pscan_dtype type,
                           size_t *num_unique) {
   static const char fn[] = "pscan_unique";
   PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_unique));
-  return not_yet(ctx, fn);
+  pscan__compact_call call = {.kind = PSCAN__COMPACT_UNIQUE, .in = in, .out = out, .n = n,
+                              .type = type, .size = pscan_dtype_size(type),
+                              .num_selected = num_unique};
+  return run_compact(ctx, fn, &call);
 }
 
 pscan_status pscan_run_length_encode(pscan_ctx *ctx, const void *in, void *unique_out,
@@ -188,7 +239,21 @@ pscan_status pscan_run_length_encode(pscan_ctx *ctx, const void *in, void *uniqu
   PSCAN__CHECK(check_compaction(ctx, fn, in, unique_out, n, (int)type, num_runs));
   if (n && !counts_out)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: counts_out is NULL", fn);
-  return not_yet(ctx, fn);
+  if (n)
+    PSCAN__CHECK(check_aligned(ctx, fn, "counts_out", counts_out, sizeof(uint64_t)));
+  if (n) {
+    size_t size = pscan_dtype_size(type), count_bytes = 0;
+    PSCAN__CHECK(byte_size(ctx, fn, n, sizeof(uint64_t), &count_bytes));
+    if (ranges_overlap(counts_out, count_bytes, in, n * size) ||
+        ranges_overlap(counts_out, count_bytes, unique_out, n * size))
+      return FAIL(ctx, PSCAN_ERR_OVERLAP, "%s: counts_out overlaps in or unique_out", fn);
+    if (ctx->backend->check_memory)
+      PSCAN__CHECK(ctx->backend->check_memory(ctx, counts_out, "counts_out"));
+  }
+  pscan__compact_call call = {.kind = PSCAN__COMPACT_RUN_LENGTH, .in = in, .out = unique_out,
+                              .n = n, .type = type, .size = pscan_dtype_size(type),
+                              .counts_out = counts_out, .num_selected = num_runs};
+  return run_compact(ctx, fn, &call);
 }
 
 pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtype key_type,
@@ -198,21 +263,61 @@ pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtyp
   PSCAN__CHECK(check_compaction(ctx, fn, keys_in, keys_out, n, (int)key_type, num_runs));
   PSCAN__CHECK(check_compaction(ctx, fn, vals_in, vals_out, n, (int)val_type, num_runs));
   PSCAN__CHECK(check_op(ctx, fn, (int)op, val_type));
-  return not_yet(ctx, fn);
+  if (n) {
+    /* Not in place (API.md): the values are read again after the look-back. No output may
+       share a byte with an input or with the other output. */
+    size_t kb = n * pscan_dtype_size(key_type), vb = n * pscan_dtype_size(val_type);
+    if (ranges_overlap(keys_out, kb, keys_in, kb) || ranges_overlap(keys_out, kb, vals_in, vb) ||
+        ranges_overlap(vals_out, vb, keys_in, kb) || ranges_overlap(vals_out, vb, vals_in, vb) ||
+        ranges_overlap(keys_out, kb, vals_out, vb))
+      return FAIL(ctx, PSCAN_ERR_OVERLAP,
+                  "%s: keys_out or vals_out overlaps an input or the other output", fn);
+  }
+  pscan__compact_call call = {.kind = PSCAN__COMPACT_REDUCE_BY_KEY, .in = keys_in, .out = keys_out,
+                              .n = n, .type = key_type, .size = pscan_dtype_size(key_type),
+                              .vals_in = vals_in, .vals_out = vals_out, .val_type = val_type,
+                              .val_size = pscan_dtype_size(val_type), .op = op,
+                              .num_selected = num_runs};
+  return run_compact(ctx, fn, &call);
 }
 
 pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dtype key_type,
                                const void *in, void *out, size_t n, pscan_dtype val_type,
                                pscan_op op, int exclusive, const void *init) {
   static const char fn[] = "pscan_scan_by_key";
-  (void)exclusive;
-  (void)init;
   if (!ctx)
     return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
   PSCAN__CHECK(check_dtype(ctx, fn, "key_type", (int)key_type));
   if (n && !keys)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: keys is NULL", fn);
+  if (n)
+    PSCAN__CHECK(check_aligned(ctx, fn, "keys", keys, pscan_dtype_size(key_type)));
   PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)val_type, &n));
   PSCAN__CHECK(check_op(ctx, fn, (int)op, val_type));
-  return not_yet(ctx, fn);
+  if (exclusive != 0 && exclusive != 1)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
+                exclusive);
+  if (n) {
+    /* out == in is an in-place scan (each partition writes only its own range, which it reads
+       itself); keys are read by every partition while out is written, so they may not overlap. */
+    if (ranges_overlap(keys, n * pscan_dtype_size(key_type), out, n * pscan_dtype_size(val_type)))
+      return FAIL(ctx, PSCAN_ERR_OVERLAP, "%s: keys and out overlap", fn);
+    if (ctx->backend->check_memory)
+      PSCAN__CHECK(ctx->backend->check_memory(ctx, keys, "keys"));
+  }
+  if (!ctx->backend->compact)
+    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend does not offer compaction", fn,
+                ctx->backend->name);
+  if (n == 0)
+    return PSCAN_OK;
+  /* init is read once, here (it may lie inside out). */
+  uint64_t init_copy = 0;
+  if (init)
+    memcpy(&init_copy, init, pscan_dtype_size(val_type));
+  pscan__compact_call call = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .in = keys, .n = n,
+                              .type = key_type, .size = pscan_dtype_size(key_type),
+                              .vals_in = in, .vals_out = out, .val_type = val_type,
+                              .val_size = pscan_dtype_size(val_type), .op = op,
+                              .exclusive = exclusive, .init = init ? &init_copy : NULL};
+  return ctx->backend->compact(ctx, &call);
 }

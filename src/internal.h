@@ -27,6 +27,42 @@ typedef struct pscan__scan_call {
   void *user;
 } pscan__scan_call;
 
+/* One validated compaction request (pscan_select_if, pscan_select_flagged, pscan_partition_if,
+   pscan_unique, pscan_run_length_encode, pscan_reduce_by_key). n >= 1; out == in allowed for
+   all but PARTITION_IF and REDUCE_BY_KEY;
+   flags (SELECT_FLAGGED) and counts_out (RUN_LENGTH) overlap neither in nor out. */
+typedef enum {
+  PSCAN__COMPACT_SELECT_IF,
+  PSCAN__COMPACT_SELECT_FLAGGED,
+  PSCAN__COMPACT_PARTITION_IF,
+  PSCAN__COMPACT_UNIQUE,
+  PSCAN__COMPACT_RUN_LENGTH,
+  PSCAN__COMPACT_REDUCE_BY_KEY, /* in, out, type, size: the keys; no aliasing at all */
+  PSCAN__COMPACT_SCAN_BY_KEY    /* in, type, size: the keys; out unused; vals_out may be vals_in;
+                                   num_selected NULL */
+} pscan__compact_kind;
+
+typedef struct pscan__compact_call {
+  pscan__compact_kind kind;
+  const void *in;
+  const uint8_t *flags; /* SELECT_FLAGGED only */
+  void *out;
+  size_t n;
+  pscan_dtype type;
+  size_t size;          /* bytes per element */
+  pscan_cmp cmp;        /* SELECT_IF and PARTITION_IF */
+  const void *value;    /* one element of type, the right-hand side of cmp */
+  uint64_t *counts_out;  /* RUN_LENGTH only */
+  const void *vals_in;   /* REDUCE_BY_KEY only: the values, their type and size, the op */
+  void *vals_out;
+  pscan_dtype val_type;
+  size_t val_size;
+  pscan_op op;
+  int exclusive;         /* SCAN_BY_KEY only, with init (NULL: none; else one value) */
+  const void *init;
+  size_t *num_selected;  /* written only on success (num_unique, num_runs) */
+} pscan__compact_call;
+
 /* A backend: what api.c calls once the arguments are known to be valid. */
 typedef struct pscan__backend {
   const char *name;
@@ -40,6 +76,8 @@ typedef struct pscan__backend {
   /* PSCAN_ERR_WRONG_MEMORY if p is not memory this backend can use; NULL entry: no check. */
   pscan_status (*check_memory)(pscan_ctx *ctx, const void *p, const char *what);
   pscan_status (*scan)(pscan_ctx *ctx, const pscan__scan_call *call);
+  /* NULL: the backend does not offer compaction (api.c answers PSCAN_ERR_UNSUPPORTED). */
+  pscan_status (*compact)(pscan_ctx *ctx, const pscan__compact_call *call);
 } pscan__backend;
 
 extern const pscan__backend pscan__cpu_backend;

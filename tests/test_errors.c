@@ -318,7 +318,8 @@ static void test_empty(void) {
   CHECK(test_is_poisoned(out, sizeof out), "a scan of 0 elements wrote to out");
 }
 
-/* ---- compaction: validated, then not implemented yet ---- */
+/* ---- compaction: validated, then run on the CPU backend (tests/test_compact.c checks the
+   results) ---- */
 
 static void test_compaction(void) {
   const int32_t v = 3;
@@ -327,17 +328,23 @@ static void test_compaction(void) {
   static int32_t keys_out[N];
   for (size_t i = 0; i < N; i++)
     flags[i] = (uint8_t)(i % 3 == 0);
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, PSCAN_LT, &v, &count));
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_select_flagged(ctx, in, flags, out, N, PSCAN_I32, &count));
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_partition_if(ctx, in, out, N, PSCAN_I32, PSCAN_GE, &v, &count));
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_unique(ctx, in, out, N, PSCAN_I32, &count));
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_run_length_encode(ctx, in, out, counts, N, PSCAN_I32, &count));
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx,
-         pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_I32, keys_out, out, N, PSCAN_SUM, &count));
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx,
-         pscan_scan_by_key(ctx, in, PSCAN_I32, in, out, N, PSCAN_I32, PSCAN_SUM, 0, NULL));
-  REFUSE(PSCAN_ERR_UNSUPPORTED, ctx, pscan_select_if(ctx, NULL, NULL, 0, PSCAN_I32, PSCAN_LT, &v, &count));
-  /* A NULL count, and the other invalid arguments, before "unsupported". */
+  CHECK_STATUS(pscan_select_if(ctx, in, out, N, PSCAN_I32, PSCAN_LT, &v, &count), PSCAN_OK);
+  CHECK_STATUS(pscan_select_flagged(ctx, in, flags, out, N, PSCAN_I32, &count), PSCAN_OK);
+  CHECK_STATUS(pscan_partition_if(ctx, in, out, N, PSCAN_I32, PSCAN_GE, &v, &count), PSCAN_OK);
+  REFUSE(PSCAN_ERR_OVERLAP, ctx, pscan_partition_if(ctx, in, (void *)in, N, PSCAN_I32, PSCAN_GE, &v, &count));
+  REFUSE(PSCAN_ERR_OVERLAP, ctx, pscan_select_flagged(ctx, in, (const uint8_t *)out + 1, out, N, PSCAN_I32, &count));
+  CHECK_STATUS(pscan_unique(ctx, in, out, N, PSCAN_I32, &count), PSCAN_OK);
+  CHECK_STATUS(pscan_run_length_encode(ctx, in, out, counts, N, PSCAN_I32, &count), PSCAN_OK);
+  CHECK_STATUS(pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_I32, keys_out, out, N, PSCAN_SUM, &count),
+               PSCAN_OK);
+  CHECK_STATUS(pscan_scan_by_key(ctx, in, PSCAN_I32, in, out, N, PSCAN_I32, PSCAN_SUM, 0, NULL),
+               PSCAN_OK);
+  CHECK_STATUS(pscan_scan_by_key(ctx, NULL, PSCAN_I32, NULL, NULL, 0, PSCAN_I32, PSCAN_SUM, 0, NULL),
+               PSCAN_OK);
+  count = 7;
+  CHECK_STATUS(pscan_select_if(ctx, NULL, NULL, 0, PSCAN_I32, PSCAN_LT, &v, &count), PSCAN_OK);
+  CHECK(count == 0, "select_if of 0 elements: count %zu", count);
+  /* A NULL count, and the other invalid arguments. */
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, PSCAN_LT, &v, NULL));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_flagged(ctx, in, flags, out, N, PSCAN_I32, NULL));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_partition_if(ctx, in, out, N, PSCAN_I32, PSCAN_GE, &v, NULL));
@@ -434,6 +441,30 @@ static void test_names(void) {
         "pscan_version_string() = \"%s\", expected \"%s (cpu...)\"", v ? v : "(null)", version);
 }
 
+/* Typed buffers must be aligned to their element size (the kernels access them as C arrays);
+   custom operators take any address. */
+static void test_alignment(void) {
+  static int64_t wide[N + 2];
+  char *in_bytes = (char *)in, *out_bytes = (char *)out;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_inclusive_scan(ctx, in_bytes + 1, out, N - 1, PSCAN_I32, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_inclusive_scan(ctx, in, out_bytes + 2, N - 1, PSCAN_I32, PSCAN_SUM));
+  pscan_scan_args a = {.in = in, .in_type = PSCAN_I32, .out = (char *)wide + 4,
+                       .out_type = PSCAN_I64, .n = N, .op = PSCAN_SUM};
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
+  int32_t value = 0;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_select_if(ctx, in_bytes + 1, out, N - 1, PSCAN_I32, PSCAN_LT, &value, &count));
+  /* u8 has no alignment to respect; a custom operator neither. */
+  poison_outputs();
+  CHECK_STATUS(pscan_inclusive_scan(ctx, in_bytes + 1, out_bytes + 1, 7, PSCAN_U8, PSCAN_SUM),
+               PSCAN_OK);
+  CHECK_STATUS(pscan_scan_custom(ctx, in_bytes + 1, out_bytes + 1, N - 1, 4, combine_i32, NULL, 0,
+                                 NULL),
+               PSCAN_OK);
+}
+
 int main(void) {
   uint64_t seed = test_init("test_errors");
   test_rng rng = {seed};
@@ -451,6 +482,7 @@ int main(void) {
   test_overlap();
   test_empty();
   test_compaction();
+  test_alignment();
   test_last_error();
   test_names();
 

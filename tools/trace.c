@@ -309,7 +309,7 @@ static void hierarchical(trace_ctx *t, int64_t *x, int n, int part) {
       edge(t, src, last, EDGE_COMBINE);
     }
     t->depth++;
-    char label[48];
+    char label[96];
     snprintf(label, sizeof label, "step %ld: phase 2 S d=%d", t->depth, d);
     trace_edge keep[MAXEDGES];
     int nkeep = t->npending;
@@ -436,7 +436,7 @@ static void decoupled_lookback(trace_ctx *t, int64_t *x, int n, int part) {
       printf("    %-9d %-4c %10s %10s   %s\n", q, flag, a, pr,
              q >= 1 && s >= q + 1 ? readtxt[q] : "-");
     }
-    char label[48];
+    char label[96];
     snprintf(label, sizeof label, "step %d output", s);
     row_set(t, label, x, set, n);
   }

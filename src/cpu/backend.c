@@ -147,12 +147,15 @@ static pscan_status size_mad(pscan_ctx *ctx, size_t a, size_t b, size_t c, size_
 }
 
 /* Scratch: partition descriptors (status word + 2 accumulators, on their own cache lines), then
-   per-thread slots of 4 accumulators. */
-static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job *job) {
+   per-thread slots of 4 accumulators followed by extra_per_thread bytes (pscan__thread_extra). */
+static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job *job,
+                                   size_t extra_per_thread) {
   size_t acc = job->op->acc_size, desc_bytes = 0, total = 0;
   PSCAN__CHECK(size_mad(ctx, 2, acc, sizeof(uint64_t) + 63, &job->desc_stride));
   PSCAN__CHECK(size_mad(ctx, 4, acc, 63, &job->scratch_stride));
   job->desc_stride &= ~(size_t)63;
+  job->scratch_stride &= ~(size_t)63;
+  PSCAN__CHECK(size_mad(ctx, 1, extra_per_thread, job->scratch_stride + 63, &job->scratch_stride));
   job->scratch_stride &= ~(size_t)63;
   PSCAN__CHECK(size_mad(ctx, job->nparts, job->desc_stride, 0, &desc_bytes));
   PSCAN__CHECK(size_mad(ctx, (size_t)job->nthreads, job->scratch_stride, desc_bytes, &total));
@@ -186,7 +189,7 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   job.chained = algo == PSCAN_ALGO_CHAINED ||
                 (ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c));
 
-  PSCAN__CHECK(layout_scratch(ctx, st, &job));
+  PSCAN__CHECK(layout_scratch(ctx, st, &job, 0));
   if (algo == PSCAN_ALGO_SEQUENTIAL) {
     (c->exclusive ? op->scan_excl : op->scan_incl)(op, c->in, c->out, c->n, c->init, job.scratch);
     return PSCAN_OK;
@@ -201,6 +204,64 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   return PSCAN_OK;
 }
 
+/* Compaction: one single-pass strategy (compact.c). ALGO picks the thread count and the look-back:
+   AUTO (one thread below AUTO_SEQUENTIAL_BELOW elements, at most one per
+   AUTO_MIN_ELEMS_PER_THREAD), SEQUENTIAL (one thread), CHAINED (look-back of one), any other
+   (decoupled look-back on all configured threads). */
+static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
+  cpu_state *st = ctx->impl;
+  pscan__cpu_compact_op op;
+  pscan__cpu_count_op(&op, c);
+  if (c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY) {
+    op.value = pscan__cpu_builtin_op(c->val_type, c->val_type, c->op);
+    if (!op.value)
+      return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s %s",
+                         pscan__dtype_name(c->val_type), pscan__op_name(c->op));
+  }
+  pscan__cpu_job job = {.op = &op.base, .in = c->in, .out = c->out, .n = c->n};
+  /* The default: 64 KiB of per-thread buffer (items, and run heads' positions for run-length
+     encoding), which stays in cache with the input it was gathered from. The buffer holds a
+     whole partition, so a partition longer than the input is cut to the input. */
+  if (ctx->params[PSCAN_PARAM_PARTITION_SIZE] > 0)
+    job.part = (size_t)ctx->params[PSCAN_PARAM_PARTITION_SIZE];
+  else
+    job.part = AUTO_PARTITION_BYTES /
+               (c->size + (c->kind == PSCAN__COMPACT_RUN_LENGTH ||
+                                   c->kind == PSCAN__COMPACT_REDUCE_BY_KEY ||
+                                   c->kind == PSCAN__COMPACT_SCAN_BY_KEY
+                               ? sizeof(size_t)
+                               : 0));
+  if (job.part > c->n)
+    job.part = c->n;
+  job.nparts = (c->n - 1) / job.part + 1;
+  int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
+  int threads = configured_threads(ctx);
+  if (algo == PSCAN_ALGO_AUTO) {
+    size_t useful = c->n / AUTO_MIN_ELEMS_PER_THREAD;
+    if (c->n < AUTO_SEQUENTIAL_BELOW || useful < 1)
+      threads = 1;
+    else if (useful < (size_t)threads)
+      threads = (int)useful;
+  } else if (algo == PSCAN_ALGO_SEQUENTIAL) {
+    threads = 1;
+  }
+  if ((size_t)threads > job.nparts)
+    threads = (int)job.nparts;
+  job.nthreads = threads;
+  job.oversubscribed = job.nthreads > pscan__cpu_hardware_threads();
+  job.chained = algo == PSCAN_ALGO_CHAINED;
+  size_t extra = pscan__cpu_compact_extra(c, job.part);
+  if (!extra)
+    return pscan__fail(ctx, PSCAN_ERR_OVERFLOW, "scratch size overflows size_t");
+  PSCAN__CHECK(layout_scratch(ctx, st, &job, extra));
+  if (job.nthreads > 1)
+    PSCAN__CHECK(ensure_pool(ctx, st, configured_threads(ctx)));
+  size_t written = pscan__cpu_compact(st->pool, &job, c);
+  if (c->num_selected)
+    *c->num_selected = written;
+  return PSCAN_OK;
+}
+
 const pscan__backend pscan__cpu_backend = {
     .name = "cpu",
     .init = cpu_init,
@@ -210,4 +271,5 @@ const pscan__backend pscan__cpu_backend = {
     .synchronize = cpu_synchronize,
     .check_memory = cpu_check_memory,
     .scan = cpu_scan,
+    .compact = cpu_compact,
 };

@@ -9,6 +9,9 @@
 
 #include "../internal.h"
 
+#include <stdatomic.h>
+#include <string.h>
+
 typedef struct pscan__cpu_op pscan__cpu_op;
 
 struct pscan__cpu_op {
@@ -33,8 +36,17 @@ struct pscan__cpu_op {
   void *user;
 };
 
-/* The built-in operator for (in, acc, op), or NULL if the combination is not offered. */
+/* The built-in operator for (in, acc, op), or NULL if the combination is not offered: the
+   fastest kernels for this CPU (AVX2 where simd_avx2.c covers the combination). */
 const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
+/* The portable kernels (kernel_body.h), whatever the CPU. */
+const pscan__cpu_op *pscan__cpu_scalar_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
+/* "avx2" or "scalar": what pscan__cpu_builtin_op uses (PSCAN_CPU_ISA=scalar forces scalar). */
+const char *pscan__cpu_isa(void);
+/* simd_avx2.c: AVX2 operators (NULL where not covered), set up once by pscan__cpu_avx2_init. */
+bool pscan__cpu_has_avx2(void);
+void pscan__cpu_avx2_init(void);
+const pscan__cpu_op *pscan__cpu_avx2_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
 /* Fills *op for a user operator on elements of elem_size bytes. */
 void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn fn, void *user);
 
@@ -103,6 +115,94 @@ static inline size_t pscan__part_len(const pscan__cpu_job *job, size_t k) {
 }
 static inline char *pscan__thread_scratch(const pscan__cpu_job *job, int tid) {
   return job->scratch + (size_t)tid * job->scratch_stride;
+}
+/* Bytes of a thread's slot before its extra space (layout_scratch's extra_per_thread). */
+static inline size_t pscan__thread_acc_bytes(const pscan__cpu_job *job) {
+  return (4 * job->op->acc_size + 63) & ~(size_t)63;
+}
+static inline char *pscan__thread_extra(const pscan__cpu_job *job, int tid) {
+  return pscan__thread_scratch(job, tid) + pscan__thread_acc_bytes(job);
+}
+
+/* ---- Compaction (compact.c) ---- */
+
+/* Fills *op with the operator of the compaction look-back for call: acc is a size_t count,
+   combined by addition (run-length encoding: a pair of the count and the position of the last run
+   head; reduce_by_key: the count and the reduction of the values since the last run head); in_size
+   is the (key) element size, so that pscan__part_in addresses the input. */
+typedef struct pscan__cpu_compact_op {
+  pscan__cpu_op base;         /* first: the look-back sees a pscan__cpu_op */
+  const pscan__cpu_op *value; /* reduce_by_key: the values' operator */
+} pscan__cpu_compact_op;
+void pscan__cpu_count_op(pscan__cpu_compact_op *op, const pscan__compact_call *call);
+/* Bytes of per-thread extra space a compaction job needs for partitions of part elements, or 0
+   when that overflows size_t. */
+size_t pscan__cpu_compact_extra(const pscan__compact_call *call, size_t part);
+/* Runs a compaction job laid out by backend.c (op from pscan__cpu_count_op, the descriptors, and
+   pscan__cpu_compact_extra bytes per thread) and returns the number of items written. */
+size_t pscan__cpu_compact(pscan__pool *pool, pscan__cpu_job *job, const pscan__compact_call *call);
+
+/* ---- Decoupled look-back, shared by the single-pass scans and the compaction family ----
+ *
+ * Partition k's descriptor (job->desc + k * job->desc_stride) is an atomic status word followed
+ * by the aggregate and the inclusive prefix, acc_size bytes each, combined with job->op->combine.
+ * A status word holds (epoch << 2) | state; the value it announces is written to its own slot
+ * first and never changed afterwards, and the word is stored with release and read with acquire,
+ * so a reader never sees a torn or stale value, and everything the publisher did before
+ * publishing (its reads of its input included) happens before whatever the reader does after.
+ * The epoch changes with every call, so words left over from earlier calls read as "not yet
+ * published" and no reset pass is needed. */
+/* X: nothing yet. L: an extra value the partition announces before it has its aggregate (the
+   compaction family's unique and run-length encoding: its last input element); the scans never
+   use it. A: the aggregate. P: the inclusive prefix. States only grow. */
+enum { PSCAN__STATUS_X = 0, PSCAN__STATUS_L = 1, PSCAN__STATUS_A = 2, PSCAN__STATUS_P = 3 };
+
+static inline _Atomic uint64_t *pscan__lb_status(const pscan__cpu_job *job, size_t k) {
+  return (_Atomic uint64_t *)(job->desc + k * job->desc_stride);
+}
+static inline char *pscan__lb_aggregate(const pscan__cpu_job *job, size_t k) {
+  return job->desc + k * job->desc_stride + sizeof(uint64_t);
+}
+static inline char *pscan__lb_prefix(const pscan__cpu_job *job, size_t k) {
+  return pscan__lb_aggregate(job, k) + job->op->acc_size;
+}
+
+static inline void pscan__lb_publish(const pscan__cpu_job *job, size_t k, int state) {
+  atomic_store_explicit(pscan__lb_status(job, k), job->epoch << 2 | (uint64_t)state,
+                        memory_order_release);
+}
+
+/* Waits until partition k has published at least min_state in this call; returns the state. */
+static inline int pscan__lb_wait(const pscan__cpu_job *job, size_t k, int min_state) {
+  unsigned spins = 0;
+  for (;;) {
+    uint64_t w = atomic_load_explicit(pscan__lb_status(job, k), memory_order_acquire);
+    if (w >> 2 == job->epoch && (int)(w & 3) >= min_state)
+      return (int)(w & 3);
+    pscan__backoff(&spins, job->oversubscribed);
+  }
+}
+
+/* The exclusive prefix of partition k > 0, into excl: walks back over the predecessors, folding
+   aggregates until it meets an inclusive prefix (status P). With job->chained it waits for the
+   predecessor's inclusive prefix instead (a fixed combination order). On return every partition
+   j < k has published (directly, or through the P it was folded into). */
+static inline void pscan__lb_look_back(const pscan__cpu_job *job, size_t k, void *excl) {
+  const pscan__cpu_op *op = job->op;
+  int min_state = job->chained ? PSCAN__STATUS_P : PSCAN__STATUS_A;
+  bool have = false;
+  for (size_t j = k; j-- > 0;) {
+    int state = pscan__lb_wait(job, j, min_state);
+    const char *value = state == PSCAN__STATUS_P ? pscan__lb_prefix(job, j)
+                                                 : pscan__lb_aggregate(job, j);
+    if (have)
+      op->combine(op, excl, value, excl); /* predecessors are on the left */
+    else
+      memcpy(excl, value, op->acc_size);
+    have = true;
+    if (state == PSCAN__STATUS_P)
+      return;
+  }
 }
 
 #endif /* PSCAN_CPU_H */

@@ -2,6 +2,8 @@
  * PSCAN_SCAN_PAIRS (lists.h), each for every operator of its kind. */
 #include "cpu.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernel_types.h"
@@ -79,7 +81,7 @@
 #define PAIR_OUT F64
 #include "kernel_body.h"
 
-const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
+const pscan__cpu_op *pscan__cpu_scalar_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
   if (!pscan__op_valid((int)op))
     return NULL;
 #define X(IN, OUT)                                  \
@@ -88,4 +90,29 @@ const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, psca
   PSCAN_SCAN_PAIRS(X)
 #undef X
   return NULL;
+}
+
+/* ---- Choice of instruction set, once per process ----
+   PSCAN_CPU_ISA=scalar forces the portable kernels (so tests reach them on any machine);
+   otherwise AVX2 kernels serve what they cover when the CPU has AVX2. */
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static bool use_avx2;
+
+static void choose_isa(void) {
+  const char *force = getenv("PSCAN_CPU_ISA");
+  bool scalar_only = force && strcmp(force, "scalar") == 0;
+  use_avx2 = !scalar_only && pscan__cpu_has_avx2();
+  if (use_avx2)
+    pscan__cpu_avx2_init();
+}
+
+const char *pscan__cpu_isa(void) {
+  pthread_once(&isa_once, choose_isa);
+  return use_avx2 ? "avx2" : "scalar";
+}
+
+const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
+  pthread_once(&isa_once, choose_isa);
+  const pscan__cpu_op *fast = use_avx2 ? pscan__cpu_avx2_op(in, acc, op) : NULL;
+  return fast ? fast : pscan__cpu_scalar_op(in, acc, op);
 }

@@ -22,51 +22,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-enum { STATUS_X = 0, STATUS_A = 1, STATUS_P = 2 };
-
-static _Atomic uint64_t *status_word(const pscan__cpu_job *job, size_t k) {
-  return (_Atomic uint64_t *)(job->desc + k * job->desc_stride);
-}
-static char *aggregate_slot(const pscan__cpu_job *job, size_t k) {
-  return job->desc + k * job->desc_stride + sizeof(uint64_t);
-}
-static char *prefix_slot(const pscan__cpu_job *job, size_t k) {
-  return aggregate_slot(job, k) + job->op->acc_size;
-}
-
-static void publish(const pscan__cpu_job *job, size_t k, int state) {
-  atomic_store_explicit(status_word(job, k), job->epoch << 2 | (uint64_t)state,
-                        memory_order_release);
-}
-
-/* Waits until partition k has published at least min_state in this call; returns the state. */
-static int wait_status(const pscan__cpu_job *job, size_t k, int min_state) {
-  unsigned spins = 0;
-  for (;;) {
-    uint64_t w = atomic_load_explicit(status_word(job, k), memory_order_acquire);
-    if (w >> 2 == job->epoch && (int)(w & 3) >= min_state)
-      return (int)(w & 3);
-    pscan__backoff(&spins, job->oversubscribed);
-  }
-}
-
-/* The exclusive prefix of partition k > 0, into excl. */
-static void look_back(const pscan__cpu_job *job, size_t k, void *excl) {
-  const pscan__cpu_op *op = job->op;
-  int min_state = job->chained ? STATUS_P : STATUS_A;
-  bool have = false;
-  for (size_t j = k; j-- > 0;) {
-    int state = wait_status(job, j, min_state);
-    const char *value = state == STATUS_P ? prefix_slot(job, j) : aggregate_slot(job, j);
-    if (have)
-      op->combine(op, excl, value, excl); /* predecessors are on the left */
-    else
-      memcpy(excl, value, op->acc_size);
-    have = true;
-    if (state == STATUS_P)
-      return;
-  }
-}
+/* The status words, publication and look-back are shared with the compaction family
+   (compact.c): see pscan__lb_* in cpu.h. */
 
 static void scan_partition(const pscan__cpu_job *job, size_t k, const void *carry, void *scratch) {
   const pscan__cpu_op *op = job->op;
@@ -87,21 +44,21 @@ static void single_pass_task(void *arg, int tid, int nthreads) {
     size_t k = atomic_fetch_add_explicit(&job->next_part, 1, memory_order_relaxed);
     if (k >= job->nparts)
       return;
-    char *agg = aggregate_slot(job, k);
+    char *agg = pscan__lb_aggregate(job, k);
     op->reduce(op, pscan__part_in(job, k), pscan__part_len(job, k), agg);
     const void *carry;
     if (k == 0) {
       carry = job->init;
     } else {
-      publish(job, k, STATUS_A);
-      look_back(job, k, excl);
+      pscan__lb_publish(job, k, PSCAN__STATUS_A);
+      pscan__lb_look_back(job, k, excl);
       carry = excl;
     }
     if (carry)
-      op->combine(op, prefix_slot(job, k), carry, agg);
+      op->combine(op, pscan__lb_prefix(job, k), carry, agg);
     else
-      memcpy(prefix_slot(job, k), agg, s);
-    publish(job, k, STATUS_P);
+      memcpy(pscan__lb_prefix(job, k), agg, s);
+    pscan__lb_publish(job, k, PSCAN__STATUS_P);
     scan_partition(job, k, carry, kernel_scratch);
   }
 }

@@ -152,7 +152,9 @@ static pscan_status cuda_synchronize(pscan_ctx *ctx) {
 }
 
 /* Asking the driver about a pointer costs about a microsecond, as much as a small scan's launch:
-   the last few pointers found to be device memory are remembered (exact addresses). */
+   the last few pointers found to be device memory are remembered (exact addresses). This assumes
+   a freed device address does not come back as host memory while the context lives (CUDA keeps
+   its device address ranges reserved under unified addressing). */
 static bool known_device(cuda_state *st, const void *p) {
   for (int i = 0; i < 4; i++)
     if (st->known_device[i] == p)

@@ -1,0 +1,364 @@
+/* The compaction family on the CPU, in one pass: select_if, select_flagged, partition_if,
+ * unique, run_length_encode, reduce_by_key, and the segmented scan scan_by_key.
+ *
+ * The selection is fused into the scan of the selection flags (Merrill & Garland's single-pass
+ * select): threads take partitions in increasing order from an atomic counter; partition k reads
+ * its input once, gathering the items it keeps (and, for partition_if, the ones it rejects) into
+ * a private per-thread buffer that stays in cache, and counting them; it publishes the count as
+ * its aggregate, looks back over its predecessors for its exclusive prefix (the number of items
+ * kept before it), publishes its inclusive prefix, and copies the buffer to out at that offset.
+ * No flags array goes to memory, and the input is read once. The status words and the look-back
+ * are the single-pass scan's own (pscan__lb_* in cpu.h), with a size_t count as the aggregate.
+ *
+ * partition_if: the r-th rejected item of the whole input goes to out[n-1-r]. Partition k keeps
+ * c_k items after E_k kept before it, and so rejects len_k - c_k items after R_k = start_k - E_k
+ * rejected before it; its rejects land in out[n - R_k - (len_k - c_k) .. n - R_k), in reverse
+ * order, which is exactly the back of its buffer as the gather kernel leaves it: one memcpy.
+ *
+ * unique, run_length_encode, reduce_by_key: the kept items are the run heads (in[i] != in[i-1]
+ * under C ==, so NaN is never equal). Whether a partition's first item is a head depends on the
+ * predecessor's last item; the predecessor announces it in its descriptor (status L) as the first
+ * thing it does, and the successor reads it from there, never from in (which may already be
+ * overwritten in place). A run's length (its reduction) is known where the next head is: the
+ * partition holding head r writes counts_out[r-1] (vals_out[r-1]); the look-back aggregate
+ * carries, with the count, the position of the last head (the reduction since the last head),
+ * and the last partition closes the last run. reduce_by_key reads its values a second time (from
+ * cache) after the look-back, so it does not run in place (nor does API.md allow it).
+ * scan_by_key has the same aggregate as reduce_by_key (heads, and the reduction since the last
+ * one); after the look-back each partition scans its segments (scan_segments), the first one
+ * continuing from the carry. It writes only its own range, so it may run in place.
+ *
+ * Why in place (out == in: select_if, select_flagged, unique, run_length_encode's values) is
+ * safe, in the same single pass:
+ *  1. Partition k reads in[start_k .. end_k) only during its gather, and the gather finishes
+ *     before k publishes its aggregate (status A). Its own items then live in its buffer. (The
+ *     status L of unique comes before the gather, but announces a value copied into the
+ *     descriptor, so no reader of L touches k's input.)
+ *  2. Partition k writes out[E_k .. E_k + c_k) only after its look-back has returned. The
+ *     look-back returns only once every predecessor j < k has published A or P: directly (k read
+ *     j's status word), or through an inclusive prefix P_i (i > j) that i could compute only after
+ *     its own look-back saw j's, and so on by induction. Each of those status words was stored
+ *     with release and read with acquire, so every predecessor's gather (all its reads of its
+ *     input) happens before k's first write. No predecessor can still be reading what k writes.
+ *  3. E_k + c_k <= end_k (a partition keeps at most its own items, so the items kept before
+ *     end_k number at most end_k): k never writes at or past the start of a successor's input,
+ *     so no successor's read can see k's writes, whatever the timing.
+ *  4. Partitions write disjoint ranges of out (consecutive counts).
+ * So every read of an input element happens before any write to its position, and each kept item
+ * lands where a sequential stable compaction would put it. The same holds with the chained
+ * look-back and on one thread. flags and counts_out never overlap out (api.c refuses that), and
+ * select's comparison value is copied by api.c before the call (it may lie inside out). */
+#include "cpu.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "../kernel_types.h"
+
+#define ELEM I8
+#include "compact_body.h"
+#define ELEM I16
+#include "compact_body.h"
+#define ELEM I32
+#include "compact_body.h"
+#define ELEM I64
+#include "compact_body.h"
+#define ELEM U8
+#include "compact_body.h"
+#define ELEM U16
+#include "compact_body.h"
+#define ELEM U32
+#include "compact_body.h"
+#define ELEM U64
+#include "compact_body.h"
+#define ELEM F32
+#include "compact_body.h"
+#define ELEM F64
+#include "compact_body.h"
+
+typedef size_t (*gather_if_fn)(pscan_cmp cmp, const void *value, const void *in, size_t n,
+                               void *buf, bool rejects);
+typedef size_t (*gather_flagged_fn)(const uint8_t *flags, const void *in, size_t n, void *buf);
+typedef size_t (*gather_heads_fn)(const void *in, size_t n, void *buf, size_t *pos, size_t base);
+typedef bool (*equal_fn)(const void *a, const void *b);
+
+/* Indexed by pscan_dtype (the order of PSCAN_TYPES). */
+#define X(E, name, ctype, kind) gather_if_##E,
+static const gather_if_fn gather_if[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
+#undef X
+#define X(E, name, ctype, kind) gather_flagged_##E,
+static const gather_flagged_fn gather_flagged[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
+#undef X
+#define X(E, name, ctype, kind) gather_heads_##E,
+static const gather_heads_fn gather_heads[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
+#undef X
+#define X(E, name, ctype, kind) equal_##E,
+static const equal_fn equal[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
+#undef X
+
+/* ---- The operators of the look-back ---- */
+
+/* A count of items. */
+static void count_combine(const pscan__cpu_op *op, void *out, const void *a, const void *b) {
+  (void)op;
+  size_t x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  x += y;
+  memcpy(out, &x, sizeof x);
+}
+
+/* A count and a second word: run-length encoding: the position of the last run head (the right
+   operand's wins when it has any run: the rightmost head); reduce_by_key: the reduction of the
+   values since the last run head (the right operand's alone when it has a head, else the left's
+   continued by it). Both are associative. Only count is used by the other kinds. */
+typedef struct pair {
+  size_t count;
+  uint64_t x; /* a position, or a value's bits (in its first val_size bytes) */
+} pair;
+
+static void runs_combine(const pscan__cpu_op *op, void *out, const void *a, const void *b) {
+  (void)op;
+  pair x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  x.x = y.count ? y.x : x.x;
+  x.count += y.count;
+  memcpy(out, &x, sizeof x);
+}
+
+static void by_key_combine(const pscan__cpu_op *op, void *out, const void *a, const void *b) {
+  const pscan__cpu_op *value = ((const pscan__cpu_compact_op *)(const void *)op)->value;
+  pair x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  if (y.count)
+    x.x = y.x;
+  else
+    value->combine(value, &x.x, &x.x, &y.x);
+  x.count += y.count;
+  memcpy(out, &x, sizeof x);
+}
+
+static bool has_positions(const pscan__compact_call *call) {
+  return call->kind == PSCAN__COMPACT_RUN_LENGTH || call->kind == PSCAN__COMPACT_REDUCE_BY_KEY ||
+         call->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+}
+
+void pscan__cpu_count_op(pscan__cpu_compact_op *cop, const pscan__compact_call *call) {
+  memset(cop, 0, sizeof *cop);
+  pscan__cpu_op *op = &cop->base;
+  op->combine = call->kind == PSCAN__COMPACT_RUN_LENGTH      ? runs_combine
+                : call->kind == PSCAN__COMPACT_REDUCE_BY_KEY ? by_key_combine
+                : call->kind == PSCAN__COMPACT_SCAN_BY_KEY   ? by_key_combine
+                                                             : count_combine;
+  op->in_size = call->size;
+  op->acc_size = has_positions(call) ? sizeof(pair) : sizeof(size_t);
+}
+
+/* The per-thread extra space: KERNEL_SCRATCH bytes for the scan kernels (scan_by_key), then the
+   buffer of part items, then (run-length encoding, the by-key operations) part head positions. */
+enum { KERNEL_SCRATCH = 64 };
+static size_t items_bytes(const pscan__compact_call *call, size_t part) {
+  return (part * call->size + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
+}
+
+size_t pscan__cpu_compact_extra(const pscan__compact_call *call, size_t part) {
+  size_t per = call->size + (has_positions(call) ? sizeof(size_t) : 0);
+  if (part > (SIZE_MAX - 2 * KERNEL_SCRATCH) / per)
+    return 0;
+  return KERNEL_SCRATCH + items_bytes(call, part) +
+         (has_positions(call) ? part * sizeof(size_t) : 0);
+}
+
+/* The descriptor's slot for the partition's last input element (unique, run-length encoding, the
+   by-key operations), announced with status L, after the aggregate and the prefix: 8 + 2 * 16 + 8
+   bytes fit the 64-byte descriptor backend.c lays out. */
+_Static_assert(sizeof(uint64_t) + 2 * sizeof(pair) + sizeof(uint64_t) <= 64,
+               "status word, aggregate, prefix and last element fit one descriptor");
+static char *last_slot(const pscan__cpu_job *job, size_t k) {
+  return pscan__lb_prefix(job, k) + job->op->acc_size;
+}
+
+/* ---- The single-pass task ---- */
+
+typedef struct compact_task {
+  pscan__cpu_job *job;
+  const pscan__compact_call *call;
+} compact_task;
+
+/* Partition k's kept items in buf[0..*kept) (partition_if: its rejected ones at the back), and
+   for run-length encoding and the by-key operations their positions; returns the first kept item. Reads only
+   the partition's own input (and a predecessor's announced last element). */
+static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *c, size_t k,
+                          char *buf, size_t *pos, size_t *kept, size_t **first_pos) {
+  size_t start = k * job->part, len = pscan__part_len(job, k), size = c->size;
+  const char *in = pscan__part_in(job, k);
+  switch (c->kind) {
+  case PSCAN__COMPACT_SELECT_FLAGGED:
+    *kept = gather_flagged[c->type](c->flags + start, in, len, buf);
+    return buf;
+  case PSCAN__COMPACT_SELECT_IF:
+  case PSCAN__COMPACT_PARTITION_IF:
+    *kept = gather_if[c->type](c->cmp, c->value, in, len, buf,
+                               c->kind == PSCAN__COMPACT_PARTITION_IF);
+    return buf;
+  case PSCAN__COMPACT_UNIQUE:
+  case PSCAN__COMPACT_RUN_LENGTH:
+  case PSCAN__COMPACT_REDUCE_BY_KEY:
+  case PSCAN__COMPACT_SCAN_BY_KEY:
+    break;
+  }
+  /* Announce the last element first: the successor needs it to decide its first head, and it
+     must not read it from in, which a predecessor may already be overwriting in place. */
+  memcpy(last_slot(job, k), in + (len - 1) * size, size);
+  pscan__lb_publish(job, k, PSCAN__STATUS_L);
+  size_t heads = gather_heads[c->type](in, len, buf, pos, start);
+  size_t skip = 0;
+  if (k > 0) {
+    /* The predecessor was claimed first and announces L before anything else: a short wait. */
+    pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
+    skip = equal[c->type](buf, last_slot(job, k - 1)) ? 1 : 0;
+  }
+  *kept = heads - skip;
+  *first_pos = pos ? pos + skip : NULL;
+  return buf + skip * size;
+}
+
+/* scan_by_key, partition [start, start + len) once its look-back is done: one scan per segment
+   between heads (pos[0..kept)), each starting from init (NULL: from its first value, or the
+   identity when exclusive); the segment that comes in from the predecessors (before the first
+   local head, k > 0) starts from init ⊕ carry, carry being the reduction of the values since the
+   last head before this partition. In place is safe: a partition writes only its own range,
+   which only it reads, and the scan kernels read in[i] before writing out[i]. */
+static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop, size_t start,
+                          size_t len, const size_t *pos, size_t kept, const uint64_t *carry,
+                          void *scratch) {
+  void (*scan)(const pscan__cpu_op *, const void *, void *, size_t, const void *, void *) =
+      c->exclusive ? vop->scan_excl : vop->scan_incl;
+  size_t vs = c->val_size, lo = start, end = start + len;
+  const char *vin = c->vals_in;
+  char *vout = c->vals_out;
+  for (size_t i = 0; i <= kept; i++) {
+    size_t hi = i < kept ? pos[i] : end;
+    if (hi > lo) {
+      uint64_t first;
+      const void *from = c->init;
+      if (i == 0 && carry) { /* the segment coming in from the predecessors */
+        if (c->init)
+          vop->combine(vop, &first, c->init, carry);
+        else
+          memcpy(&first, carry, vs);
+        from = &first;
+      }
+      scan(vop, vin + lo * vs, vout + lo * vs, hi - lo, from, scratch);
+    }
+    lo = hi;
+  }
+}
+
+static void compact_partitions(void *arg, int tid, int nthreads) {
+  const compact_task *t = arg;
+  pscan__cpu_job *job = t->job;
+  const pscan__compact_call *c = t->call;
+  size_t size = c->size;
+  char *excl_slot = pscan__thread_scratch(job, tid);
+  char *kernel_scratch = pscan__thread_extra(job, tid);
+  char *buf = kernel_scratch + KERNEL_SCRATCH;
+  bool rle = c->kind == PSCAN__COMPACT_RUN_LENGTH, seg_scan = c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || seg_scan;
+  const pscan__cpu_op *vop = ((const pscan__cpu_compact_op *)(const void *)job->op)->value;
+  size_t vs = c->val_size;
+  size_t *pos_buf = has_positions(c) ? (size_t *)(void *)(buf + items_bytes(c, job->part)) : NULL;
+  char *out = c->out;
+  (void)nthreads;
+  for (;;) {
+    size_t k = atomic_fetch_add_explicit(&job->next_part, 1, memory_order_relaxed);
+    if (k >= job->nparts)
+      return;
+    size_t start = k * job->part, len = pscan__part_len(job, k);
+    /* 1. Read the whole partition once: gather and count. */
+    size_t kept = 0, *pos = NULL;
+    const char *items = gather(job, c, k, buf, pos_buf, &kept, &pos);
+    pair agg = {kept, kept && pos ? pos[kept - 1] : 0};
+    const char *vals = by_key ? (const char *)c->vals_in + start * vs : NULL;
+    if (by_key) { /* the values since the last head (all of them without a head) */
+      size_t last = kept ? pos[kept - 1] : start;
+      vop->reduce(vop, vals + (last - start) * vs, start + len - last, &agg.x);
+    }
+    memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
+    /* 2. Publish, look back, publish the inclusive prefix. */
+    pair before = {0, 0};
+    if (k > 0) {
+      pscan__lb_publish(job, k, PSCAN__STATUS_A);
+      pscan__lb_look_back(job, k, excl_slot);
+      memcpy(&before, excl_slot, job->op->acc_size);
+    }
+    pair through = before;
+    if (has_positions(c))
+      job->op->combine(job->op, &through, &before, &agg);
+    else
+      through.count += kept;
+    memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
+    pscan__lb_publish(job, k, PSCAN__STATUS_P);
+    /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
+    if (seg_scan) {
+      scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL, kernel_scratch);
+      continue;
+    }
+    if (kept)
+      memcpy(out + before.count * size, items, kept * size);
+    if (c->kind == PSCAN__COMPACT_PARTITION_IF && kept < len) {
+      size_t rejected = len - kept, rejected_before = start - before.count;
+      memcpy(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
+             rejected * size);
+    }
+    if (rle) {
+      /* A run's length is known where the next head is: each head closes the run before it
+         (counts_out[r - 1] for head r), and the last partition closes the last run. Partition k
+         writes counts_out[before - 1 .. before + kept - 1): disjoint from its neighbours'. */
+      uint64_t *counts = c->counts_out;
+      size_t prev = (size_t)before.x;
+      for (size_t i = 0; i < kept; i++) {
+        size_t r = before.count + i;
+        if (r > 0)
+          counts[r - 1] = (uint64_t)(pos[i] - prev);
+        prev = pos[i];
+      }
+      if (k == job->nparts - 1)
+        counts[through.count - 1] = (uint64_t)(job->n - through.x);
+    }
+    if (by_key) {
+      /* Like the counts: head i closes the run before it (vals_out[r - 1] for head r); the
+         first local head closes the run that came in from the predecessors (before.x, the
+         values since their last head), continued by this partition's values up to the head. */
+      char *vals_out = c->vals_out;
+      for (size_t i = 0; i < kept; i++) {
+        size_t r = before.count + i;
+        if (r == 0)
+          continue;
+        uint64_t acc;
+        if (i > 0) {
+          vop->reduce(vop, vals + (pos[i - 1] - start) * vs, pos[i] - pos[i - 1], &acc);
+        } else if (pos[0] > start) {
+          vop->reduce(vop, vals, pos[0] - start, &acc);
+          vop->combine(vop, &acc, &before.x, &acc);
+        } else {
+          acc = before.x;
+        }
+        memcpy(vals_out + (r - 1) * vs, &acc, vs);
+      }
+      if (k == job->nparts - 1)
+        memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
+    }
+  }
+}
+
+size_t pscan__cpu_compact(pscan__pool *pool, pscan__cpu_job *job, const pscan__compact_call *call) {
+  compact_task t = {.job = job, .call = call};
+  atomic_store_explicit(&job->next_part, 0, memory_order_relaxed);
+  pscan__pool_run(pool, compact_partitions, &t, job->nthreads);
+  size_t total;
+  memcpy(&total, pscan__lb_prefix(job, job->nparts - 1), sizeof total);
+  return total;
+}

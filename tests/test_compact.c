@@ -1,0 +1,715 @@
+/* Compaction on the CPU backend: pscan_select_if, pscan_select_flagged, pscan_partition_if,
+ * pscan_unique, pscan_run_length_encode, pscan_reduce_by_key, pscan_scan_by_key.
+ *
+ * Differential against the sequential references below (written from API.md): every type, every
+ * cmp, selection ratios 0%, ~1%, 50%, ~99%, 100%, runs of length ~1, ~500 and the whole input,
+ * NaN (never equal) and signed zeros in float data, in place (select_if, select_flagged, unique,
+ * the values of run_length_encode), threads 1, 2, 3, 8 (and 64 on few cores), partition sizes 1, 7, 64
+ * and the default, the decoupled and the chained look-back, sizes 0, 1, 2, partition - 1,
+ * partition, partition + 1 and random ones from the seed. Outputs are poisoned: nothing may be
+ * written past num_selected (past n for partition_if; in place, the tail keeps the input). Refusals
+ * (NULL count, partial overlap, unknown cmp, partition_if in place, flags overlapping out) write
+ * nothing, not even the count. reduce_by_key and scan_by_key (inclusive, exclusive, with and
+ * without init, in place): every key type x value type, every op, values whose reductions are
+ * exact in any order. */
+#include "reference.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static test_rng rng;
+static bool quick;
+
+static const pscan_dtype all_types[] = {PSCAN_I8,  PSCAN_I16, PSCAN_I32, PSCAN_I64, PSCAN_U8,
+                                        PSCAN_U16, PSCAN_U32, PSCAN_U64, PSCAN_F32, PSCAN_F64};
+static const char *const cmp_names[] = {"LT", "LE", "GT", "GE", "EQ", "NE"};
+/* Thresholds on data in [0, 100): LT gives 0%, ~1%, 50%, ~99%, 100%. */
+static const int thresholds[] = {0, 1, 50, 99, 100};
+
+/* ---- element helpers ---- */
+
+/* Stores the small integer v as one element of type t. */
+static void put(pscan_dtype t, void *p, long v) {
+  switch (t) {
+  case PSCAN_I8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); } break;
+  case PSCAN_I16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); } break;
+  case PSCAN_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); } break;
+  case PSCAN_I64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); } break;
+  case PSCAN_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); } break;
+  case PSCAN_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); } break;
+  case PSCAN_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); } break;
+  case PSCAN_U64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); } break;
+  case PSCAN_F32: { float x = (float)v; memcpy(p, &x, 4); } break;
+  case PSCAN_F64: { double x = (double)v; memcpy(p, &x, 8); } break;
+  }
+}
+
+/* -1, 0, 1, or 2 when unordered (a NaN), comparing in the type itself. */
+static int compare(pscan_dtype t, const void *a, const void *b) {
+#define CMP3(ctype)                        \
+  do {                                     \
+    ctype x, y;                            \
+    memcpy(&x, a, sizeof x);               \
+    memcpy(&y, b, sizeof y);               \
+    return x < y ? -1 : x > y ? 1 : x == y ? 0 : 2; \
+  } while (0)
+  switch (t) {
+  case PSCAN_I8: CMP3(int8_t);
+  case PSCAN_I16: CMP3(int16_t);
+  case PSCAN_I32: CMP3(int32_t);
+  case PSCAN_I64: CMP3(int64_t);
+  case PSCAN_U8: CMP3(uint8_t);
+  case PSCAN_U16: CMP3(uint16_t);
+  case PSCAN_U32: CMP3(uint32_t);
+  case PSCAN_U64: CMP3(uint64_t);
+  case PSCAN_F32: CMP3(float);
+  case PSCAN_F64: CMP3(double);
+  }
+#undef CMP3
+  return 2;
+}
+
+/* (a cmp b) as C evaluates it: with a NaN only NE holds. */
+static bool pred(pscan_dtype t, pscan_cmp cmp, const void *a, const void *b) {
+  int r = compare(t, a, b);
+  switch (cmp) {
+  case PSCAN_LT: return r == -1;
+  case PSCAN_LE: return r == -1 || r == 0;
+  case PSCAN_GT: return r == 1;
+  case PSCAN_GE: return r == 1 || r == 0;
+  case PSCAN_EQ: return r == 0;
+  case PSCAN_NE: return r != 0;
+  }
+  return false;
+}
+
+/* Data in [0, 100); for floats, with nan_every > 0, every so often a NaN or a -0.0. */
+static void fill(pscan_dtype t, void *p, size_t n, unsigned nan_every) {
+  size_t s = ref_dtype_size(t);
+  for (size_t i = 0; i < n; i++) {
+    char *e = (char *)p + i * s;
+    put(t, e, (long)test_below(&rng, 100));
+    if (ref_is_float(t) && nan_every && test_below(&rng, nan_every) == 0) {
+      bool nan = test_below(&rng, 2) == 0;
+      if (t == PSCAN_F32) {
+        float x = nan ? NAN : -0.0f;
+        memcpy(e, &x, 4);
+      } else {
+        double x = nan ? NAN : -0.0;
+        memcpy(e, &x, 8);
+      }
+    }
+  }
+}
+
+/* Flags with P(nonzero) = permille / 1000, nonzero values anywhere in 1..255. */
+static void fill_flags(uint8_t *f, size_t n, unsigned permille) {
+  for (size_t i = 0; i < n; i++)
+    f[i] = test_below(&rng, 1000) < permille ? (uint8_t)(1 + test_below(&rng, 255)) : 0;
+}
+
+/* Run-structured data. mode 0: independent values in [0, 100) (runs of ~1, some of 2 or more);
+   mode 1: runs of random length, ~500 on average; mode 2: one value. Floats get NaN runs (each
+   NaN is a run of its own) and -0.0 inside runs of 0.0 (equal, so the same run). */
+static void fill_runs(pscan_dtype t, void *p, size_t n, int mode) {
+  size_t s = ref_dtype_size(t);
+  long v = (long)test_below(&rng, 100);
+  int special = 0; /* 1: NaN, 2: alternate 0.0 and -0.0 */
+  for (size_t i = 0; i < n; i++) {
+    bool change = mode == 0 || (mode == 1 && test_below(&rng, 500) == 0);
+    if (change) {
+      v = (long)test_below(&rng, 100);
+      special = ref_is_float(t) && test_below(&rng, 10) == 0 ? 1 + (int)test_below(&rng, 2) : 0;
+    }
+    char *e = (char *)p + i * s;
+    put(t, e, special == 2 ? 0 : v);
+    if (special) {
+      double x = special == 1 ? NAN : (i % 2 ? -0.0 : 0.0);
+      if (t == PSCAN_F32) {
+        float f = (float)x;
+        memcpy(e, &f, 4);
+      } else {
+        memcpy(e, &x, 8);
+      }
+    }
+  }
+}
+
+/* ---- sequential references ---- */
+
+typedef enum { OP_SELECT_IF, OP_SELECT_FLAGGED, OP_PARTITION_IF, OP_UNIQUE, OP_RLE } op_kind;
+static const char *const op_names[] = {"select_if", "select_flagged", "partition_if", "unique",
+                                       "run_length_encode"};
+
+/* want: the expected out[0..n) (only [0, count) for all but partition_if), want_counts the run
+   lengths (OP_RLE); returns the count. Runs: equal under ==, so NaN never extends a run. */
+static size_t reference(op_kind op, pscan_dtype t, const void *in, const uint8_t *flags,
+                        size_t n, pscan_cmp cmp, const void *value, void *want,
+                        uint64_t *want_counts) {
+  size_t s = ref_dtype_size(t), sel = 0, rej = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *e = (const char *)in + i * s;
+    bool keep;
+    if (op == OP_UNIQUE || op == OP_RLE)
+      keep = i == 0 || compare(t, e, e - s) != 0;
+    else
+      keep = op == OP_SELECT_FLAGGED ? flags[i] != 0 : pred(t, cmp, e, value);
+    if (keep) {
+      memcpy((char *)want + sel++ * s, e, s);
+      if (op == OP_RLE)
+        want_counts[sel - 1] = 0;
+    } else if (op == OP_PARTITION_IF) {
+      memcpy((char *)want + (n - 1 - rej++) * s, e, s);
+    }
+    if (op == OP_RLE)
+      want_counts[sel - 1]++;
+  }
+  return sel;
+}
+
+/* ---- one checked call ---- */
+
+typedef struct config {
+  int threads;
+  int64_t part;
+  int algo;
+} config;
+
+static pscan_ctx *ctx_for(const config *c) {
+  static pscan_ctx *ctx;
+  static int threads = -1;
+  if (!ctx || threads != c->threads) {
+    pscan_destroy(ctx);
+    ctx = test_ctx(c->threads);
+    threads = c->threads;
+  }
+  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, c->part);
+  test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
+  return ctx;
+}
+
+enum { SLACK = 16 }; /* poisoned elements past n */
+
+/* Runs op on in[0..n) (in place when in_place) and checks it against the reference. */
+static void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
+                    const uint8_t *flags, size_t n, pscan_cmp cmp, int threshold, bool in_place) {
+  size_t s = ref_dtype_size(t);
+  char value[8];
+  put(t, value, threshold);
+  char *want = test_malloc((n + 1) * s);
+  char *out = test_malloc((n + SLACK) * s);
+  uint64_t *want_counts = test_malloc((n + 1) * sizeof *want_counts);
+  uint64_t *counts = test_malloc((n + SLACK) * sizeof *counts);
+  test_poison(counts, (n + SLACK) * sizeof *counts);
+  size_t want_count = reference(op, t, in, flags, n, cmp, value, want, want_counts);
+  test_poison(out, (n + SLACK) * s);
+  if (in_place)
+    memcpy(out, in, n * s);
+  pscan_ctx *ctx = ctx_for(c);
+  const void *src = in_place ? (const void *)out : in;
+  size_t count = (size_t)-1;
+  pscan_status st = PSCAN_OK;
+  switch (op) {
+  case OP_SELECT_IF: st = pscan_select_if(ctx, src, out, n, t, cmp, value, &count); break;
+  case OP_SELECT_FLAGGED: st = pscan_select_flagged(ctx, src, flags, out, n, t, &count); break;
+  case OP_PARTITION_IF: st = pscan_partition_if(ctx, src, out, n, t, cmp, value, &count); break;
+  case OP_UNIQUE: st = pscan_unique(ctx, src, out, n, t, &count); break;
+  case OP_RLE: st = pscan_run_length_encode(ctx, src, out, counts, n, t, &count); break;
+  }
+  size_t written = op == OP_PARTITION_IF ? n : want_count;
+  bool ok = st == PSCAN_OK && count == want_count && memcmp(out, want, written * s) == 0;
+  /* Past the result: in place the rest of the input, untouched; else the poison. */
+  if (ok && in_place)
+    ok = memcmp(out + written * s, (const char *)in + written * s, (n - written) * s) == 0 &&
+         test_is_poisoned(out + n * s, SLACK * s);
+  else if (ok)
+    ok = test_is_poisoned(out + written * s, (n + SLACK - written) * s);
+  if (ok && op == OP_RLE)
+    ok = memcmp(counts, want_counts, want_count * sizeof *counts) == 0 &&
+         test_is_poisoned(counts + want_count, (n + SLACK - want_count) * sizeof *counts);
+  else if (ok)
+    ok = test_is_poisoned(counts, (n + SLACK) * sizeof *counts);
+  CHECK(ok,
+        "%s%s %s cmp %s value %d n %zu threads %d partition %lld algo %s: %s, count %zu (want "
+        "%zu)%s",
+        op_names[op], in_place ? " in place" : "", ref_dtype_name(t),
+        op == OP_SELECT_IF || op == OP_PARTITION_IF ? cmp_names[cmp] : "-", threshold, n,
+        c->threads,
+        (long long)c->part, ref_algo_name(c->algo), pscan_status_name(st), count, want_count,
+        st == PSCAN_OK && count == want_count ? ", wrong items or a write past the result" : "");
+  free(want);
+  free(out);
+  free(want_counts);
+  free(counts);
+}
+
+/* Every op (and in place where allowed) on fresh data of n elements. */
+static void run_all_ops(const config *c, pscan_dtype t, size_t n, pscan_cmp cmp, int threshold,
+                        unsigned permille) {
+  size_t s = ref_dtype_size(t);
+  char *in = test_malloc(n * s + 1);
+  uint8_t *flags = test_malloc(n + 1);
+  fill(t, in, n, 7);
+  fill_flags(flags, n, permille);
+  for (int op = 0; op < 3; op++) {
+    run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, false);
+    if (op != OP_PARTITION_IF)
+      run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, true);
+  }
+  /* Runs of length ~1, ~500 and the whole input. */
+  for (int mode = 0; mode < 3; mode++) {
+    fill_runs(t, in, n, mode);
+    for (int op = OP_UNIQUE; op <= OP_RLE; op++) {
+      run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, false);
+      run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, true);
+    }
+  }
+  free(in);
+  free(flags);
+}
+
+/* ---- the matrix: every type, cmp and ratio ---- */
+
+static void test_matrix(void) {
+  static const config configs[] = {{1, 0, PSCAN_ALGO_AUTO},
+                                   {3, 7, PSCAN_ALGO_DECOUPLED_LOOKBACK},
+                                   {2, 64, PSCAN_ALGO_CHAINED}};
+  static const unsigned permilles[] = {0, 10, 500, 990, 1000};
+  size_t max_n = quick ? 300 : 3000;
+  for (size_t ci = 0; ci < sizeof configs / sizeof *configs; ci++)
+    for (int ti = 0; ti < 10; ti++)
+      for (int cmp = 0; cmp < PSCAN_CMP_COUNT; cmp++)
+        for (int r = 0; r < 5; r++) {
+          size_t sizes[] = {0, 1, 2, 1 + (size_t)test_below(&rng, max_n)};
+          for (int si = 0; si < 4; si++)
+            run_all_ops(&configs[ci], all_types[ti], sizes[si], (pscan_cmp)cmp, thresholds[r],
+                        permilles[r]);
+        }
+}
+
+/* ---- threads x partition sizes x look-back, sizes at partition boundaries ---- */
+
+static void test_configs(void) {
+  static const int threads[] = {1, 2, 3, 8};
+  static const int64_t parts[] = {1, 7, 64, 0};
+  static const int algos[] = {PSCAN_ALGO_DECOUPLED_LOOKBACK, PSCAN_ALGO_CHAINED, PSCAN_ALGO_AUTO};
+  unsigned round = 0;
+  for (int th = 0; th < 4; th++)
+    for (int p = 0; p < 4; p++)
+      for (int a = 0; a < 3; a++) {
+        config c = {threads[th], parts[p], algos[a]};
+        pscan_dtype t = all_types[round % 10];
+        /* The default partition is 64 KiB of input. */
+        size_t part = parts[p] ? (size_t)parts[p] : (size_t)65536 / ref_dtype_size(t);
+        size_t rnd = 1 + (size_t)test_below(&rng, quick ? 2000 : 20000);
+        size_t sizes[] = {0, 1, 2, part - 1, part, part + 1, 3 * part + 1, rnd};
+        for (int si = 0; si < 8; si++) {
+          if (sizes[si] > (quick ? 20000u : 200000u))
+            continue;
+          int r = (int)((round + (unsigned)si) % 5);
+          run_all_ops(&c, t, sizes[si], (pscan_cmp)((round + (unsigned)si) % 6), thresholds[r],
+                      (unsigned[]){0, 10, 500, 990, 1000}[r]);
+        }
+        round++;
+      }
+}
+
+/* ---- in place under contention: many tiny partitions, many threads, repeated ---- */
+
+static void test_in_place_stress(void) {
+  static const int threads[] = {8, 64};
+  int reps = quick ? 3 : 6;
+  for (int th = 0; th < 2; th++)
+    for (int64_t part = 1; part <= 7; part += 3)
+      for (int rep = 0; rep < reps; rep++) {
+        /* 64 threads on a few cores wait by sleeping: fewer partitions keep it quick. */
+        size_t n = (quick ? 10000 : 40000) / (threads[th] > 8 ? 10 : 1);
+        double t0 = test_seconds();
+        config c = {threads[th], part, rep % 2 ? PSCAN_ALGO_CHAINED
+                                               : PSCAN_ALGO_DECOUPLED_LOOKBACK};
+        pscan_dtype t = rep % 3 ? PSCAN_I32 : PSCAN_U8;
+        size_t s = ref_dtype_size(t);
+        char *in = test_malloc(n * s);
+        uint8_t *flags = test_malloc(n);
+        fill(t, in, n, 0);
+        fill_flags(flags, n, rep % 2 ? 900 : 500);
+        run_one(&c, OP_SELECT_IF, t, in, flags, n, PSCAN_GE, rep % 2 ? 10 : 50, true);
+        run_one(&c, OP_SELECT_FLAGGED, t, in, flags, n, PSCAN_EQ, 0, true);
+        fill_runs(t, in, n, rep % 3 == 2 ? 1 : 0);
+        run_one(&c, OP_UNIQUE, t, in, flags, n, PSCAN_EQ, 0, true);
+        run_one(&c, OP_RLE, t, in, flags, n, PSCAN_EQ, 0, true);
+        if (rep == 0)
+          printf("in place, %d threads, partition %lld, n %zu: %.3f s\n", c.threads,
+                 (long long)part, n, test_seconds() - t0);
+        free(in);
+        free(flags);
+      }
+}
+
+/* In place with the value inside the array: the call must use the value as it was on entry,
+   though the array position holding it is overwritten while the call runs. */
+static void test_value_inside(void) {
+  size_t n = quick ? 5000 : 50000;
+  int32_t *a = test_malloc(n * sizeof *a), *want = test_malloc(n * sizeof *want);
+  static const int threads[] = {1, 3, 8};
+  for (int th = 0; th < 3; th++)
+    for (int pi = 0; pi < 2; pi++) {
+      config c = {threads[th], pi ? 7 : 1, PSCAN_ALGO_DECOUPLED_LOOKBACK};
+      pscan_ctx *ctx = ctx_for(&c);
+      for (size_t i = 0; i < n; i++)
+        a[i] = (int32_t)(i % 1000); /* a[999] = 999: after compaction a[999] holds 0 */
+      size_t at = 999, w = 0;
+      int32_t v = a[at];
+      for (size_t i = 0; i < n; i++)
+        if (a[i] < v)
+          want[w++] = a[i];
+      size_t count = 0;
+      pscan_status s = pscan_select_if(ctx, a, a, n, PSCAN_I32, PSCAN_LT, &a[at], &count);
+      CHECK(s == PSCAN_OK && count == w && memcmp(a, want, w * sizeof *a) == 0,
+            "select_if in place, value inside the array, %d threads, partition %d: %s, count "
+            "%zu (want %zu)",
+            c.threads, (int)c.part, pscan_status_name(s), count, w);
+    }
+  free(a);
+  free(want);
+}
+
+/* ---- reduce_by_key ---- */
+
+/* Values for op: small integers (float SUM exact), +-1 for float PROD (exact in any order). */
+static void fill_vals(pscan_dtype t, pscan_op op, void *p, size_t n) {
+  size_t s = ref_dtype_size(t);
+  for (size_t i = 0; i < n; i++) {
+    long v = ref_is_float(t) && op == PSCAN_PROD ? (test_below(&rng, 2) ? 1 : -1)
+             : op == PSCAN_PROD                  ? (long)test_below(&rng, 4)
+                                                 : (long)test_below(&rng, 100);
+    put(t, (char *)p + i * s, v);
+  }
+}
+
+static void run_by_key(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op,
+                       const void *keys, const void *vals, size_t n) {
+  size_t ks = ref_dtype_size(kt), vs = ref_dtype_size(vt);
+  char *want_k = test_malloc((n + 1) * ks), *want_v = test_malloc((n + 1) * vs);
+  char *scan = test_malloc((n + 1) * vs);
+  char *out_k = test_malloc((n + SLACK) * ks), *out_v = test_malloc((n + SLACK) * vs);
+  /* The reference: one run at a time, reduced by the test library's sequential scan. */
+  size_t runs = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && compare(kt, (const char *)keys + j * ks, (const char *)keys + (j - 1) * ks) == 0)
+      j++;
+    memcpy(want_k + runs * ks, (const char *)keys + i * ks, ks);
+    ref_scan((const char *)vals + i * vs, vt, scan, vt, j - i, op, 0, NULL);
+    memcpy(want_v + runs * vs, scan + (j - i - 1) * vs, vs);
+    runs++;
+    i = j;
+  }
+  test_poison(out_k, (n + SLACK) * ks);
+  test_poison(out_v, (n + SLACK) * vs);
+  size_t count = (size_t)-1;
+  pscan_status st = pscan_reduce_by_key(ctx_for(c), keys, kt, vals, vt, out_k, out_v, n, op, &count);
+  bool ok = st == PSCAN_OK && count == runs && memcmp(out_k, want_k, runs * ks) == 0 &&
+            test_is_poisoned(out_k + runs * ks, (n + SLACK - runs) * ks) &&
+            test_is_poisoned(out_v + runs * vs, (n + SLACK - runs) * vs);
+  for (size_t r = 0; ok && r < runs; r++)
+    ok = ref_same(vt, out_v + r * vs, want_v + r * vs);
+  CHECK(ok, "reduce_by_key keys %s values %s op %s n %zu threads %d partition %lld algo %s: %s, "
+            "count %zu (want %zu)",
+        ref_dtype_name(kt), ref_dtype_name(vt), ref_op_name(op), n, c->threads,
+        (long long)c->part, ref_algo_name(c->algo), pscan_status_name(st), count, runs);
+  free(want_k), free(want_v), free(scan), free(out_k), free(out_v);
+}
+
+static void by_key_case(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op, size_t n,
+                        int mode) {
+  char *keys = test_malloc(n * ref_dtype_size(kt) + 1), *vals = test_malloc(n * ref_dtype_size(vt) + 1);
+  fill_runs(kt, keys, n, mode);
+  fill_vals(vt, op, vals, n);
+  run_by_key(c, kt, vt, op, keys, vals, n);
+  free(keys), free(vals);
+}
+
+static void test_by_key(void) {
+  static const config configs[] = {{3, 7, PSCAN_ALGO_DECOUPLED_LOOKBACK},
+                                   {2, 64, PSCAN_ALGO_CHAINED},
+                                   {1, 0, PSCAN_ALGO_AUTO}};
+  size_t max_n = quick ? 300 : 3000;
+  unsigned round = 0;
+  /* Every key type x value type, ops in turn; every op for each value type. */
+  for (int ci = 0; ci < 3; ci++)
+    for (int kt = 0; kt < 10; kt++)
+      for (int vt = 0; vt < 10; vt++)
+        for (int opi = 0; opi < REF_NOPS; opi++) {
+          pscan_op op = (pscan_op)opi;
+          if (!ref_op_valid(all_types[vt], op) || (kt != 2 && (unsigned)opi != round % REF_NOPS))
+            continue;
+          size_t sizes[] = {0, 1, 2, 1 + (size_t)test_below(&rng, max_n)};
+          for (int si = 0; si < 4; si++)
+            by_key_case(&configs[ci], all_types[kt], all_types[vt], op, sizes[si],
+                        (int)((round + (unsigned)si) % 3));
+          round++;
+        }
+  /* Threads x partition sizes, at partition boundaries. */
+  static const int threads[] = {1, 2, 3, 8};
+  static const int64_t parts[] = {1, 7, 64, 0};
+  for (int th = 0; th < 4; th++)
+    for (int p = 0; p < 4; p++)
+      for (int a = 0; a < 2; a++) {
+        config c = {threads[th], parts[p], a ? PSCAN_ALGO_CHAINED : PSCAN_ALGO_DECOUPLED_LOOKBACK};
+        pscan_dtype kt = all_types[round % 10], vt = all_types[(round / 10 + 3) % 10];
+        size_t part = parts[p] ? (size_t)parts[p] : (size_t)65536 / (ref_dtype_size(kt) + 8);
+        size_t sizes[] = {1, 2, part - 1, part, part + 1, 3 * part + 1,
+                          1 + (size_t)test_below(&rng, quick ? 2000 : 20000)};
+        for (int si = 0; si < 7; si++)
+          if (sizes[si] > 0 && sizes[si] <= (quick ? 20000u : 200000u))
+            for (int mode = 0; mode < 3; mode++)
+              by_key_case(&c, kt, vt, ref_is_float(vt) ? PSCAN_MIN : PSCAN_SUM, sizes[si], mode);
+        round++;
+      }
+}
+
+/* ---- scan_by_key ---- */
+
+static void run_scan_by_key(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op,
+                            int exclusive, const void *init, const void *keys, const void *vals,
+                            size_t n, bool in_place) {
+  size_t ks = ref_dtype_size(kt), vs = ref_dtype_size(vt);
+  char *want = test_malloc((n + 1) * vs), *out = test_malloc((n + SLACK) * vs);
+  /* The reference: the test library's sequential scan, once per run of equal keys. */
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && compare(kt, (const char *)keys + j * ks, (const char *)keys + (j - 1) * ks) == 0)
+      j++;
+    ref_scan((const char *)vals + i * vs, vt, want + i * vs, vt, j - i, op, exclusive, init);
+    i = j;
+  }
+  test_poison(out, (n + SLACK) * vs);
+  if (in_place)
+    memcpy(out, vals, n * vs);
+  pscan_status st = pscan_scan_by_key(ctx_for(c), keys, kt, in_place ? out : vals, out, n, vt, op,
+                                      exclusive, init);
+  bool ok = st == PSCAN_OK && test_is_poisoned(out + n * vs, SLACK * vs);
+  size_t bad = n;
+  for (size_t i = 0; ok && i < n; i++)
+    if (!ref_same(vt, out + i * vs, want + i * vs))
+      ok = false, bad = i;
+  CHECK(ok, "scan_by_key%s keys %s values %s op %s %s%s n %zu threads %d partition %lld algo %s: "
+            "%s, first wrong at %zu",
+        in_place ? " in place" : "", ref_dtype_name(kt), ref_dtype_name(vt), ref_op_name(op),
+        exclusive ? "exclusive" : "inclusive", init ? " with init" : "", n, c->threads,
+        (long long)c->part, ref_algo_name(c->algo), pscan_status_name(st), bad);
+  free(want), free(out);
+}
+
+static void scan_by_key_case(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op,
+                             size_t n, int mode, unsigned variant) {
+  char *keys = test_malloc(n * ref_dtype_size(kt) + 1), *vals = test_malloc(n * ref_dtype_size(vt) + 1);
+  char init[8];
+  fill_runs(kt, keys, n, mode);
+  fill_vals(vt, op, vals, n);
+  fill_vals(vt, op, init, 1);
+  int exclusive = (int)(variant & 1);
+  bool with_init = variant & 2, in_place = variant & 4;
+  run_scan_by_key(c, kt, vt, op, exclusive, with_init ? init : NULL, keys, vals, n, in_place);
+  free(keys), free(vals);
+}
+
+static void test_scan_by_key(void) {
+  static const config configs[] = {{3, 7, PSCAN_ALGO_DECOUPLED_LOOKBACK},
+                                   {2, 64, PSCAN_ALGO_CHAINED},
+                                   {1, 0, PSCAN_ALGO_AUTO}};
+  size_t max_n = quick ? 300 : 3000;
+  unsigned round = 0;
+  for (int ci = 0; ci < 3; ci++)
+    for (int kt = 0; kt < 10; kt++)
+      for (int vt = 0; vt < 10; vt++)
+        for (int opi = 0; opi < REF_NOPS; opi++) {
+          pscan_op op = (pscan_op)opi;
+          if (!ref_op_valid(all_types[vt], op) || (kt != 2 && (unsigned)opi != round % REF_NOPS))
+            continue;
+          size_t sizes[] = {0, 1, 2, 1 + (size_t)test_below(&rng, max_n)};
+          for (int si = 0; si < 4; si++)
+            scan_by_key_case(&configs[ci], all_types[kt], all_types[vt], op, sizes[si],
+                             (int)((round + (unsigned)si) % 3), round + (unsigned)si);
+          round++;
+        }
+  static const int threads[] = {1, 2, 3, 8};
+  static const int64_t parts[] = {1, 7, 64, 0};
+  for (int th = 0; th < 4; th++)
+    for (int p = 0; p < 4; p++)
+      for (int a = 0; a < 2; a++) {
+        config c = {threads[th], parts[p], a ? PSCAN_ALGO_CHAINED : PSCAN_ALGO_DECOUPLED_LOOKBACK};
+        pscan_dtype kt = all_types[round % 10], vt = all_types[(round / 10 + 3) % 10];
+        size_t part = parts[p] ? (size_t)parts[p] : (size_t)65536 / (ref_dtype_size(kt) + 8);
+        size_t sizes[] = {1, 2, part - 1, part, part + 1, 3 * part + 1,
+                          1 + (size_t)test_below(&rng, quick ? 2000 : 20000)};
+        for (int si = 0; si < 7; si++)
+          if (sizes[si] > 0 && sizes[si] <= (quick ? 20000u : 200000u))
+            for (unsigned v = 0; v < 8; v++)
+              scan_by_key_case(&c, kt, vt, ref_is_float(vt) ? PSCAN_MAX : PSCAN_SUM, sizes[si],
+                               (int)(v % 3), v);
+        round++;
+      }
+}
+
+/* ---- large: AUTO runs several threads on the default partition ---- */
+
+static void test_large(void) {
+  size_t n = (size_t)1 << (quick ? 18 : 22);
+  config c = {0, 0, PSCAN_ALGO_AUTO};
+  char *in = test_malloc(n * 4);
+  uint8_t *flags = test_malloc(n);
+  fill(PSCAN_I32, in, n, 0);
+  fill_flags(flags, n, 500);
+  double t0 = test_seconds();
+  run_one(&c, OP_SELECT_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  run_one(&c, OP_SELECT_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, true);
+  run_one(&c, OP_SELECT_FLAGGED, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  run_one(&c, OP_PARTITION_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  fill_runs(PSCAN_I32, in, n, 1);
+  run_one(&c, OP_UNIQUE, PSCAN_I32, in, flags, n, PSCAN_LT, 50, true);
+  run_one(&c, OP_RLE, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  char *vals = test_malloc(n * 8);
+  fill_vals(PSCAN_I64, PSCAN_SUM, vals, n);
+  run_by_key(&c, PSCAN_I32, PSCAN_I64, PSCAN_SUM, in, vals, n);
+  const int64_t init = 3;
+  run_scan_by_key(&c, PSCAN_I32, PSCAN_I64, PSCAN_SUM, 0, NULL, in, vals, n, false);
+  run_scan_by_key(&c, PSCAN_I32, PSCAN_I64, PSCAN_SUM, 1, &init, in, vals, n, true);
+  free(vals);
+  printf("large: 9 checked calls on %zu i32 in %.3f s\n", n, test_seconds() - t0);
+  free(in);
+  free(flags);
+}
+
+/* ---- refusals write nothing; the rest of the family is not implemented yet ---- */
+
+enum { RN = 100 };
+
+static void test_refusals(void) {
+  static int32_t in[RN], out[RN + 1];
+  static uint8_t flags[RN];
+  static uint64_t counts[RN];
+  const int32_t v = 50;
+  pscan_ctx *ctx = test_ctx(2);
+  for (int i = 0; i < RN; i++)
+    in[i] = i;
+  memset(flags, 1, sizeof flags);
+  size_t count;
+#define REFUSED(want, call)                                                                       \
+  do {                                                                                            \
+    test_poison(out, sizeof out);                                                                 \
+    test_poison(&count, sizeof count);                                                            \
+    pscan_status s_ = (call);                                                                     \
+    CHECK(s_ == (want) && test_is_poisoned(out, sizeof out) &&                                    \
+              test_is_poisoned(&count, sizeof count),                                             \
+          "%s gave %s (want %s) or wrote to its outputs", #call, pscan_status_name(s_),          \
+          pscan_status_name(want));                                                               \
+  } while (0)
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, PSCAN_I32, PSCAN_LT, &v, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_flagged(ctx, in, flags, out, RN, PSCAN_I32, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_partition_if(ctx, in, out, RN, PSCAN_I32, PSCAN_LT, &v, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, PSCAN_I32, (pscan_cmp)6, &v, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, PSCAN_I32, (pscan_cmp)-1, &v, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_partition_if(ctx, in, out, RN, PSCAN_I32, (pscan_cmp)6, &v, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, PSCAN_I32, PSCAN_LT, NULL, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_flagged(ctx, in, NULL, out, RN, PSCAN_I32, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, (pscan_dtype)10, PSCAN_LT, &v, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(NULL, in, out, RN, PSCAN_I32, PSCAN_LT, &v, &count));
+  /* Partial overlap of in and out (out shifted by one element inside in's copy). */
+  {
+    static int32_t buf[2 * RN];
+    memcpy(buf, in, sizeof in);
+    test_poison(&count, sizeof count);
+    pscan_status s = pscan_select_if(ctx, buf, buf + 1, RN, PSCAN_I32, PSCAN_LT, &v, &count);
+    CHECK(s == PSCAN_ERR_OVERLAP && memcmp(buf, in, sizeof in) == 0 &&
+              test_is_poisoned(&count, sizeof count),
+          "select_if with out = in + 1: %s or wrote", pscan_status_name(s));
+    s = pscan_select_flagged(ctx, buf + 1, flags, buf, RN, PSCAN_I32, &count);
+    CHECK(s == PSCAN_ERR_OVERLAP && memcmp(buf, in, sizeof in) == 0 &&
+              test_is_poisoned(&count, sizeof count),
+          "select_flagged with in = out + 1: %s or wrote", pscan_status_name(s));
+    s = pscan_partition_if(ctx, buf, buf, RN, PSCAN_I32, PSCAN_LT, &v, &count);
+    CHECK(s == PSCAN_ERR_OVERLAP && memcmp(buf, in, sizeof in) == 0 &&
+              test_is_poisoned(&count, sizeof count),
+          "partition_if in place: %s (want PSCAN_ERR_OVERLAP) or wrote", pscan_status_name(s));
+    /* flags inside out */
+    uint8_t *f = (uint8_t *)(buf + RN);
+    memset(f, 1, RN);
+    s = pscan_select_flagged(ctx, in, f - 8, buf + RN - 4, RN / 2, PSCAN_I32, &count);
+    CHECK(s == PSCAN_ERR_OVERLAP && test_is_poisoned(&count, sizeof count),
+          "select_flagged with flags overlapping out: %s", pscan_status_name(s));
+  }
+  /* n == 0: OK, count 0, nothing else written; NULL pointers allowed. */
+  count = 5;
+  CHECK_STATUS(pscan_select_if(ctx, NULL, NULL, 0, PSCAN_I32, PSCAN_LT, &v, &count), PSCAN_OK);
+  CHECK(count == 0, "select_if n = 0: count %zu", count);
+  count = 5;
+  CHECK_STATUS(pscan_select_flagged(ctx, NULL, NULL, NULL, 0, PSCAN_F64, &count), PSCAN_OK);
+  CHECK(count == 0, "select_flagged n = 0: count %zu", count);
+  count = 5;
+  CHECK_STATUS(pscan_partition_if(ctx, NULL, NULL, 0, PSCAN_U8, PSCAN_NE, &v, &count), PSCAN_OK);
+  CHECK(count == 0, "partition_if n = 0: count %zu", count);
+  count = 5;
+  CHECK_STATUS(pscan_unique(ctx, NULL, NULL, 0, PSCAN_I32, &count), PSCAN_OK);
+  CHECK(count == 0, "unique n = 0: count %zu", count);
+  count = 5;
+  CHECK_STATUS(pscan_run_length_encode(ctx, NULL, NULL, NULL, 0, PSCAN_I32, &count), PSCAN_OK);
+  CHECK(count == 0, "run_length_encode n = 0: count %zu", count);
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_unique(ctx, in, out, RN, PSCAN_I32, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_run_length_encode(ctx, in, out, counts, RN, PSCAN_I32, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_run_length_encode(ctx, in, out, NULL, RN, PSCAN_I32, &count));
+  REFUSED(PSCAN_ERR_OVERLAP, pscan_unique(ctx, in, (int32_t *)in + 1, RN - 1, PSCAN_I32, &count));
+  REFUSED(PSCAN_ERR_OVERLAP, pscan_run_length_encode(ctx, in, out, (uint64_t *)(void *)out, RN / 2, PSCAN_I32, &count));
+  REFUSED(PSCAN_ERR_OVERLAP, pscan_run_length_encode(ctx, out, out, (uint64_t *)(void *)out, RN / 2, PSCAN_I32, &count));
+  REFUSED(PSCAN_ERR_OVERLAP,
+          pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_I32, out, out + 1, RN / 4, PSCAN_SUM, &count));
+  REFUSED(PSCAN_ERR_OVERLAP,
+          pscan_reduce_by_key(ctx, out, PSCAN_I32, in, PSCAN_I32, out, flags, RN / 4, PSCAN_SUM, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT,
+          pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_F32, flags, out, RN / 4, PSCAN_XOR, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT,
+          pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_I32, flags, out, RN / 4, PSCAN_SUM, NULL));
+  count = 5;
+  CHECK_STATUS(pscan_reduce_by_key(ctx, NULL, PSCAN_I32, NULL, PSCAN_I64, NULL, NULL, 0, PSCAN_SUM, &count), PSCAN_OK);
+  CHECK(count == 0, "reduce_by_key n = 0: count %zu", count);
+  REFUSED(PSCAN_ERR_OVERLAP,
+          pscan_scan_by_key(ctx, out + 1, PSCAN_I32, in, out, RN - 1, PSCAN_I32, PSCAN_SUM, 0, NULL));
+  REFUSED(PSCAN_ERR_OVERLAP,
+          pscan_scan_by_key(ctx, in, PSCAN_I32, out + 1, out, RN - 1, PSCAN_I32, PSCAN_SUM, 0, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT,
+          pscan_scan_by_key(ctx, in, PSCAN_I32, in, out, RN, PSCAN_I32, PSCAN_SUM, 2, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT,
+          pscan_scan_by_key(ctx, in, PSCAN_I32, in, out, RN, PSCAN_F32, PSCAN_XOR, 0, NULL));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT,
+          pscan_scan_by_key(ctx, NULL, PSCAN_I32, in, out, RN, PSCAN_I32, PSCAN_SUM, 0, NULL));
+  CHECK_STATUS(pscan_scan_by_key(ctx, NULL, PSCAN_I32, NULL, NULL, 0, PSCAN_I32, PSCAN_SUM, 1, NULL),
+               PSCAN_OK);
+#undef REFUSED
+  pscan_destroy(ctx);
+}
+
+int main(void) {
+  uint64_t seed = test_init("test_compact");
+  quick = test_quick();
+  rng = test_fork(seed, 1);
+  double t0 = test_seconds();
+  test_refusals();
+  test_matrix();
+  printf("matrix: %.2f s\n", test_seconds() - t0);
+  test_configs();
+  printf("configs: %.2f s\n", test_seconds() - t0);
+  test_in_place_stress();
+  printf("in place stress: %.2f s\n", test_seconds() - t0);
+  test_value_inside();
+  test_by_key();
+  printf("reduce_by_key: %.2f s\n", test_seconds() - t0);
+  test_scan_by_key();
+  printf("scan_by_key: %.2f s\n", test_seconds() - t0);
+  test_large();
+  pscan_destroy(ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}));
+  return test_finish();
+}
