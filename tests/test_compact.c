@@ -433,13 +433,18 @@ static void by_key_case(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_o
   free(keys), free(vals);
 }
 
-static void test_by_key(void) {
+/* Every key type x value type with the ops in turn (every op for i32 keys), sizes 0, 1, 2 and
+   random, on three configurations; calls fn for each case. Shared by reduce_by_key and
+   scan_by_key. */
+typedef void (*by_key_fn)(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op, size_t n,
+                          int mode, unsigned variant);
+
+static void for_each_by_key_case(by_key_fn fn) {
   static const config configs[] = {{3, 7, PSCAN_ALGO_DECOUPLED_LOOKBACK},
                                    {2, 64, PSCAN_ALGO_CHAINED},
                                    {1, 0, PSCAN_ALGO_AUTO}};
   size_t max_n = quick ? 300 : 3000;
   unsigned round = 0;
-  /* Every key type x value type, ops in turn; every op for each value type. */
   for (int ci = 0; ci < 3; ci++)
     for (int kt = 0; kt < 10; kt++)
       for (int vt = 0; vt < 10; vt++)
@@ -449,28 +454,19 @@ static void test_by_key(void) {
             continue;
           size_t sizes[] = {0, 1, 2, 1 + (size_t)test_below(&rng, max_n)};
           for (int si = 0; si < 4; si++)
-            by_key_case(&configs[ci], all_types[kt], all_types[vt], op, sizes[si],
-                        (int)((round + (unsigned)si) % 3));
+            fn(&configs[ci], all_types[kt], all_types[vt], op, sizes[si],
+               (int)((round + (unsigned)si) % 3), round + (unsigned)si);
           round++;
         }
-  /* Threads x partition sizes, at partition boundaries. */
-  static const int threads[] = {1, 2, 3, 8};
-  static const int64_t parts[] = {1, 7, 64, 0};
-  for (int th = 0; th < 4; th++)
-    for (int p = 0; p < 4; p++)
-      for (int a = 0; a < 2; a++) {
-        config c = {threads[th], parts[p], a ? PSCAN_ALGO_CHAINED : PSCAN_ALGO_DECOUPLED_LOOKBACK};
-        pscan_dtype kt = all_types[round % 10], vt = all_types[(round / 10 + 3) % 10];
-        size_t part = parts[p] ? (size_t)parts[p] : (size_t)65536 / (ref_dtype_size(kt) + 8);
-        size_t sizes[] = {1, 2, part - 1, part, part + 1, 3 * part + 1,
-                          1 + (size_t)test_below(&rng, quick ? 2000 : 20000)};
-        for (int si = 0; si < 7; si++)
-          if (sizes[si] > 0 && sizes[si] <= (quick ? 20000u : 200000u))
-            for (int mode = 0; mode < 3; mode++)
-              by_key_case(&c, kt, vt, ref_is_float(vt) ? PSCAN_MIN : PSCAN_SUM, sizes[si], mode);
-        round++;
-      }
 }
+
+static void by_key_variant(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op, size_t n,
+                           int mode, unsigned variant) {
+  (void)variant;
+  by_key_case(c, kt, vt, op, n, mode);
+}
+
+static void test_by_key(void) { for_each_by_key_case(by_key_variant); }
 
 /* ---- scan_by_key ---- */
 
@@ -519,24 +515,8 @@ static void scan_by_key_case(const config *c, pscan_dtype kt, pscan_dtype vt, ps
 }
 
 static void test_scan_by_key(void) {
-  static const config configs[] = {{3, 7, PSCAN_ALGO_DECOUPLED_LOOKBACK},
-                                   {2, 64, PSCAN_ALGO_CHAINED},
-                                   {1, 0, PSCAN_ALGO_AUTO}};
-  size_t max_n = quick ? 300 : 3000;
+  for_each_by_key_case(scan_by_key_case);
   unsigned round = 0;
-  for (int ci = 0; ci < 3; ci++)
-    for (int kt = 0; kt < 10; kt++)
-      for (int vt = 0; vt < 10; vt++)
-        for (int opi = 0; opi < REF_NOPS; opi++) {
-          pscan_op op = (pscan_op)opi;
-          if (!ref_op_valid(all_types[vt], op) || (kt != 2 && (unsigned)opi != round % REF_NOPS))
-            continue;
-          size_t sizes[] = {0, 1, 2, 1 + (size_t)test_below(&rng, max_n)};
-          for (int si = 0; si < 4; si++)
-            scan_by_key_case(&configs[ci], all_types[kt], all_types[vt], op, sizes[si],
-                             (int)((round + (unsigned)si) % 3), round + (unsigned)si);
-          round++;
-        }
   static const int threads[] = {1, 2, 3, 8};
   static const int64_t parts[] = {1, 7, 64, 0};
   for (int th = 0; th < 4; th++)
