@@ -163,6 +163,15 @@ static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job
   job->desc = st->work;
   job->scratch = st->work + desc_bytes;
   job->epoch = ++st->epoch;
+  /* The status words of this call start cleared. The epoch alone is not enough: the same bytes
+     held other data in earlier calls (another call's thread scratch, or value slots of another
+     stride), and a small value written over the low byte of an old status word can turn it into
+     this call's epoch with state A or P — a look-back then takes a value nobody published. The
+     fuzzer found this (tests/fuzz/unreproduced/, bench/NOTES.md); clearing costs one store per
+     partition. */
+  for (size_t k = 0; k < job->nparts; k++)
+    atomic_store_explicit((_Atomic uint64_t *)(job->desc + k * job->desc_stride), 0,
+                          memory_order_relaxed);
   return PSCAN_OK;
 }
 

@@ -143,6 +143,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (memcmp(buf, copy, bytes) != 0)
       fail("a refused call wrote to memory", h, n);
   } else if (ref_first_difference((pscan_dtype)out, outp, want_out, n) != n) {
+    size_t at = ref_first_difference((pscan_dtype)out, outp, want_out, n);
+    char got_s[64], want_s[64];
+    ref_format((pscan_dtype)out, outp + at * out_size, got_s, sizeof got_s);
+    ref_format((pscan_dtype)out, want_out + at * out_size, want_s, sizeof want_s);
+    fprintf(stderr, "fuzz_scan: out[%zu] = %s, oracle %s (%zu elements differ)\n", at, got_s,
+            want_s, n - at);
     fail("result differs from the sequential oracle", h, n);
   } else if (!in_place && memcmp(buf, copy, n * in_size) != 0) {
     fail("the input was modified", h, n);
