@@ -10,11 +10,12 @@
  * and a single-block path (one block walks all tiles) for inputs of one tile, and at the bottom
  * of the recursions.
  *
- * Workspace (one device buffer, grown on demand, stream-ordered): a 64-bit tile counter, then the
- * per-tile status words, then the totals and prefixes of the multi-pass strategies. The counter is
- * never reset: the host knows how many tiles every launch took (tile_base). The status words are
- * never reset either: each launch tags its words with a new epoch. A small scan is therefore one
- * kernel launch and nothing else. */
+ * Workspace (device buffers grown on demand, stream-ordered): a 64-bit tile counter and the
+ * totals and prefixes of the multi-pass strategies in one buffer, the per-tile status words in
+ * buffers of their own (one per word size). The counter is never reset: the host knows how many
+ * tiles every launch took (tile_base). The status words are never reset either: each launch tags
+ * its words with a new epoch, and nothing but whole status words is ever written where they live.
+ * A small scan is therefore one kernel launch and nothing else. */
 #include "../internal.h"
 #include "launch.h"
 
@@ -28,8 +29,15 @@ typedef struct cuda_state {
   int device;
   cudaStream_t stream;  /* the user's stream (NULL: the legacy default stream) */
   cudaEvent_t ordering; /* keeps the workspace's users in order across set_stream */
-  char *work;           /* device workspace */
+  char *work;           /* device workspace: tile counter, multi-pass totals and prefixes */
   size_t work_bytes;
+  /* Tile status words, in buffers of their own: [0] 8-byte words (values up to 4 bytes), [1]
+     16-byte words. Only whole status words of one format are ever written to each, so a stale
+     word always carries an older epoch; sharing bytes with other data (totals, or the other
+     format, whose value half is user data) could forge the current epoch (the CPU backend had
+     exactly that bug: bench/NOTES.md). */
+  char *status[2];
+  size_t status_bytes[2];
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
@@ -103,10 +111,12 @@ static void cuda_fini(pscan_ctx *ctx) {
   if (!st)
     return;
   if (use_device(ctx, st) == PSCAN_OK) {
-    if (st->work) {
+    if (st->work)
       cudaFreeAsync(st->work, st->stream);
-      cudaStreamSynchronize(st->stream);
-    }
+    for (int i = 0; i < 2; i++)
+      if (st->status[i])
+        cudaFreeAsync(st->status[i], st->stream);
+    cudaStreamSynchronize(st->stream);
     cudaEventDestroy(st->ordering);
   }
   free(st);
@@ -183,14 +193,17 @@ static pscan_status cuda_check_memory(pscan_ctx *ctx, const void *p, const char 
   return PSCAN_OK;
 }
 
-static pscan_status ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes) {
-  if (bytes <= st->work_bytes)
+/* Grows a zeroed device buffer to at least bytes (stream-ordered); true in *grown when it did. */
+static pscan_status grow_zeroed(pscan_ctx *ctx, cuda_state *st, char **buf, size_t *cap,
+                                size_t bytes, bool *grown) {
+  *grown = false;
+  if (bytes <= *cap)
     return PSCAN_OK;
   size_t size = bytes + bytes / 4 + 4096;
-  if (st->work)
-    CUDA_CHECK(ctx, cudaFreeAsync(st->work, st->stream), "cudaFreeAsync");
-  st->work = NULL;
-  st->work_bytes = 0;
+  if (*buf)
+    CUDA_CHECK(ctx, cudaFreeAsync(*buf, st->stream), "cudaFreeAsync");
+  *buf = NULL;
+  *cap = 0;
   void *w = NULL;
   cudaError_t e = cudaMallocAsync(&w, size, st->stream);
   if (e == cudaErrorMemoryAllocation) {
@@ -200,9 +213,17 @@ static pscan_status ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes) {
   }
   CUDA_CHECK(ctx, e, "cudaMallocAsync");
   CUDA_CHECK(ctx, cudaMemsetAsync(w, 0, size, st->stream), "cudaMemsetAsync");
-  st->work = w;
-  st->work_bytes = size;
-  st->tile_base = 0; /* fresh, zeroed counter and status words */
+  *buf = w;
+  *cap = size;
+  *grown = true;
+  return PSCAN_OK;
+}
+
+static pscan_status ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes) {
+  bool grown;
+  PSCAN__CHECK(grow_zeroed(ctx, st, &st->work, &st->work_bytes, bytes, &grown));
+  if (grown)
+    st->tile_base = 0; /* a fresh, zeroed counter */
   return PSCAN_OK;
 }
 
@@ -334,12 +355,16 @@ static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
     pl.block_algo = PSCAN_BLOCK_WARP_SCANS;
 
   uint64_t tiles = tiles_of(c->n, k);
+  int fmt = k->status_word_bytes == 16;
   size_t status_bytes = 2 * (size_t)tiles * k->status_word_bytes;
-  size_t need = COUNTER_BYTES + status_bytes + multipass_bytes(&pl, c->n, k);
-  PSCAN__CHECK(ensure_work(ctx, st, need));
+  bool grown;
+  PSCAN__CHECK(grow_zeroed(ctx, st, &st->status[fmt], &st->status_bytes[fmt], status_bytes, &grown));
+  PSCAN__CHECK(ensure_work(ctx, st, COUNTER_BYTES + multipass_bytes(&pl, c->n, k)));
   if (++st->epoch == 0) { /* wrapped after 2^32 calls: old tags could match again */
-    CUDA_CHECK(ctx, cudaMemsetAsync(st->work, 0, st->work_bytes, st->stream), "cudaMemsetAsync");
-    st->tile_base = 0;
+    for (int i = 0; i < 2; i++)
+      if (st->status[i])
+        CUDA_CHECK(ctx, cudaMemsetAsync(st->status[i], 0, st->status_bytes[i], st->stream),
+                   "cudaMemsetAsync");
     st->epoch = 1;
   }
 
@@ -356,10 +381,10 @@ static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.deterministic = pl.deterministic;
   p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0);
   p.tile_counter = (unsigned long long *)st->work;
-  p.agg_words = st->work + COUNTER_BYTES;
-  p.incl_words = st->work + COUNTER_BYTES + status_bytes / 2;
+  p.agg_words = st->status[fmt];
+  p.incl_words = st->status[fmt] + status_bytes / 2;
   p.epoch = st->epoch;
-  char *scratch = st->work + COUNTER_BYTES + status_bytes;
+  char *scratch = st->work + COUNTER_BYTES;
   return scan_level(ctx, &pl, k, p, &scratch);
 }
 
