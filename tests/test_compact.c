@@ -565,7 +565,7 @@ static void test_large(void) {
   free(flags);
 }
 
-/* ---- refusals write nothing; the rest of the family is not implemented yet ---- */
+/* ---- refusals write nothing, not even the count ---- */
 
 enum { RN = 100 };
 
