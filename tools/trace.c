@@ -98,9 +98,9 @@ static void edge(trace_ctx *t, int src, int dst, edge_kind kind) {
     t->pending[t->npending++] = (trace_edge){src, dst, kind};
 }
 
-/* Prints "  label | v v v" ('.' for a value not written yet) and records the row, with the edges
-   given since the last row, for the SVG. */
-static void row_set(trace_ctx *t, const char *label, const int64_t *x, const bool *set, int n) {
+/* Prints "  label | v v v" ('.' for a value not written yet; set may be NULL). */
+static void print_values(const trace_ctx *t, const char *label, const int64_t *x, const bool *set,
+                         int n) {
   printf("  %-30s|", label);
   for (int i = 0; i < n; i++) {
     char buf[32];
@@ -111,6 +111,11 @@ static void row_set(trace_ctx *t, const char *label, const int64_t *x, const boo
     printf(" %*s", t->width, buf);
   }
   putchar('\n');
+}
+
+/* Prints the row and records it, with the edges given since the last row, for the SVG. */
+static void row_set(trace_ctx *t, const char *label, const int64_t *x, const bool *set, int n) {
+  print_values(t, label, x, set, n);
   if (t->nrows < MAXROWS) {
     trace_row *r = &t->rows[t->nrows++];
     snprintf(r->label, sizeof r->label, "%s", label);
@@ -830,25 +835,14 @@ int cmd_trace(int argc, char **argv) {
   }
   (void)len;
   /* the result: the first n elements (padding dropped) */
-  printf("  %-30s|", "result");
-  for (int i = 0; i < n; i++) {
-    char b[32];
-    format_value(t, x[i], b, sizeof b);
-    printf(" %*s", t->width, b);
-  }
-  putchar('\n');
+  print_values(t, "result", x, NULL, n);
   printf("depth (steps): %ld, work (operations): %ld\n", t->depth, t->work);
   int rc = 0;
   if (memcmp(x, ref, (size_t)n * sizeof *x) == 0) {
     printf("result matches the sequential scan\n");
   } else {
-    printf("result DOES NOT match the sequential scan:\n  %-30s|", "sequential");
-    for (int i = 0; i < n; i++) {
-      char b[32];
-      format_value(t, ref[i], b, sizeof b);
-      printf(" %*s", t->width, b);
-    }
-    putchar('\n');
+    printf("result DOES NOT match the sequential scan:\n");
+    print_values(t, "sequential", ref, NULL, n);
     rc = 1;
   }
   if (svg) {

@@ -90,7 +90,7 @@ typedef struct pscan__cpu_job {
      followed by the aggregate and the inclusive prefix (acc_size bytes each). */
   char *desc;
   size_t desc_stride;
-  uint64_t epoch;   /* tags this call's status words, so no reset pass is needed */
+  uint64_t epoch;   /* tags this call's status words (cleared at the call's start too) */
   /* Per-thread scratch: nthreads slots of scratch_stride bytes (4 accumulators). */
   char *scratch;
   size_t scratch_stride;
@@ -150,8 +150,9 @@ size_t pscan__cpu_compact(pscan__pool *pool, pscan__cpu_job *job, const pscan__c
  * first and never changed afterwards, and the word is stored with release and read with acquire,
  * so a reader never sees a torn or stale value, and everything the publisher did before
  * publishing (its reads of its input included) happens before whatever the reader does after.
- * The epoch changes with every call, so words left over from earlier calls read as "not yet
- * published" and no reset pass is needed. */
+ * The epoch changes with every call, and layout_scratch (backend.c) also clears the call's status
+ * words: the bytes may have held other data in earlier calls, and a partial overwrite of an old
+ * word could otherwise forge this call's epoch. */
 /* X: nothing yet. L: an extra value the partition announces before it has its aggregate (the
    compaction family's unique and run-length encoding: its last input element); the scans never
    use it. A: the aggregate. P: the inclusive prefix. States only grow. */

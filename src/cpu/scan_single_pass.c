@@ -15,8 +15,9 @@
  *
  * Publication: a status word holds (epoch << 2) | state; the value it announces is written to its
  * own slot first and never changed afterwards, and the word is stored with release and read with
- * acquire, so a reader never sees a torn or stale value. The epoch changes with every call, so
- * words left over from earlier calls read as "not yet published" and no reset pass is needed. */
+ * acquire, so a reader never sees a torn or stale value. Each call's status words are cleared
+ * before it starts (one store per partition; see layout_scratch in backend.c for why the epoch
+ * alone is not enough). */
 #include "cpu.h"
 
 #include <stdatomic.h>

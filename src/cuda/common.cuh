@@ -71,9 +71,6 @@ static __device__ __forceinline__ void pscan__cp_async16(void *smem, const void 
 static __device__ __forceinline__ void pscan__cp_async_commit(void) {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
-static __device__ __forceinline__ void pscan__cp_async_wait_one(void) {
-  asm volatile("cp.async.wait_group 1;" ::: "memory");
-}
 static __device__ __forceinline__ void pscan__cp_async_wait_all(void) {
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
