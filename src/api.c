@@ -146,7 +146,8 @@ static pscan_status run_compact(pscan_ctx *ctx, const char *fn, const pscan__com
   if (!ctx->backend->compact)
     return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend does not offer compaction", fn,
                 ctx->backend->name);
-  if (call->n == 0) {
+  if (call->n == 0 && ctx->backend != &pscan__cuda_backend) { /* (a CUDA count may be device
+                                                                    memory: the backend writes it) */
     *call->num_selected = 0;
     return PSCAN_OK;
   }

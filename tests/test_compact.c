@@ -180,6 +180,14 @@ typedef struct config {
 
 static pscan_ctx *ctx_for(const config *c) {
   static pscan_ctx *ctx;
+#ifdef TEST_COMPACT_ON_CUDA
+  if (!ctx && pscan_create(&ctx, PSCAN_BACKEND_CUDA) != PSCAN_OK) {
+    printf("SKIP: no usable CUDA device (%s)\n", pscan_last_error(NULL));
+    exit(77);
+  }
+  test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
+  return ctx;
+#endif
   static int threads = -1;
   if (!ctx || threads != c->threads) {
     pscan_destroy(ctx);
@@ -192,6 +200,14 @@ static pscan_ctx *ctx_for(const config *c) {
 }
 
 enum { SLACK = 16 }; /* poisoned elements past n */
+
+#ifdef TEST_COMPACT_ON_CUDA
+#include "compact_on_cuda.h"
+/* Sizes at boundaries: the CUDA kernels' tiles (4096 items; 2048 by key) instead of partitions. */
+#define BOUNDARIES {4096, 2048, 64, 0}
+#else
+#define BOUNDARIES {1, 7, 64, 0}
+#endif
 
 /* Runs op on in[0..n) (in place when in_place) and checks it against the reference. */
 static void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
@@ -294,7 +310,7 @@ static void test_matrix(void) {
 
 static void test_configs(void) {
   static const int threads[] = {1, 2, 3, 8};
-  static const int64_t parts[] = {1, 7, 64, 0};
+  static const int64_t parts[] = BOUNDARIES;
   static const int algos[] = {PSCAN_ALGO_DECOUPLED_LOOKBACK, PSCAN_ALGO_CHAINED, PSCAN_ALGO_AUTO};
   unsigned round = 0;
   for (int th = 0; th < 4; th++)
@@ -518,7 +534,7 @@ static void test_scan_by_key(void) {
   for_each_by_key_case(scan_by_key_case);
   unsigned round = 0;
   static const int threads[] = {1, 2, 3, 8};
-  static const int64_t parts[] = {1, 7, 64, 0};
+  static const int64_t parts[] = BOUNDARIES;
   for (int th = 0; th < 4; th++)
     for (int p = 0; p < 4; p++)
       for (int a = 0; a < 2; a++) {
@@ -677,14 +693,20 @@ int main(void) {
   quick = test_quick();
   rng = test_fork(seed, 1);
   double t0 = test_seconds();
-  test_refusals();
+#ifdef TEST_COMPACT_ON_CUDA
+  ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}); /* SKIP (77) here without a GPU */
+#else
+  test_refusals(); /* api.c's checks, the same for both backends */
+#endif
   test_matrix();
   printf("matrix: %.2f s\n", test_seconds() - t0);
   test_configs();
   printf("configs: %.2f s\n", test_seconds() - t0);
   test_in_place_stress();
   printf("in place stress: %.2f s\n", test_seconds() - t0);
-  test_value_inside();
+#ifndef TEST_COMPACT_ON_CUDA
+  test_value_inside(); /* (on the CUDA backend value is host memory: never inside the array) */
+#endif
   test_by_key();
   printf("reduce_by_key: %.2f s\n", test_seconds() - t0);
   test_scan_by_key();

@@ -32,15 +32,16 @@ typedef struct cuda_state {
   char *work;           /* device workspace: tile counter, multi-pass totals and prefixes */
   size_t work_bytes;
   /* Tile status words, in buffers of their own: [0] 8-byte words (values up to 4 bytes), [1]
-     16-byte words. Only whole status words of one format are ever written to each, so a stale
+     16-byte words, [2] the compaction family's 16-byte pair words (compact_ops.cuh). Only whole status words of one format are ever written to each, so a stale
      word always carries an older epoch; sharing bytes with other data (totals, or the other
      format, whose value half is user data) could forge the current epoch (the CPU backend had
      exactly that bug: bench/NOTES.md). */
-  char *status[2];
-  size_t status_bytes[2];
+  char *status[3];
+  size_t status_bytes[3];
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
+  uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
 } cuda_state;
 
 enum { COUNTER_BYTES = 256 };
@@ -113,7 +114,7 @@ static void cuda_fini(pscan_ctx *ctx) {
   if (use_device(ctx, st) == PSCAN_OK) {
     if (st->work)
       cudaFreeAsync(st->work, st->stream);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
       if (st->status[i])
         cudaFreeAsync(st->status[i], st->stream);
     cudaStreamSynchronize(st->stream);
@@ -279,6 +280,18 @@ static pscan_status launch(pscan_ctx *ctx, int (*fn)(const pscan__cuda_scan_para
   return PSCAN_OK;
 }
 
+static pscan_status launch_compact(pscan_ctx *ctx, const pscan__cuda_compact_kernel *k,
+                                   const pscan__cuda_compact_params *p, uint64_t grid) {
+  cuda_state *st = ctx->impl;
+  if (grid > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "compaction: %llu tiles exceed the grid limit",
+                       (unsigned long long)grid);
+  int e = k->launch(p, grid, st->stream);
+  if (e != cudaSuccess)
+    return cuda_fail(ctx, (cudaError_t)e, "compaction kernel");
+  return PSCAN_OK;
+}
+
 /* A single-pass launch: one block per tile, tile ids from the counter. */
 static pscan_status launch_single_pass(pscan_ctx *ctx, const pscan__cuda_kernels *k,
                                        pscan__cuda_scan_params *p) {
@@ -388,6 +401,109 @@ static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   return scan_level(ctx, &pl, k, p, &scratch);
 }
 
+/* ---- compaction (compact_tile.cuh, by_key_tile.cuh) ---- */
+
+static bool is_device_memory(cuda_state *st, const void *p) {
+  if (known_device(st, p))
+    return true;
+  struct cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+/* The number kept, for a count pointer in host memory: wait for it. */
+static pscan_status read_back_count(pscan_ctx *ctx, cuda_state *st, const void *slot,
+                                    size_t *count) {
+  unsigned long long v = 0;
+  CUDA_CHECK(ctx, cudaMemcpyAsync(&v, slot, sizeof v, cudaMemcpyDeviceToHost, st->stream),
+             "cudaMemcpyAsync (count)");
+  CUDA_CHECK(ctx, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (count)");
+  *count = (size_t)v;
+  return PSCAN_OK;
+}
+
+/* A new epoch for the pair status words; they have 16 bits for it, so the buffer is cleared
+   (stream-ordered) each time the epoch wraps. */
+static pscan_status next_compact_epoch(pscan_ctx *ctx, cuda_state *st) {
+  if (++st->compact_epoch > 0xffffu) {
+    CUDA_CHECK(ctx, cudaMemsetAsync(st->status[2], 0, st->status_bytes[2], st->stream),
+               "cudaMemsetAsync");
+    st->compact_epoch = 1;
+  }
+  return PSCAN_OK;
+}
+
+static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
+  cuda_state *st = ctx->impl;
+  bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  const pscan__cuda_compact_kernel *k = pscan__cuda_compact_for((int)c->kind, (int)c->type,
+                                                                (int)c->val_type, (int)c->op);
+  if (!k)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA compaction kernel for %s",
+                       pscan__dtype_name(by_key ? c->val_type : c->type));
+  PSCAN__CHECK(use_device(ctx, st));
+  PSCAN__CHECK(ensure_work(ctx, st, COUNTER_BYTES));
+  size_t *count = c->kind == PSCAN__COMPACT_SCAN_BY_KEY ? NULL : c->num_selected;
+  bool count_on_device = count && is_device_memory(st, count);
+  unsigned long long *slot = (unsigned long long *)(void *)(st->work + 8); /* after the counter */
+  if (c->n == 0) { /* nothing to select: the count only */
+    if (count_on_device)
+      CUDA_CHECK(ctx, cudaMemsetAsync(count, 0, sizeof *count, st->stream), "cudaMemsetAsync");
+    else if (count)
+      *count = 0;
+    return PSCAN_OK;
+  }
+  uint64_t tiles = (c->n + k->tile_items - 1) / k->tile_items;
+  bool grown;
+  PSCAN__CHECK(grow_zeroed(ctx, st, &st->status[2], &st->status_bytes[2], 2 * tiles * 16, &grown));
+  PSCAN__CHECK(next_compact_epoch(ctx, st));
+
+  pscan__cuda_compact_params p;
+  memset(&p, 0, sizeof p);
+  int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
+  p.lb.n = c->n;
+  p.lb.num_tiles = tiles;
+  p.lb.mode = tiles == 1 ? PSCAN__MODE_SINGLE
+              : algo == PSCAN_ALGO_CHAINED ? PSCAN__MODE_CHAINED : PSCAN__MODE_LOOKBACK;
+  /* Only the by-key reductions of float sums and products depend on the order of combination. */
+  p.lb.deterministic = ctx->params[PSCAN_PARAM_DETERMINISTIC] && by_key &&
+                       pscan__dtype_kind(c->val_type) == PSCAN__FLOAT &&
+                       (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
+  p.lb.agg_words = st->status[2];
+  p.lb.incl_words = st->status[2] + tiles * 16;
+  p.lb.tile_counter = (unsigned long long *)(void *)st->work;
+  p.lb.tile_base = st->tile_base;
+  p.lb.epoch = st->compact_epoch;
+  p.kind = (int)c->kind;
+  p.cmp = (int)c->cmp;
+  p.key_type = (int)c->type;
+  p.key_size = (int)c->size;
+  p.exclusive = c->exclusive;
+  p.has_init = c->init != NULL;
+  if (c->value)
+    memcpy(&p.value, c->value, c->size);
+  if (c->init)
+    memcpy(&p.init, c->init, c->val_size);
+  p.keys_vector_io = (uintptr_t)c->in % 16 == 0;
+  p.vals_vector_io = (uintptr_t)c->vals_in % 16 == 0 && (uintptr_t)c->vals_out % 16 == 0;
+  p.in = c->in;
+  p.flags = c->flags;
+  p.out = c->out;
+  p.counts_out = c->counts_out;
+  p.vals_in = c->vals_in;
+  p.vals_out = c->vals_out;
+  p.count_out = count_on_device ? (unsigned long long *)(void *)count : slot;
+  if (p.lb.mode != PSCAN__MODE_SINGLE)
+    st->tile_base += tiles;
+  PSCAN__CHECK(launch_compact(ctx, k, &p, p.lb.mode == PSCAN__MODE_SINGLE ? 1 : tiles));
+  if (count && !count_on_device)
+    return read_back_count(ctx, st, slot, count);
+  return PSCAN_OK;
+}
+
 const pscan__backend pscan__cuda_backend = {
     .name = "cuda",
     .init = cuda_init,
@@ -397,4 +513,5 @@ const pscan__backend pscan__cuda_backend = {
     .synchronize = cuda_synchronize,
     .check_memory = cuda_check_memory,
     .scan = cuda_scan,
+    .compact = cuda_compact,
 };

@@ -52,6 +52,42 @@ typedef struct pscan__cuda_kernels {
 /* NULL when (in, acc, op) is not offered. */
 const pscan__cuda_kernels *pscan__cuda_kernels_for(int in_type, int acc_type, int op);
 
+/* ---- Compaction (compact_tile.cuh, by_key_tile.cuh) ---- */
+
+/* One compaction launch. The look-back state travels in lb (n, num_tiles, mode, deterministic,
+   status words, tile counter, epoch): the compaction kernels run the scan's own look-back
+   (lookback.cuh) over a pair accumulator (compact_ops.cuh). */
+typedef struct pscan__cuda_compact_params {
+  pscan__cuda_scan_params lb;
+  int kind;          /* pscan__compact_kind (internal.h) */
+  int cmp;           /* pscan_cmp: SELECT_IF, PARTITION_IF */
+  int key_type;      /* pscan_dtype of the keys (the by-key kernels read any key type) */
+  int key_size;      /* ... and its size in bytes */
+  int exclusive;     /* SCAN_BY_KEY */
+  int has_init;      /* SCAN_BY_KEY */
+  int keys_vector_io; /* in (the keys) is 16-byte aligned */
+  int vals_vector_io; /* vals_in and vals_out are 16-byte aligned */
+  uint64_t value;    /* the right-hand side of cmp, in the key type's bytes */
+  uint64_t init;     /* SCAN_BY_KEY's init, in the value type's bytes */
+  const void *in;    /* the items, or the keys */
+  const uint8_t *flags;
+  void *out;         /* kept items, unique keys */
+  uint64_t *counts_out;
+  const void *vals_in;
+  void *vals_out;
+  unsigned long long *count_out; /* the last tile writes the number of items kept (or runs) here */
+} pscan__cuda_compact_params;
+
+typedef struct pscan__cuda_compact_kernel {
+  int (*launch)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream);
+  unsigned tile_items;
+} pscan__cuda_compact_kernel;
+
+/* The kernel for a compaction kind: by key type (SELECT_IF .. RUN_LENGTH) or by value type and
+   op (REDUCE_BY_KEY, SCAN_BY_KEY); NULL when not offered. */
+const pscan__cuda_compact_kernel *pscan__cuda_compact_for(int kind, int key_type, int val_type,
+                                                          int op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,122 @@
+/* Device helpers of the compaction family that do not depend on a stamp: moving a tile of any
+ * element size between global and shared memory, and keys of a type known only at run time (the
+ * by-key kernels are stamped per value type and op, and read every key type).
+ *
+ * Shared tile buffers use the scan's swizzle (common.cuh: 16-byte chunks permuted within each
+ * 128-byte row); an element never straddles a chunk, so element i of size s lives at
+ * pscan__swz(i * s). */
+#ifndef PSCAN_CUDA_COMPACT_COMMON_CUH
+#define PSCAN_CUDA_COMPACT_COMMON_CUH
+
+#include "common.cuh"
+#include "../internal.h"
+
+/* Global elements [first, first + count) of size bytes -> buf. vec: the range starts 16-byte
+   aligned and is a whole number of 16-byte chunks (a full tile of an aligned array). */
+static __device__ __forceinline__ void pscan__stage(unsigned char *buf, const void *g,
+                                                    unsigned long long first, unsigned count,
+                                                    unsigned size, bool vec) {
+  const unsigned char *src = (const unsigned char *)g + first * size;
+  if (vec) {
+    for (unsigned c = threadIdx.x; c < count * size / 16; c += PSCAN__THREADS)
+      pscan__cp_async16(buf + pscan__swz(c * 16), src + 16 * c);
+    pscan__cp_async_commit();
+    pscan__cp_async_wait_all();
+    return;
+  }
+  for (unsigned i = threadIdx.x; i < count; i += PSCAN__THREADS) {
+    unsigned char *d = buf + pscan__swz(i * size);
+    switch (size) {
+    case 1: *d = src[i]; break;
+    case 2: *(uint16_t *)d = ((const uint16_t *)src)[i]; break;
+    case 4: *(uint32_t *)d = ((const uint32_t *)src)[i]; break;
+    default: *(uint64_t *)d = ((const uint64_t *)src)[i]; break;
+    }
+  }
+}
+
+/* buf -> global elements [first, first + count), the reverse of pscan__stage. */
+static __device__ __forceinline__ void pscan__unstage(void *g, const unsigned char *buf,
+                                                      unsigned long long first, unsigned count,
+                                                      unsigned size, bool vec) {
+  unsigned char *dst = (unsigned char *)g + first * size;
+  if (vec) {
+    for (unsigned c = threadIdx.x; c < count * size / 16; c += PSCAN__THREADS)
+      __stcs((uint4 *)(dst + 16 * c), *(const uint4 *)(buf + pscan__swz(c * 16)));
+    return;
+  }
+  for (unsigned i = threadIdx.x; i < count; i += PSCAN__THREADS) {
+    const unsigned char *s = buf + pscan__swz(i * size);
+    switch (size) {
+    case 1: dst[i] = *s; break;
+    case 2: ((uint16_t *)dst)[i] = *(const uint16_t *)s; break;
+    case 4: ((uint32_t *)dst)[i] = *(const uint32_t *)s; break;
+    default: ((uint64_t *)dst)[i] = *(const uint64_t *)s; break;
+    }
+  }
+}
+
+/* One element's bits (zero-extended) from a swizzled buffer, and from / to global memory. */
+static __device__ __forceinline__ unsigned long long pscan__elem_bits(const unsigned char *buf,
+                                                                      unsigned i, unsigned size) {
+  const unsigned char *s = buf + pscan__swz(i * size);
+  switch (size) {
+  case 1: return *s;
+  case 2: return *(const uint16_t *)s;
+  case 4: return *(const uint32_t *)s;
+  default: return *(const uint64_t *)s;
+  }
+}
+static __device__ __forceinline__ unsigned long long pscan__load_bits(const void *g,
+                                                                      unsigned long long i,
+                                                                      unsigned size) {
+  switch (size) {
+  case 1: return ((const uint8_t *)g)[i];
+  case 2: return ((const uint16_t *)g)[i];
+  case 4: return ((const uint32_t *)g)[i];
+  default: return ((const uint64_t *)g)[i];
+  }
+}
+static __device__ __forceinline__ void pscan__store_bits(void *g, unsigned long long i,
+                                                         unsigned size, unsigned long long b) {
+  switch (size) {
+  case 1: ((uint8_t *)g)[i] = (uint8_t)b; break;
+  case 2: ((uint16_t *)g)[i] = (uint16_t)b; break;
+  case 4: ((uint32_t *)g)[i] = (uint32_t)b; break;
+  default: ((uint64_t *)g)[i] = b; break;
+  }
+}
+
+/* Keys compare with C's == in their own type: equal bits for integers; for floats NaN is never
+   equal and -0.0 == +0.0. */
+static __device__ __forceinline__ bool pscan__keys_equal(unsigned long long a, unsigned long long b,
+                                                         int key_type) {
+  if (key_type == PSCAN_F32) {
+    float x, y;
+    unsigned xa = (unsigned)a, yb = (unsigned)b;
+    memcpy(&x, &xa, 4);
+    memcpy(&y, &yb, 4);
+    return x == y;
+  }
+  if (key_type == PSCAN_F64) {
+    double x, y;
+    memcpy(&x, &a, 8);
+    memcpy(&y, &b, 8);
+    return x == y;
+  }
+  return a == b;
+}
+
+/* The tile a block works on: from the tile counter in the single-pass modes (so that every
+   predecessor of a waiting tile has started), else the block index. */
+static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
+    const pscan__cuda_scan_params *lb, unsigned long long *slot) {
+  if (lb->mode != PSCAN__MODE_LOOKBACK && lb->mode != PSCAN__MODE_CHAINED)
+    return blockIdx.x;
+  if (threadIdx.x == 0)
+    *slot = atomicAdd(lb->tile_counter, 1ull) - lb->tile_base;
+  __syncthreads();
+  return *slot;
+}
+
+#endif /* PSCAN_CUDA_COMPACT_COMMON_CUH */

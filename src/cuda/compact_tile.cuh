@@ -1,0 +1,198 @@
+/* Include-template: the single-pass kernel of select_if, select_flagged, partition_if, unique and
+ * run_length_encode for one item type (Merrill & Garland, NVR-2016-002, section 5: selection
+ * fused into the scan of the selection flags). The includer defines KEY (a type suffix) and has
+ * stamped the pair accumulator (compact_ops.cuh), block_scan.cuh and lookback.cuh under NAME.
+ *
+ * One tile = PSCAN__THREADS threads x 16 consecutive items. A block copies its tile into shared
+ * memory (16-byte cp.async when aligned), each thread takes its 16 items into registers and
+ * decides which it keeps (a bit mask: no flags array ever goes to memory), the block scans the
+ * per-thread counts, the tile learns how many items the tiles before it kept by the scan's
+ * decoupled look-back, and the kept items are gathered, in order, at the front of the shared
+ * buffer (partition_if: the rejected ones behind them, reversed) and leave with coalesced stores.
+ *
+ * unique and run-length encoding keep the run heads, in[i] != in[i-1]. A tile's first item
+ * compares with the item before the tile, read from global memory before the tile publishes
+ * anything. Run-length encoding closes a run where the next head is: the pair accumulator
+ * carries the position of the last head, so the tile holding head r writes counts_out[r-1], and
+ * the last tile closes the last run.
+ *
+ * In place (out == in: select_if, select_flagged, unique, run-length values) in the same single
+ * pass, as on the CPU backend (cpu/compact.c, where the argument is spelled out):
+ *  - a tile reads its own input (and the item before it) before it publishes its aggregate: the
+ *    aggregate is computed from every item it read, so the reads are complete by then;
+ *  - a tile writes only after its look-back returned, i.e. after every predecessor published,
+ *    so no predecessor can still be reading what it writes;
+ *  - tile k writes out[E_k .. E_k + kept) with E_k + kept <= its own end: never a successor's
+ *    input. The item before tile k may be overwritten by a predecessor while k reads it, but only
+ *    with itself: position start-1 receives the kept item of rank start-1, which (every item
+ *    before it kept) is in[start-1].
+ * The scan's status words are relaxed; the aggregate's data dependency on every item read and the
+ * look-back's wait before any write order the accesses. */
+
+#define T PSCAN__CAT(PSCAN__CTYPE_, KEY)
+enum { NAME(ITEMS) = 16, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
+#define ITEMS NAME(ITEMS)
+#define TILE NAME(TILE)
+
+typedef struct NAME(keys_smem) {
+  __align__(16) unsigned char tile[TILE * sizeof(T)];
+  ACC_T scan[2 * PSCAN__THREADS];
+  ACC_T prefix;
+  unsigned long long tile_id;
+  T before_tile; /* the item before the tile (unique, run-length encoding) */
+} NAME(keys_smem);
+
+static __device__ __forceinline__ bool NAME(pred)(int cmp, T v, T x) {
+  switch (cmp) {
+  case PSCAN_LT: return v < x;
+  case PSCAN_LE: return v <= x;
+  case PSCAN_GT: return v > x;
+  case PSCAN_GE: return v >= x;
+  case PSCAN_EQ: return v == x;
+  default: return v != x;
+  }
+}
+
+/* This thread's items from the shared tile, 16-byte chunks at a time (conflict-free). */
+static __device__ __forceinline__ void NAME(read_items)(const unsigned char *buf, T items[ITEMS]) {
+  enum { CHUNKS = ITEMS * sizeof(T) / 16, PER = 16 / sizeof(T) };
+#pragma unroll
+  for (int q = 0; q < CHUNKS; q++) {
+    uint4 c = *(const uint4 *)(buf + pscan__swz((threadIdx.x * CHUNKS + q) * 16));
+    memcpy(items + q * PER, &c, 16);
+  }
+}
+
+/* Bit i: this thread keeps its item i (items past the end of the tile are never kept). */
+static __device__ __forceinline__ unsigned NAME(keep_mask)(const pscan__cuda_compact_params *p,
+                                                           const NAME(keys_smem) *sm,
+                                                           const T items[ITEMS],
+                                                           unsigned long long start,
+                                                           unsigned mine) {
+  const unsigned first = threadIdx.x * ITEMS;
+  unsigned keep = 0;
+  if (p->kind == PSCAN__COMPACT_SELECT_FLAGGED) {
+    const uint8_t *f = p->flags + start + first;
+    if (mine == ITEMS && ((uintptr_t)f & 15) == 0) {
+      uint4 c = __ldg((const uint4 *)f);
+      uint8_t b[16];
+      memcpy(b, &c, 16);
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++)
+        keep |= (b[i] != 0 ? 1u : 0u) << i;
+    } else {
+      for (unsigned i = 0; i < mine; i++)
+        keep |= (f[i] != 0 ? 1u : 0u) << i;
+    }
+    return keep;
+  }
+  if (p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_PARTITION_IF) {
+    T x;
+    memcpy(&x, &p->value, sizeof x);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+      keep |= (NAME(pred)(p->cmp, items[i], x) ? 1u : 0u) << i;
+  } else { /* run heads */
+    T prev = sm->before_tile;
+    if (threadIdx.x > 0)
+      prev = *(const T *)(sm->tile + pscan__swz((first - 1) * (unsigned)sizeof(T)));
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+      keep |= (items[i] != prev ? 1u : 0u) << i;
+      prev = items[i];
+    }
+    if (start == 0 && threadIdx.x == 0)
+      keep |= 1u; /* the first item of the input always starts a run */
+  }
+  return mine >= ITEMS ? keep : keep & ((1u << mine) - 1u);
+}
+
+/* Run-length encoding: each of this thread's heads closes the run before it. */
+static __device__ __forceinline__ void NAME(close_runs)(const pscan__cuda_compact_params *p,
+                                                        ACC_T carry, unsigned keep,
+                                                        unsigned long long first_pos) {
+  while (keep) {
+    int i = __ffs(keep) - 1;
+    keep &= keep - 1;
+    unsigned long long pos = first_pos + (unsigned)i;
+    if (carry.count > 0)
+      p->counts_out[carry.count - 1] = pos - carry.x;
+    carry = NAME(make)(carry.count + 1, pos);
+  }
+}
+
+static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, NAME(keys_smem) *sm,
+                                          unsigned long long tile, ACC_T *running) {
+  const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
+  const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+  const unsigned first = threadIdx.x * ITEMS;
+  const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
+  const bool heads = p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH;
+  const bool partition = p->kind == PSCAN__COMPACT_PARTITION_IF;
+  /* 1. Read the tile (and the item before it) once. */
+  pscan__stage(sm->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
+  if (heads && threadIdx.x == 0 && start > 0)
+    sm->before_tile = ((const T *)p->in)[start - 1];
+  __syncthreads();
+  T items[ITEMS];
+  NAME(read_items)(sm->tile, items);
+  const unsigned keep = NAME(keep_mask)(p, sm, items, start, mine);
+  const ACC_T agg = NAME(make)(__popc(keep), keep ? start + first + (31u - __clz(keep)) : 0ull);
+  /* 2. The thread's prefix within the tile, the tile's by look-back. Every thread has its items
+     in registers once the block scan returns (it synchronises): the buffer is free. */
+  ACC_T before, total;
+  NAME(block_scan)(PSCAN_BLOCK_WARP_SCANS, agg, sm->scan, &before, &total);
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  /* 3. Gather: kept items at the front, in order; partition_if's rejected ones at the back of
+     the tile's valid range, reversed. */
+  T *gathered = (T *)(void *)sm->tile;
+  unsigned kept_rank = (unsigned)before.count, rejected_rank = first - kept_rank;
+#pragma unroll
+  for (int i = 0; i < ITEMS; i++) {
+    if (keep >> i & 1u)
+      gathered[kept_rank++] = items[i];
+    else if (partition && (unsigned)i < mine)
+      gathered[valid - 1 - rejected_rank++] = items[i];
+  }
+  if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+    NAME(close_runs)(p, NAME(op)(tile_before, before), keep, start + first);
+  __syncthreads();
+  /* 4. Coalesced stores. */
+  const unsigned long long kept_before = tile_before.count;
+  const unsigned kept = (unsigned)total.count, written = partition ? valid : kept;
+  T *out = (T *)p->out;
+  for (unsigned j = threadIdx.x; j < written; j += PSCAN__THREADS) {
+    if (j < kept)
+      out[kept_before + j] = gathered[j];
+    else /* rejected: the r-th of the input goes to out[n-1-r] */
+      out[n - (start - kept_before) - (valid - kept) + (j - kept)] = gathered[j];
+  }
+  if (tile == p->lb.num_tiles - 1 && threadIdx.x == 0) {
+    const ACC_T through = NAME(op)(tile_before, total);
+    if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+      p->counts_out[through.count - 1] = n - through.x;
+    *p->count_out = through.count;
+  }
+  __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
+}
+
+__global__ void __launch_bounds__(PSCAN__THREADS)
+    NAME(keys_kernel)(const pscan__cuda_compact_params p) {
+  __shared__ NAME(keys_smem) sm;
+  if (p.lb.mode == PSCAN__MODE_SINGLE) {
+    ACC_T running = NAME(identity)();
+    for (unsigned long long tile = 0; tile < p.lb.num_tiles; tile++)
+      NAME(compact_tile)(&p, &sm, tile, &running);
+    return;
+  }
+  NAME(compact_tile)(&p, &sm, pscan__compact_tile_id(&p.lb, &sm.tile_id), NULL);
+}
+
+static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {
+  NAME(keys_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+
+#undef ITEMS
+#undef TILE
+#undef T
