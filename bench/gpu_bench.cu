@@ -5,10 +5,22 @@
 //
 //   pscan_gpu_bench [--quick] [--types i32,f32,i64,f64] [--min-log 10] [--max-log 30]
 //                   [--csv FILE] [--blocks] [--deterministic]
+//   pscan_gpu_bench --compact [--quick] [--csv FILE]
+//
+// --compact: the compaction family against CUB instead of the scans (int32 data, 50% uniform
+// random selection, runs of average length 500: the setup of Merrill & Garland's Figure 12), at
+// n = 2^25 and 2^28, then select_if over selectivities 0..100% at 2^28. Bytes counted as in
+// ../shared/anchors: select_if n*4 read + kept*4 written, partition_if 2n*4, select_flagged
+// n*4 + n + kept*4, unique and run-length encoding n*4 read, reduce_by_key 2n*4 read,
+// inclusive sum by key 3n*4.
 //
 // Bytes counted: n elements read + n written. GB/s = 1e9 bytes/s. "frac" = fraction of the
 // copy's GB/s at the same n.
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <thrust/device_ptr.h>
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
@@ -40,7 +52,7 @@
   } while (0)
 
 struct Opts {
-  bool quick = false, blocks = false, deterministic = false;
+  bool quick = false, blocks = false, deterministic = false, compact = false;
   int min_log = 10, max_log = 30;
   std::vector<std::string> types{"i32", "f32", "i64", "f64"};
   const char *csv = "gpu_bench.csv";
@@ -168,11 +180,160 @@ static void bench_type(const Opts &o, pscan_ctx *ctx, const char *tname, pscan_d
   CK(cudaFree(out));
 }
 
+// ---- the compaction family against CUB ----
+
+struct LessThan {
+  int v;
+  __host__ __device__ bool operator()(int x) const { return x < v; }
+};
+
+// keys[i]: run ids, a new run where hash(i) % len == 0 (average run length len).
+__global__ void run_heads(int *flags, size_t n, unsigned len) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)(i * 2654435761u) ^ (unsigned)(i >> 13) * 40503u;
+    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13;
+    flags[i] = i == 0 || h % len == 0;
+  }
+}
+// data[i]: uniform bits (sign: the coin of a 50% selection); small ints for float values.
+__global__ void random_fill(int *data, float *vals, uint8_t *flags, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)i * 747796405u + seed;
+    h = ((h >> ((h >> 28) + 4)) ^ h) * 277803737u;
+    h = (h >> 22) ^ h;
+    data[i] = (int)h;
+    vals[i] = (float)(h % 7);
+    flags[i] = (h >> 7) & 1;
+  }
+}
+
+struct CompactBufs {
+  size_t n;
+  int *data, *keys, *out, *out2, *tmp_i;
+  float *vals, *vout;
+  uint8_t *flags;
+  uint64_t *counts;
+  size_t *nsel;
+  int64_t *cub_nsel;
+};
+
+template <class F>
+static void compact_row(const char *impl, const char *op, size_t n, double bytes, double copy_gbs, F fn) {
+  double sec = time_calls(fn, (size_t)bytes);
+  double gbs = bytes / sec / 1e9;
+  rows.push_back({impl, op, "-", "i32", n, sec, gbs, gbs / copy_gbs});
+  printf("%-8s %-24s 2^%-3d %10.2f us %8.1f GB/s %6.1f%% of copy\n", impl, op,
+         (int)(0.5 + log2((double)n)), sec * 1e6, gbs, 100 * gbs / copy_gbs);
+  fflush(stdout);
+}
+
+// CUB's temporary storage for one call shape, grown as needed.
+static void *cub_temp(size_t bytes) {
+  static void *p;
+  static size_t cap;
+  if (bytes > cap) {
+    if (p) CK(cudaFree(p));
+    CK(cudaMalloc(&p, bytes));
+    cap = bytes;
+  }
+  return p;
+}
+
+static void bench_compact_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, bool sweep) {
+  double copy = time_calls([&] { CK(cudaMemcpyAsync(b.out, b.data, n * 4, cudaMemcpyDeviceToDevice)); }, 2 * n * 4);
+  double copy_gbs = 2.0 * n * 4 / copy / 1e9;
+  printf("memcpy   d2d                      2^%-3d %10.2f us %8.1f GB/s\n", (int)(0.5 + log2((double)n)), copy * 1e6, copy_gbs);
+  rows.push_back({"memcpy", "d2d", "-", "i32", n, copy, copy_gbs, 1.0});
+  size_t tb = 0;
+  const int thresholds_all[] = {INT32_MIN, -2147483648 + 21474836, -1073741824, 0, 1073741824, 2147483647 - 21474836, INT32_MAX};
+  const char *names_all[] = {"0%", "1%", "25%", "50%", "75%", "99%", "100%"};
+  for (int k = sweep ? 0 : 3; k < (sweep ? 7 : 4); k++) {
+    LessThan pred{thresholds_all[k]};
+    int v = thresholds_all[k];
+    // the kept fraction, for the bytes written
+    double frac = k == 0 ? 0 : k == 6 ? 1 : k == 1 ? 0.01 : k == 2 ? 0.25 : k == 3 ? 0.5 : k == 4 ? 0.75 : 0.99;
+    double bytes = n * 4 + frac * n * 4;
+    std::string op = std::string("select_if_") + names_all[k];
+    CK(cub::DeviceSelect::If(nullptr, tb, b.data, b.out, b.cub_nsel, (int64_t)n, pred));
+    compact_row("cub", op.c_str(), n, bytes, copy_gbs, [&] {
+      CK(cub::DeviceSelect::If(cub_temp(tb), tb, b.data, b.out, b.cub_nsel, (int64_t)n, pred)); });
+    compact_row("pscan", op.c_str(), n, bytes, copy_gbs, [&] {
+      PK(pscan_select_if(ctx, b.data, b.out, n, PSCAN_I32, PSCAN_LT, &v, b.nsel)); });
+  }
+  if (sweep) return;
+  LessThan pred{0};
+  int zero = 0;
+  CK(cub::DevicePartition::If(nullptr, tb, b.data, b.out, b.cub_nsel, (int64_t)n, pred));
+  compact_row("cub", "partition_if_50%", n, 2.0 * n * 4, copy_gbs, [&] {
+    CK(cub::DevicePartition::If(cub_temp(tb), tb, b.data, b.out, b.cub_nsel, (int64_t)n, pred)); });
+  compact_row("pscan", "partition_if_50%", n, 2.0 * n * 4, copy_gbs, [&] {
+    PK(pscan_partition_if(ctx, b.data, b.out, n, PSCAN_I32, PSCAN_LT, &zero, b.nsel)); });
+  CK(cub::DeviceSelect::Flagged(nullptr, tb, b.data, b.flags, b.out, b.cub_nsel, (int64_t)n));
+  compact_row("cub", "select_flagged_50%", n, n * 4 + n + 0.5 * n * 4, copy_gbs, [&] {
+    CK(cub::DeviceSelect::Flagged(cub_temp(tb), tb, b.data, b.flags, b.out, b.cub_nsel, (int64_t)n)); });
+  compact_row("pscan", "select_flagged_50%", n, n * 4 + n + 0.5 * n * 4, copy_gbs, [&] {
+    PK(pscan_select_flagged(ctx, b.data, b.flags, b.out, n, PSCAN_I32, b.nsel)); });
+  CK(cub::DeviceSelect::Unique(nullptr, tb, b.keys, b.out, b.cub_nsel, (int64_t)n));
+  compact_row("cub", "unique_run500", n, n * 4.0, copy_gbs, [&] {
+    CK(cub::DeviceSelect::Unique(cub_temp(tb), tb, b.keys, b.out, b.cub_nsel, (int64_t)n)); });
+  compact_row("pscan", "unique_run500", n, n * 4.0, copy_gbs, [&] {
+    PK(pscan_unique(ctx, b.keys, b.out, n, PSCAN_I32, b.nsel)); });
+  CK(cub::DeviceRunLengthEncode::Encode(nullptr, tb, b.keys, b.out, b.out2, b.cub_nsel, (int64_t)n));
+  compact_row("cub", "run_length_encode_run500", n, n * 4.0, copy_gbs, [&] {
+    CK(cub::DeviceRunLengthEncode::Encode(cub_temp(tb), tb, b.keys, b.out, b.out2, b.cub_nsel, (int64_t)n)); });
+  compact_row("pscan", "run_length_encode_run500", n, n * 4.0, copy_gbs, [&] {
+    PK(pscan_run_length_encode(ctx, b.keys, b.out, b.counts, n, PSCAN_I32, b.nsel)); });
+  CK(cub::DeviceReduce::ReduceByKey(nullptr, tb, b.keys, b.out, b.vals, b.vout, b.cub_nsel, cuda::std::plus<float>(), (int64_t)n));
+  compact_row("cub", "reduce_by_key_run500", n, 2.0 * n * 4, copy_gbs, [&] {
+    CK(cub::DeviceReduce::ReduceByKey(cub_temp(tb), tb, b.keys, b.out, b.vals, b.vout, b.cub_nsel, cuda::std::plus<float>(), (int64_t)n)); });
+  compact_row("pscan", "reduce_by_key_run500", n, 2.0 * n * 4, copy_gbs, [&] {
+    PK(pscan_reduce_by_key(ctx, b.keys, PSCAN_I32, b.vals, PSCAN_F32, b.out, b.vout, n, PSCAN_SUM, b.nsel)); });
+  CK(cub::DeviceScan::InclusiveSumByKey(nullptr, tb, b.keys, b.vals, b.vout, (int64_t)n));
+  compact_row("cub", "inclusive_sum_by_key_run500", n, 3.0 * n * 4, copy_gbs, [&] {
+    CK(cub::DeviceScan::InclusiveSumByKey(cub_temp(tb), tb, b.keys, b.vals, b.vout, (int64_t)n)); });
+  compact_row("pscan", "inclusive_sum_by_key_run500", n, 3.0 * n * 4, copy_gbs, [&] {
+    PK(pscan_scan_by_key(ctx, b.keys, PSCAN_I32, b.vals, b.vout, n, PSCAN_F32, PSCAN_SUM, 0, nullptr)); });
+}
+
+static void bench_compact(const Opts &o, pscan_ctx *ctx) {
+  size_t max_n = (size_t)1 << (o.quick ? 25 : 28);
+  CompactBufs b{};
+  b.n = max_n;
+  CK(cudaMalloc(&b.data, max_n * 4));
+  CK(cudaMalloc(&b.keys, max_n * 4));
+  CK(cudaMalloc(&b.out, max_n * 4));
+  CK(cudaMalloc(&b.out2, max_n * 4));
+  CK(cudaMalloc(&b.tmp_i, max_n * 4));
+  CK(cudaMalloc(&b.vals, max_n * 4));
+  CK(cudaMalloc(&b.vout, max_n * 4));
+  CK(cudaMalloc(&b.flags, max_n));
+  CK(cudaMalloc(&b.counts, max_n * 8));
+  CK(cudaMalloc(&b.nsel, sizeof(size_t)));
+  CK(cudaMalloc(&b.cub_nsel, sizeof(int64_t)));
+  random_fill<<<1024, 256>>>(b.data, b.vals, b.flags, max_n, 12345u);
+  run_heads<<<1024, 256>>>(b.tmp_i, max_n, 500);
+  size_t tb = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, tb, b.tmp_i, b.keys, (int64_t)max_n));
+  CK(cub::DeviceScan::InclusiveSum(cub_temp(tb), tb, b.tmp_i, b.keys, (int64_t)max_n));
+  CK(cudaDeviceSynchronize());
+  PK(pscan_set_param(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_AUTO));
+  for (size_t n : {(size_t)1 << 25, max_n}) {
+    bench_compact_at(ctx, b, n, false);
+    if (n == max_n) break;
+  }
+  bench_compact_at(ctx, b, max_n, true);
+  for (void *p : {(void *)b.data, (void *)b.keys, (void *)b.out, (void *)b.out2, (void *)b.tmp_i,
+                  (void *)b.vals, (void *)b.vout, (void *)b.flags, (void *)b.counts, (void *)b.nsel,
+                  (void *)b.cub_nsel})
+    CK(cudaFree(p));
+}
+
 int main(int argc, char **argv) {
   Opts o;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--quick") o.quick = true;
+    else if (a == "--compact") o.compact = true;
     else if (a == "--blocks") o.blocks = true;
     else if (a == "--deterministic") o.deterministic = true;
     else if (a == "--min-log" && i + 1 < argc) o.min_log = atoi(argv[++i]);
@@ -197,7 +358,9 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, %d SMs, pscan %s\n", prop.name, prop.multiProcessorCount, pscan_version_string());
+  if (o.compact) bench_compact(o, ctx);
   for (auto &t : o.types) {
+    if (o.compact) break;
     if (t == "i32") bench_type<int32_t>(o, ctx, "i32", PSCAN_I32);
     else if (t == "f32") bench_type<float>(o, ctx, "f32", PSCAN_F32);
     else if (t == "i64") bench_type<int64_t>(o, ctx, "i64", PSCAN_I64);

@@ -7,8 +7,9 @@
  * Each item is the pair (head, value), head = the item starts a run of equal keys; the scan of
  * these pairs under the pair operator gives, at every item, the number of heads so far and the
  * reduction of the values since the last one (Blelloch's segmented scan as an ordinary scan of
- * pairs; Sengupta et al. 2007). A tile of PSCAN__THREADS x 8 items is staged in shared memory
- * (keys and values), each thread reduces its items, the block scans the per-thread pairs and the
+ * pairs; Sengupta et al. 2007). A tile of PSCAN__THREADS x 16 items is staged in shared memory
+ * (keys, then values, in dynamic shared memory sized for the call's key type), each thread
+ * reduces its items, the block scans the per-thread pairs and the
  * tile learns its prefix by the scan's decoupled look-back; then each thread walks its items
  * again from its own prefix:
  *  - reduce_by_key: a head closes the run before it (vals_out[r-1] for head r, its key goes to
@@ -19,40 +20,61 @@
  * (keys are never written). With init, every segment starts from init. */
 
 #define V_T PSCAN__CAT(PSCAN__CTYPE_, VAL)
-enum { NAME(ITEMS) = 8, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
+enum { NAME(ITEMS) = 16, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
 #define ITEMS NAME(ITEMS)
 #define TILE NAME(TILE)
 
+/* The tile itself (TILE keys, then TILE values) is in dynamic shared memory, sized for the
+   call's key type: pscan__by_key_tiles. */
+extern __shared__ __align__(16) unsigned char pscan__by_key_tiles[];
+
 typedef struct NAME(by_key_smem) {
-  __align__(16) unsigned char keys[TILE * 8];
-  __align__(16) unsigned char vals[TILE * sizeof(V_T)];
-  ACC_T scan[2 * PSCAN__THREADS];
+  ACC_T scan[64]; /* the warp-scans block scan uses 2 x 8, the ordered look-back 32 */
   ACC_T prefix;
   unsigned long long tile_id;
   unsigned long long key_before; /* the bits of the key before the tile */
 } NAME(by_key_smem);
 
-/* Bit i: this thread's item i starts a run (items past the end never do). */
+/* Bit i: this thread's item i starts a run (items past the end never do). The thread's keys are
+   read in 16-byte chunks, as integers of the key's size, and compared in the key's type. */
+#define PSCAN__HEADS_OF(KT)                                                                  \
+  do {                                                                                       \
+    KT k[ITEMS];                                                                             \
+    pscan__read_chunks(keys, first * (unsigned)sizeof(KT), ITEMS * (unsigned)sizeof(KT), k); \
+    _Pragma("unroll") for (unsigned i = 0; i < ITEMS; i++) {                                 \
+      if (i < mine && !pscan__keys_equal(prev, k[i], p->key_type))                           \
+        heads |= 1u << i;                                                                    \
+      prev = k[i];                                                                           \
+    }                                                                                        \
+  } while (0)
+
 static __device__ __forceinline__ unsigned NAME(head_mask)(const pscan__cuda_compact_params *p,
                                                            const NAME(by_key_smem) *sm,
+                                                           const unsigned char *keys,
                                                            unsigned long long start,
                                                            unsigned mine) {
   const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
-  unsigned long long prev = threadIdx.x > 0 ? pscan__elem_bits(sm->keys, first - 1, ks)
+  unsigned long long prev = threadIdx.x > 0 ? pscan__elem_bits(keys, first - 1, ks)
                                             : sm->key_before;
   unsigned heads = 0;
-  for (unsigned i = 0; i < mine; i++) {
-    unsigned long long k = pscan__elem_bits(sm->keys, first + i, ks);
-    heads |= (pscan__keys_equal(prev, k, p->key_type) ? 0u : 1u) << i;
-    prev = k;
+  switch (ks) {
+  case 1: PSCAN__HEADS_OF(uint8_t); break;
+  case 2: PSCAN__HEADS_OF(uint16_t); break;
+  case 4: PSCAN__HEADS_OF(uint32_t); break;
+  default: PSCAN__HEADS_OF(unsigned long long); break;
   }
   if (start == 0 && threadIdx.x == 0)
     heads |= 1u;
   return heads;
 }
+#undef PSCAN__HEADS_OF
 
-static __device__ __forceinline__ V_T NAME(value_at)(const NAME(by_key_smem) *sm, unsigned i) {
-  return *(const V_T *)(sm->vals + pscan__swz(i * (unsigned)sizeof(V_T)));
+/* This thread's values, from and to the shared tile. */
+static __device__ __forceinline__ void NAME(read_values)(const unsigned char *vals, V_T v[ITEMS]) {
+  pscan__read_chunks(vals, threadIdx.x * ITEMS * (unsigned)sizeof(V_T), ITEMS * (unsigned)sizeof(V_T), v);
+}
+static __device__ __forceinline__ void NAME(write_values)(unsigned char *vals, const V_T v[ITEMS]) {
+  pscan__write_chunks(vals, threadIdx.x * ITEMS * (unsigned)sizeof(V_T), ITEMS * (unsigned)sizeof(V_T), v);
 }
 
 /* The result of scan_by_key at an item, from the pair before it (carry) and the one through it. */
@@ -76,19 +98,22 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
   const unsigned ks = (unsigned)p->key_size;
   const bool scan = p->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
   /* 1. Read the tile's keys and values (and the key before the tile) once. */
-  pscan__stage(sm->keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
-  pscan__stage(sm->vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
+  pscan__stage(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
+  pscan__stage(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
   if (threadIdx.x == 0 && start > 0)
     sm->key_before = pscan__load_bits(p->in, start - 1, ks);
   __syncthreads();
-  const unsigned heads = NAME(head_mask)(p, sm, start, mine);
-  V_T vals[ITEMS];
+  const unsigned heads = NAME(head_mask)(p, sm, keys, start, mine);
   ACC_T agg = NAME(identity)();
+  {
+    V_T v[ITEMS];
+    NAME(read_values)(vals, v);
 #pragma unroll
-  for (int i = 0; i < ITEMS; i++) {
-    vals[i] = (unsigned)i < mine ? NAME(value_at)(sm, first + i) : CX_IDENTITY();
-    agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, vals[i]));
+    for (unsigned i = 0; i < ITEMS; i++)
+      if (i < mine)
+        agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, v[i]));
   }
   /* 2. Prefixes: the thread's within the tile, the tile's by look-back. */
   ACC_T before, total;
@@ -96,25 +121,27 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
   /* 3. Walk the items again from the thread's prefix. */
   ACC_T carry = NAME(op)(tile_before, before);
+  V_T v[ITEMS];
+  NAME(read_values)(vals, v);
 #pragma unroll
   for (unsigned i = 0; i < ITEMS; i++) {
     if (i >= mine)
       break;
     const bool head = heads >> i & 1u;
-    const ACC_T through = NAME(op)(carry, NAME(make)(head, vals[i]));
+    const ACC_T through = NAME(op)(carry, NAME(make)(head, v[i]));
     if (scan) {
-      *(V_T *)(sm->vals + pscan__swz((first + i) * (unsigned)sizeof(V_T))) =
-          NAME(segment_result)(p, head, carry, through);
+      v[i] = NAME(segment_result)(p, head, carry, through);
     } else if (head) {
       if (carry.count > 0)
         ((V_T *)p->vals_out)[carry.count - 1] = carry.x;
-      pscan__store_bits(p->out, carry.count, ks, pscan__elem_bits(sm->keys, first + i, ks));
+      pscan__store_bits(p->out, carry.count, ks, pscan__elem_bits(keys, first + i, ks));
     }
     carry = through;
   }
   if (scan) {
+    NAME(write_values)(vals, v);
     __syncthreads();
-    pscan__unstage(p->vals_out, sm->vals, start, valid, sizeof(V_T),
+    pscan__unstage(p->vals_out, vals, start, valid, sizeof(V_T),
                    p->vals_vector_io && valid == TILE);
   } else if (tile == p->lb.num_tiles - 1 && threadIdx.x == 0) {
     const ACC_T through = NAME(op)(tile_before, total);
@@ -124,7 +151,8 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   __syncthreads(); /* the buffers are reused by the next tile (single-block mode) */
 }
 
-__global__ void __launch_bounds__(PSCAN__THREADS)
+/* 8-byte values take 32 registers a thread: one block fewer per multiprocessor. */
+__global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_BLOCKS - 1 : PSCAN__MIN_BLOCKS)
     NAME(by_key_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(by_key_smem) sm;
   if (p.lb.mode == PSCAN__MODE_SINGLE) {
@@ -137,7 +165,17 @@ __global__ void __launch_bounds__(PSCAN__THREADS)
 }
 
 static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {
-  NAME(by_key_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+  const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
+  static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
+  if (!opted_in) {
+    cudaError_t e = cudaFuncSetAttribute(NAME(by_key_kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         TILE * (8 + (int)sizeof(V_T)));
+    if (e != cudaSuccess)
+      return (int)e;
+    opted_in = 1;
+  }
+  NAME(by_key_kernel)<<<(unsigned)grid, PSCAN__THREADS, smem, (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
 

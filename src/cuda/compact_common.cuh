@@ -56,6 +56,26 @@ static __device__ __forceinline__ void pscan__unstage(void *g, const unsigned ch
   }
 }
 
+/* bytes (a multiple of 16) of a swizzled buffer from byte `from` to registers and back, 16-byte
+   chunks at a time: conflict-free when each thread reads consecutive chunks of its own. */
+static __device__ __forceinline__ void pscan__read_chunks(const unsigned char *buf, unsigned from,
+                                                          unsigned bytes, void *dst) {
+#pragma unroll
+  for (unsigned q = 0; q < bytes / 16; q++) {
+    uint4 c = *(const uint4 *)(buf + pscan__swz(from + 16 * q));
+    memcpy((char *)dst + 16 * q, &c, 16);
+  }
+}
+static __device__ __forceinline__ void pscan__write_chunks(unsigned char *buf, unsigned from,
+                                                           unsigned bytes, const void *src) {
+#pragma unroll
+  for (unsigned q = 0; q < bytes / 16; q++) {
+    uint4 c;
+    memcpy(&c, (const char *)src + 16 * q, 16);
+    *(uint4 *)(buf + pscan__swz(from + 16 * q)) = c;
+  }
+}
+
 /* One element's bits (zero-extended) from a swizzled buffer, and from / to global memory. */
 static __device__ __forceinline__ unsigned long long pscan__elem_bits(const unsigned char *buf,
                                                                       unsigned i, unsigned size) {

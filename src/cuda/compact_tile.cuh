@@ -3,9 +3,10 @@
  * fused into the scan of the selection flags). The includer defines KEY (a type suffix) and has
  * stamped the pair accumulator (compact_ops.cuh), block_scan.cuh and lookback.cuh under NAME.
  *
- * One tile = PSCAN__THREADS threads x 16 consecutive items. A block copies its tile into shared
- * memory (16-byte cp.async when aligned), each thread takes its 16 items into registers and
- * decides which it keeps (a bit mask: no flags array ever goes to memory), the block scans the
+ * One tile = PSCAN__THREADS threads x ITEMS consecutive items (32 KB of 4- and 8-byte items: as
+ * much in flight per block as the scan's tiles). A block copies its tile into shared memory
+ * (16-byte cp.async when aligned), each thread reads its items in batches of 16 and decides which
+ * it keeps (a bit mask: no flags array ever goes to memory), the block scans the
  * per-thread counts, the tile learns how many items the tiles before it kept by the scan's
  * decoupled look-back, and the kept items are gathered, in order, at the front of the shared
  * buffer (partition_if: the rejected ones behind them, reversed) and leave with coalesced stores.
@@ -30,13 +31,22 @@
  * look-back's wait before any write order the accesses. */
 
 #define T PSCAN__CAT(PSCAN__CTYPE_, KEY)
-enum { NAME(ITEMS) = 16, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
+enum {
+  NAME(BATCH) = 16, /* items per register batch */
+  NAME(ITEMS) = sizeof(T) == 8 ? 16 : 32, /* per thread: at most 32 (one bit each in a mask) */
+  NAME(TILE) = PSCAN__THREADS * NAME(ITEMS),
+  /* The gathered items are padded by one word (of at least the item's size) every 128 bytes, so
+     that threads writing runs of consecutive ranks (a selection near 100%) hit distinct banks. */
+  NAME(GPAD) = sizeof(T) > 4 ? sizeof(T) : 4,
+  NAME(TILE_BYTES) = NAME(TILE) * sizeof(T) + NAME(GPAD) * (NAME(TILE) * sizeof(T) / 128)
+};
+#define BATCH NAME(BATCH)
 #define ITEMS NAME(ITEMS)
 #define TILE NAME(TILE)
 
 typedef struct NAME(keys_smem) {
-  __align__(16) unsigned char tile[TILE * sizeof(T)];
-  ACC_T scan[2 * PSCAN__THREADS];
+  __align__(16) unsigned char tile[NAME(TILE_BYTES)];
+  ACC_T scan[64]; /* the warp-scans block scan uses 2 x 8, the ordered look-back 32 */
   ACC_T prefix;
   unsigned long long tile_id;
   T before_tile; /* the item before the tile (unique, run-length encoding) */
@@ -53,56 +63,71 @@ static __device__ __forceinline__ bool NAME(pred)(int cmp, T v, T x) {
   }
 }
 
-/* This thread's items from the shared tile, 16-byte chunks at a time (conflict-free). */
-static __device__ __forceinline__ void NAME(read_items)(const unsigned char *buf, T items[ITEMS]) {
-  enum { CHUNKS = ITEMS * sizeof(T) / 16, PER = 16 / sizeof(T) };
+/* Items [from, from + count) of this thread from the shared tile. */
+static __device__ __forceinline__ void NAME(read_items)(const unsigned char *buf, unsigned from,
+                                                        unsigned count, T *items) {
+  pscan__read_chunks(buf, (threadIdx.x * ITEMS + from) * (unsigned)sizeof(T),
+                     count * (unsigned)sizeof(T), items);
+}
+
+/* The gathered item of rank j (padded layout, see GPAD). */
+static __device__ __forceinline__ T *NAME(gathered)(unsigned char *buf, unsigned j) {
+  const unsigned b = j * (unsigned)sizeof(T);
+  return (T *)(void *)(buf + b + NAME(GPAD) * (b >> 7));
+}
+
+/* Bits b*16 .. b*16+15 of the keep mask: which items of batch b this thread keeps (items past
+   the end of the tile are cut off by the caller). prev: the item before the batch (run heads). */
+static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_compact_params *p,
+                                                            const T items[BATCH], unsigned long long at,
+                                                            bool full, T *prev) {
+  unsigned keep = 0;
+  if (p->kind == PSCAN__COMPACT_SELECT_FLAGGED) {
+    const uint8_t *f = p->flags + at;
+    if (full && ((uintptr_t)f & 15) == 0) {
+      uint4 c = __ldg((const uint4 *)f);
+      uint8_t b[16];
+      memcpy(b, &c, 16);
 #pragma unroll
-  for (int q = 0; q < CHUNKS; q++) {
-    uint4 c = *(const uint4 *)(buf + pscan__swz((threadIdx.x * CHUNKS + q) * 16));
-    memcpy(items + q * PER, &c, 16);
+      for (int i = 0; i < BATCH; i++)
+        keep |= (b[i] != 0 ? 1u : 0u) << i;
+    } else {
+      for (unsigned i = 0; i < BATCH && at + i < p->lb.n; i++)
+        keep |= (f[i] != 0 ? 1u : 0u) << i;
+    }
+  } else if (p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_PARTITION_IF) {
+    T x;
+    memcpy(&x, &p->value, sizeof x);
+#pragma unroll
+    for (int i = 0; i < BATCH; i++)
+      keep |= (NAME(pred)(p->cmp, items[i], x) ? 1u : 0u) << i;
+  } else { /* run heads */
+#pragma unroll
+    for (int i = 0; i < BATCH; i++) {
+      keep |= (items[i] != *prev ? 1u : 0u) << i;
+      *prev = items[i];
+    }
+    if (at == 0)
+      keep |= 1u; /* the first item of the input always starts a run */
   }
+  return keep;
 }
 
 /* Bit i: this thread keeps its item i (items past the end of the tile are never kept). */
 static __device__ __forceinline__ unsigned NAME(keep_mask)(const pscan__cuda_compact_params *p,
                                                            const NAME(keys_smem) *sm,
-                                                           const T items[ITEMS],
                                                            unsigned long long start,
                                                            unsigned mine) {
   const unsigned first = threadIdx.x * ITEMS;
+  T prev = sm->before_tile;
+  if (threadIdx.x > 0)
+    prev = *(const T *)(sm->tile + pscan__swz((first - 1) * (unsigned)sizeof(T)));
   unsigned keep = 0;
-  if (p->kind == PSCAN__COMPACT_SELECT_FLAGGED) {
-    const uint8_t *f = p->flags + start + first;
-    if (mine == ITEMS && ((uintptr_t)f & 15) == 0) {
-      uint4 c = __ldg((const uint4 *)f);
-      uint8_t b[16];
-      memcpy(b, &c, 16);
 #pragma unroll
-      for (int i = 0; i < ITEMS; i++)
-        keep |= (b[i] != 0 ? 1u : 0u) << i;
-    } else {
-      for (unsigned i = 0; i < mine; i++)
-        keep |= (f[i] != 0 ? 1u : 0u) << i;
-    }
-    return keep;
-  }
-  if (p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_PARTITION_IF) {
-    T x;
-    memcpy(&x, &p->value, sizeof x);
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-      keep |= (NAME(pred)(p->cmp, items[i], x) ? 1u : 0u) << i;
-  } else { /* run heads */
-    T prev = sm->before_tile;
-    if (threadIdx.x > 0)
-      prev = *(const T *)(sm->tile + pscan__swz((first - 1) * (unsigned)sizeof(T)));
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-      keep |= (items[i] != prev ? 1u : 0u) << i;
-      prev = items[i];
-    }
-    if (start == 0 && threadIdx.x == 0)
-      keep |= 1u; /* the first item of the input always starts a run */
+  for (unsigned b = 0; b < ITEMS / BATCH; b++) {
+    T items[BATCH];
+    NAME(read_items)(sm->tile, b * BATCH, BATCH, items);
+    keep |= NAME(keep_batch)(p, items, start + first + b * BATCH, mine == ITEMS, &prev) << (b * BATCH);
   }
   return mine >= ITEMS ? keep : keep & ((1u << mine) - 1u);
 }
@@ -134,25 +159,25 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
   if (heads && threadIdx.x == 0 && start > 0)
     sm->before_tile = ((const T *)p->in)[start - 1];
   __syncthreads();
-  T items[ITEMS];
-  NAME(read_items)(sm->tile, items);
-  const unsigned keep = NAME(keep_mask)(p, sm, items, start, mine);
+  const unsigned keep = NAME(keep_mask)(p, sm, start, mine);
   const ACC_T agg = NAME(make)(__popc(keep), keep ? start + first + (31u - __clz(keep)) : 0ull);
-  /* 2. The thread's prefix within the tile, the tile's by look-back. Every thread has its items
-     in registers once the block scan returns (it synchronises): the buffer is free. */
+  /* 2. The thread's prefix within the tile, the tile's by look-back. */
   ACC_T before, total;
   NAME(block_scan)(PSCAN_BLOCK_WARP_SCANS, agg, sm->scan, &before, &total);
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
   /* 3. Gather: kept items at the front, in order; partition_if's rejected ones at the back of
-     the tile's valid range, reversed. */
-  T *gathered = (T *)(void *)sm->tile;
+     the tile's valid range, reversed. Every thread takes its items into registers first: the
+     gather writes over the staged input. */
+  T items[ITEMS];
+  NAME(read_items)(sm->tile, 0, ITEMS, items);
+  __syncthreads();
   unsigned kept_rank = (unsigned)before.count, rejected_rank = first - kept_rank;
 #pragma unroll
   for (int i = 0; i < ITEMS; i++) {
     if (keep >> i & 1u)
-      gathered[kept_rank++] = items[i];
+      *NAME(gathered)(sm->tile, kept_rank++) = items[i];
     else if (partition && (unsigned)i < mine)
-      gathered[valid - 1 - rejected_rank++] = items[i];
+      *NAME(gathered)(sm->tile, valid - 1 - rejected_rank++) = items[i];
   }
   if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
     NAME(close_runs)(p, NAME(op)(tile_before, before), keep, start + first);
@@ -163,9 +188,9 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
   T *out = (T *)p->out;
   for (unsigned j = threadIdx.x; j < written; j += PSCAN__THREADS) {
     if (j < kept)
-      out[kept_before + j] = gathered[j];
+      out[kept_before + j] = *NAME(gathered)(sm->tile, j);
     else /* rejected: the r-th of the input goes to out[n-1-r] */
-      out[n - (start - kept_before) - (valid - kept) + (j - kept)] = gathered[j];
+      out[n - (start - kept_before) - (valid - kept) + (j - kept)] = *NAME(gathered)(sm->tile, j);
   }
   if (tile == p->lb.num_tiles - 1 && threadIdx.x == 0) {
     const ACC_T through = NAME(op)(tile_before, total);
@@ -176,7 +201,7 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
   __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
 }
 
-__global__ void __launch_bounds__(PSCAN__THREADS)
+__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
     NAME(keys_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
   if (p.lb.mode == PSCAN__MODE_SINGLE) {
@@ -193,6 +218,7 @@ static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid,
   return (int)cudaGetLastError();
 }
 
+#undef BATCH
 #undef ITEMS
 #undef TILE
 #undef T
