@@ -275,7 +275,8 @@ bool job_alloc_out(file_job *job, int k, pscan_dtype t, size_t n) {
 }
 
 int job_lib_error(const file_job *job, pscan_status s) {
-  cli_error(job->cmd->name, "%s: %s", pscan_status_name(s), pscan_last_error(job->ctx));
+  const char *in = strcmp(job->in_path[0], "-") == 0 ? "stdin" : job->in_path[0];
+  cli_error(job->cmd->name, "%s: %s: %s", in, pscan_status_name(s), pscan_last_error(job->ctx));
   return 1;
 }
 

@@ -72,7 +72,7 @@ bool job_parse_value(const file_job *job, const char *opt, const char *text, psc
                      void *out);
 /* For run: allocates output k for up to n elements of t. */
 bool job_alloc_out(file_job *job, int k, pscan_dtype t, size_t n);
-/* For run: reports a failed library call; returns 1. */
+/* For run: reports a failed library call, naming the first input; returns 1. */
 int job_lib_error(const file_job *job, pscan_status s);
 
 #endif /* PSCAN_TOOL_FILE_CMD_H */
