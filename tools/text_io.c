@@ -35,7 +35,7 @@ static void store_int(pscan_dtype t, uint64_t v, void *out) {
   memcpy(out, src[width_index(t)], pscan_dtype_size(t));
 }
 
-/* One element of an unsigned or signed integer type, widened. */
+/* One element of an integer type, its bits zero-extended. */
 static uint64_t load_uint(pscan_dtype t, const void *p) {
   uint8_t u8;
   uint16_t u16;
@@ -47,15 +47,11 @@ static uint64_t load_uint(pscan_dtype t, const void *p) {
   return w == 0 ? u8 : w == 1 ? u16 : w == 2 ? u32 : u64;
 }
 
+/* One element of a signed integer type: its bits sign-extended without a narrowing cast. */
 static int64_t load_int(pscan_dtype t, const void *p) {
-  int8_t i8;
-  int16_t i16;
-  int32_t i32;
-  int64_t i64;
-  void *dst[] = {&i8, &i16, &i32, &i64};
-  int w = width_index(t);
-  memcpy(dst[w], p, pscan_dtype_size(t));
-  return w == 0 ? i8 : w == 1 ? i16 : w == 2 ? i32 : i64;
+  uint64_t u = load_uint(t, p), sign = (uint64_t)1 << (8 * pscan_dtype_size(t) - 1);
+  uint64_t mask = sign | (sign - 1);
+  return (u & sign) ? -(int64_t)(~u & mask) - 1 : (int64_t)u;
 }
 
 static num_result parse_signed(const char *s, pscan_dtype t, void *out) {
