@@ -80,6 +80,8 @@ static bool parse_string(cursor *c, char *out, size_t cap) {
   while (c->p < c->end && *c->p != q) {
     if (*c->p == '\\' || len + 1 >= cap)
       return bad(c, "unsupported or too long string");
+    if ((unsigned char)*c->p < 0x20 || (unsigned char)*c->p >= 0x7f) /* messages quote strings */
+      return bad(c, "unprintable character in a string");
     out[len++] = *c->p++;
   }
   if (c->p >= c->end)

@@ -54,11 +54,16 @@ static int64_t load_int(pscan_dtype t, const void *p) {
   return (u & sign) ? -(int64_t)(~u & mask) - 1 : (int64_t)u;
 }
 
+/* The whole of s was a number (strto* skip leading white space, which a value may not have). */
+static bool consumed(const char *s, const char *end) {
+  return end != s && *end == '\0' && !isspace((unsigned char)s[0]);
+}
+
 static num_result parse_signed(const char *s, pscan_dtype t, void *out) {
   char *end;
   errno = 0;
   long long v = strtoll(s, &end, 10);
-  if (end == s || *end != '\0' || isspace((unsigned char)s[0]))
+  if (!consumed(s, end))
     return NUM_GARBAGE;
   int w = width_index(t);
   if (errno == ERANGE || v < smin[w] || v > smax[w])
@@ -75,7 +80,7 @@ static num_result parse_unsigned(const char *s, pscan_dtype t, void *out) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
-  if (end == s || *end != '\0' || isspace((unsigned char)s[0]))
+  if (!consumed(s, end))
     return NUM_GARBAGE;
   if (errno == ERANGE || v > umax[width_index(t)])
     return NUM_RANGE;
@@ -89,14 +94,14 @@ static num_result parse_float(const char *s, pscan_dtype t, void *out) {
   errno = 0;
   if (t == PSCAN_F32) {
     float v = strtof(s, &end);
-    if (end == s || *end != '\0' || isspace((unsigned char)s[0]))
+    if (!consumed(s, end))
       return NUM_GARBAGE;
     if (errno == ERANGE && isinf(v))
       return NUM_RANGE;
     memcpy(out, &v, sizeof v);
   } else {
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || isspace((unsigned char)s[0]))
+    if (!consumed(s, end))
       return NUM_GARBAGE;
     if (errno == ERANGE && isinf(v))
       return NUM_RANGE;
