@@ -2,7 +2,7 @@
  *
  * `pscan COMMAND [OPTIONS]`, one entry per command in the table below; each command parses its
  * own options and has its own --help. Without a command, pscan runs the main job: the self-check,
- * then the quick benchmark. Later commands (scan files, compaction, trace) join the table. */
+ * then the quick benchmark. The file commands (scan, select, ..., scan-by-key) are cmd_files.c. */
 #include "cli.h"
 #include "commands.h"
 
@@ -19,6 +19,14 @@ static const command commands[] = {
     {"selfcheck", "check every CPU algorithm against plain loops", cmd_selfcheck},
     {"bench", "measure scans against memcpy and a streaming copy", cmd_bench},
     {"trace", "show a textbook scan algorithm step by step on a few values", cmd_trace},
+    {"scan", "prefix scan of a file (.npy, text, raw): sum prod min max and or xor", cmd_scan},
+    {"select", "keep the elements that compare true with a value", cmd_select},
+    {"select-flagged", "keep the elements whose flag is non-zero", cmd_select_flagged},
+    {"partition", "selected elements first, then the rest (reversed)", cmd_partition},
+    {"unique", "drop consecutive duplicates", cmd_unique},
+    {"rle", "run-length encode: values and run lengths", cmd_rle},
+    {"reduce-by-key", "reduce the values of each run of equal keys", cmd_reduce_by_key},
+    {"scan-by-key", "a scan that restarts at every new key (segmented scan)", cmd_scan_by_key},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
@@ -34,12 +42,14 @@ static void print_help(void) {
          "commands:\n",
          pscan_version_string());
   for (int i = 0; i < NCOMMANDS; i++)
-    printf("  %-12s %s\n", commands[i].name, commands[i].summary);
+    printf("  %-15s %s\n", commands[i].name, commands[i].summary);
   printf("\n"
          "'pscan COMMAND --help' explains a command. Examples:\n"
          "  pscan                                   self-check, then a quick benchmark\n"
          "  pscan bench --sizes 2^20,2^26 --threads 1,2 --types i32,f64 --csv out.csv\n"
          "  pscan trace --algo blelloch --exclusive 3 1 7 0 4 1 6 3\n"
+         "  pscan scan --op max data.npy running_max.npy\n"
+         "  pscan select --cmp gt --value 0 in.txt positive.txt\n"
          "\n"
          "Exit status: 0 success, 1 a check or the work failed, 2 a usage error.\n");
 }

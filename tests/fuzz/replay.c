@@ -1,5 +1,6 @@
 /* Replays fuzz inputs without libFuzzer: `fuzz_scan_replay FILE|DIR ...` feeds every file to
- * LLVMFuzzerTestOneInput (fuzz_scan.c), which aborts on any disagreement. Lets ctest run the
+ * LLVMFuzzerTestOneInput (fuzz_scan.c; fuzz_parsers.c in fuzz_parsers_replay), which aborts on
+ * any disagreement. Lets ctest run the
  * fuzzing corpus as a regression test with any compiler. */
 #include <dirent.h>
 #include <stdint.h>
@@ -50,7 +51,7 @@ int main(int argc, char **argv) {
     if (d)
       closedir(d);
   }
-  printf("fuzz_scan_replay: %lu inputs replayed\n", files);
+  printf("fuzz replay: %lu inputs replayed\n", files);
   printf("%lu passed, %d failed\n", files - (unsigned long)errors, errors);
   return errors != 0 || files == 0;
 }

@@ -1,0 +1,110 @@
+/* Typed 1-D arrays in files, for the file subcommands of the pscan tool (cmd_files.c).
+ *
+ * Three formats, chosen by the path: "*.npy" is NumPy (versions 1.0, 2.0, 3.0; little or big
+ * endian; C order, 1-D only), "*.txt" and "-" (stdin/stdout) are text (numbers separated by
+ * white space, '#' starts a comment to the end of the line), anything else is raw binary in the
+ * machine's byte order (its type must be given).
+ *
+ * Two layers. The parsers (npy.c, text_io.c) work on a (pointer, length) buffer and depend on
+ * nothing but libc, so the fuzz harness (tests/fuzz/fuzz_parsers.c) drives them directly. The file
+ * layer (array_io.c) maps input files read-only (no second copy unless the data must be byte-swapped,
+ * realigned or converted from text) and writes every output to a temporary file beside it, renamed
+ * over the real name only when everything succeeded.
+ *
+ * Every failure is described in err as one line that starts with the file's name
+ * ("data.npy: truncated: ..." or "in.txt:3: '12x' is not an i32"). */
+#ifndef PSCAN_TOOL_ARRAY_IO_H
+#define PSCAN_TOOL_ARRAY_IO_H
+
+#include "pscan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { AIO_ERR_LEN = 512, AIO_NO_TYPE = -1 };
+
+typedef struct aio_err {
+  char msg[AIO_ERR_LEN];
+} aio_err;
+
+typedef enum aio_format { AIO_NPY, AIO_TEXT, AIO_RAW } aio_format;
+
+/* The format a path names: ".npy" NumPy, ".txt" or "-" text, anything else raw. */
+aio_format aio_format_of(const char *path);
+
+/* ---- parsers over a buffer ---- */
+
+typedef struct npy_header {
+  pscan_dtype type;
+  bool swap;          /* the data is in the other byte order than this machine's */
+  size_t n;           /* elements */
+  size_t data_offset; /* where the data starts in the buffer */
+} npy_header;
+
+/* Parses and validates the header of a .npy file held in buf[0..len): magic, version, header
+   length, the dict (descr, fortran_order, shape; nothing else), the dtype, a 1-D shape, and that
+   the data fills the rest of the buffer exactly. name is used in the message. */
+bool npy_parse(const char *name, const uint8_t *buf, size_t len, npy_header *h, aio_err *err);
+
+/* Writes the version 1.0 header of a 1-D array of n elements of type t, in this machine's byte
+   order, into buf (NPY_HEADER_MAX bytes); returns its length, a multiple of 64. */
+enum { NPY_HEADER_MAX = 192 };
+size_t npy_format_header(pscan_dtype t, size_t n, char *buf);
+
+/* Parses one number in the syntax of type t from a NUL-terminated string: decimal integers
+   (optional sign; out of the type's range is refused), or for f32/f64 anything strtod reads
+   (1.5, -2e10, inf, nan). Writes one element of t to out. */
+bool text_parse_value(const char *s, pscan_dtype t, void *out);
+
+/* Parses the text buf[0..len) into a new malloc'd array of type t (*data, *n; free() it). An
+   empty text gives n = 0 and *data = NULL. Messages name the line: "name:LINE: ...". */
+bool text_parse(const char *name, const char *buf, size_t len, pscan_dtype t, void **data,
+                size_t *n, aio_err *err);
+
+/* Writes n elements of t to f, one per line (floats with enough digits to read back exactly).
+   Returns false on a write error. */
+bool text_write(FILE *f, pscan_dtype t, const void *data, size_t n);
+
+/* Reverses the bytes of each of n elements of size bytes, in place. */
+void aio_swap_bytes(void *data, size_t n, size_t size);
+
+void aio_errorf(aio_err *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- files ---- */
+
+typedef struct aio_array {
+  pscan_dtype type;
+  size_t n;
+  const void *data; /* n elements, aligned, in this machine's byte order */
+  void *owned;      /* malloc'd storage behind data, or NULL */
+  void *map;        /* mmap'd file behind data, or NULL */
+  size_t map_len;
+} aio_array;
+
+/* Loads path ("-": text from stdin). type is the type of a text or raw file (AIO_NO_TYPE: text
+   defaults to i64, raw is refused); a .npy file carries its own, and type is ignored. On failure
+   *a is empty and err says why. */
+bool aio_load(const char *path, int type, aio_array *a, aio_err *err);
+void aio_free(aio_array *a); /* empties *a; an empty one is a no-op */
+
+/* An output being written: to a temporary file beside path (path "-": straight to stdout). */
+typedef struct aio_output {
+  const char *path;
+  char *tmp; /* the temporary file's name while it exists, else NULL */
+} aio_output;
+
+/* Writes n elements of t in path's format (to the temporary file). */
+bool aio_write(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
+               aio_err *err);
+/* Renames the temporary file over the real name. */
+bool aio_commit(aio_output *o, aio_err *err);
+/* Removes the temporary file, if any. */
+void aio_discard(aio_output *o);
+
+#endif /* PSCAN_TOOL_ARRAY_IO_H */

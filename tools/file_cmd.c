@@ -1,0 +1,373 @@
+/* One option parser, one --help generator and one driver for the file subcommands (file_cmd.h).
+ * Options are a table: each entry names the command flag that enables it, its spelling, its
+ * value and its help line, and a setter; parsing and --help both walk the table. */
+#include "file_cmd.h"
+#include "cli.h"
+#include "lists.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[] = {
+#define X(E, name, int_only) #name,
+    PSCAN_OPS(X)
+#undef X
+};
+static const char *const cmp_names[] = {
+#define X(E, name) #name,
+    PSCAN_CMPS(X)
+#undef X
+};
+static const char *const backend_names[] = {"auto", "cpu", "cuda"};
+
+static int lookup(const char *const *names, int count, const char *v) {
+  for (int k = 0; k < count; k++)
+    if (strcmp(v, names[k]) == 0)
+      return k;
+  return -1;
+}
+
+/* ---- the option table ---- */
+
+typedef struct opt_def {
+  unsigned flag;
+  const char *name, *metavar, *help;
+  /* v is NULL for a switch; returns false after a usage error */
+  bool (*set)(const char *cmd, file_opts *o, const char *v);
+} opt_def;
+
+static bool bad_choice(const char *cmd, const char *opt, const char *v, const char *choices) {
+  cli_usage_error(cmd, "%s: unknown value '%s' (%s)", opt, v, choices);
+  return false;
+}
+
+static bool set_op(const char *cmd, file_opts *o, const char *v) {
+  int k = lookup(op_names, PSCAN_OP_COUNT, v);
+  o->op = (pscan_op)k;
+  return k >= 0 || bad_choice(cmd, "--op", v, "sum prod min max and or xor");
+}
+
+static bool set_cmp(const char *cmd, file_opts *o, const char *v) {
+  o->cmp = lookup(cmp_names, PSCAN_CMP_COUNT, v);
+  return o->cmp >= 0 || bad_choice(cmd, "--cmp", v, "lt le gt ge eq ne");
+}
+
+static bool set_backend(const char *cmd, file_opts *o, const char *v) {
+  int k = lookup(backend_names, 3, v);
+  o->backend = (pscan_backend)k;
+  return k >= 0 || bad_choice(cmd, "--backend", v, "auto cpu cuda");
+}
+
+static bool set_algo(const char *cmd, file_opts *o, const char *v) {
+  o->algo = -1;
+  for (int a = 0; a < PSCAN_ALGO_COUNT; a++)
+    if (strcmp(v, cli_algo_name((pscan_algo)a)) == 0)
+      o->algo = a;
+  return o->algo >= 0 ||
+         bad_choice(cmd, "--algo", v,
+                    "auto sequential decoupled-lookback chained reduce-then-scan "
+                    "scan-then-propagate");
+}
+
+static bool parse_type(const char *cmd, const char *opt, const char *v, int *out) {
+  pscan_dtype t[CLI_MAX_LIST];
+  int count;
+  if (!cli_parse_types(cmd, opt, v, t, &count))
+    return false;
+  if (count != 1) {
+    cli_usage_error(cmd, "%s takes one type", opt);
+    return false;
+  }
+  *out = (int)t[0];
+  return true;
+}
+
+static bool set_dtype(const char *cmd, file_opts *o, const char *v) {
+  return parse_type(cmd, "--dtype", v, &o->dtype);
+}
+static bool set_key_dtype(const char *cmd, file_opts *o, const char *v) {
+  return parse_type(cmd, "--key-dtype", v, &o->key_dtype);
+}
+static bool set_flags_dtype(const char *cmd, file_opts *o, const char *v) {
+  return parse_type(cmd, "--flags-dtype", v, &o->flags_dtype);
+}
+static bool set_out_dtype(const char *cmd, file_opts *o, const char *v) {
+  return parse_type(cmd, "--out-dtype", v, &o->out_dtype);
+}
+static bool set_threads(const char *cmd, file_opts *o, const char *v) {
+  return cli_parse_int(cmd, "--threads", v, 0, CLI_MAX_THREADS, &o->threads);
+}
+static bool set_init(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd;
+  o->init = v;
+  return true;
+}
+static bool set_value(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd;
+  o->value = v;
+  return true;
+}
+static bool set_count_out(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd;
+  o->count_out = v;
+  return true;
+}
+static bool set_exclusive(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd, (void)v;
+  o->exclusive = true;
+  return true;
+}
+static bool set_deterministic(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd, (void)v;
+  o->deterministic = true;
+  return true;
+}
+
+static const opt_def options[] = {
+    {OPT_OP, "--op", "NAME", "sum prod min max and or xor (default sum; and/or/xor: integers)",
+     set_op},
+    {OPT_EXCLUSIVE, "--exclusive", NULL, "exclusive: out[i] combines in[0..i-1], out[0] = init",
+     set_exclusive},
+    {OPT_INIT, "--init", "VALUE", "start value (default: the op's identity)", set_init},
+    {OPT_OUT_DTYPE, "--out-dtype", "T", "output type: IN's type or a wider one of its kind",
+     set_out_dtype},
+    {OPT_CMP, "--cmp", "CMP", "lt le gt ge eq ne: keep x where 'x CMP VALUE' (required)", set_cmp},
+    {OPT_CMP, "--value", "V", "the value compared with (required; in IN's type)", set_value},
+    {OPT_COUNT_OUT, "--count-out", "FILE", "write the number selected to FILE (else: stderr)",
+     set_count_out},
+    {OPT_COMMON, "--dtype", "T", "type of a text or raw data file (text default i64)", set_dtype},
+    {OPT_KEY_DTYPE, "--key-dtype", "T", "type of a text or raw KEYS file (default: --dtype)",
+     set_key_dtype},
+    {OPT_FLAGS_DTYPE, "--flags-dtype", "T", "type of a text or raw FLAGS file (default u8)",
+     set_flags_dtype},
+    {OPT_COMMON, "--backend", "B", "auto cpu cuda (default auto, which is the CPU for files)",
+     set_backend},
+    {OPT_COMMON, "--threads", "N", "CPU worker threads, 0 = all cores (default 0)", set_threads},
+    {OPT_COMMON, "--algo", "NAME", "scan algorithm: auto sequential decoupled-lookback chained",
+     set_algo},
+    {0, NULL, NULL, "  reduce-then-scan scan-then-propagate", NULL},
+    {OPT_COMMON, "--deterministic", NULL, "bitwise reproducible float results", set_deterministic},
+};
+enum { NOPTIONS = sizeof options / sizeof options[0] };
+
+/* ---- help ---- */
+
+static void print_help(const file_cmd *cmd) {
+  printf("usage: pscan %s [OPTIONS] %s\n\n%s\n\noptions:\n", cmd->name, cmd->args, cmd->about);
+  for (int k = 0; k < NOPTIONS; k++) {
+    const opt_def *d = &options[k];
+    if (d->flag != 0 && !((cmd->opts | OPT_COMMON) & d->flag))
+      continue;
+    if (!d->name) {
+      printf("  %-20s  %s\n", "", d->help);
+      continue;
+    }
+    char left[40];
+    snprintf(left, sizeof left, "%s%s%s", d->name, d->metavar ? " " : "",
+             d->metavar ? d->metavar : "");
+    printf("  %-20s  %s\n", left, d->help);
+  }
+  printf("  %-20s  %s\n", "-h, --help", "this help");
+  printf("\nfiles: a name ending in .npy is NumPy (1-D, any byte order), .txt is text (numbers\n"
+         "separated by white space, '#' comments), '-' is text on stdin or stdout, anything else\n"
+         "raw binary in this machine's byte order (then --dtype is required). Outputs appear\n"
+         "only when the command succeeds (written to a temporary file, then renamed).\n"
+         "\nexamples:\n%s"
+         "\nExit status: 0 success, 1 a file or the computation failed, 2 a usage error.\n"
+         "docs/CLI.md has more.\n",
+         cmd->examples);
+}
+
+/* ---- parsing ---- */
+
+/* Matches argv[*i] against the options cmd accepts: 1 matched, 0 not an option, -1 error. */
+static int match_option(const file_cmd *cmd, int argc, char **argv, int *i, file_opts *o) {
+  for (int k = 0; k < NOPTIONS; k++) {
+    const opt_def *d = &options[k];
+    if (!d->name || !((cmd->opts | OPT_COMMON) & d->flag))
+      continue;
+    const char *v = NULL;
+    int r = 1;
+    if (d->metavar)
+      r = cli_value(cmd->name, argc, argv, i, d->name, &v);
+    else if (strcmp(argv[*i], d->name) != 0)
+      r = 0;
+    if (r != 0)
+      return r < 0 || !d->set(cmd->name, o, v) ? -1 : 1;
+  }
+  return 0;
+}
+
+/* Fills o and the positional arguments; returns -1 (usage error), 0 (done: help), 1 (go on). */
+static int parse_args(const file_cmd *cmd, int argc, char **argv, file_job *job) {
+  file_opts *o = &job->o;
+  *o = (file_opts){PSCAN_SUM, false, NULL, NULL, NULL, -1, AIO_NO_TYPE, AIO_NO_TYPE,
+                   AIO_NO_TYPE, AIO_NO_TYPE, PSCAN_BACKEND_AUTO, 0, -1, false};
+  const char *pos[MAX_IN + MAX_OUT];
+  int npos = 0, want = cmd->nin + cmd->nout;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (cli_is_help(a)) {
+      print_help(cmd);
+      return 0;
+    }
+    int r = strcmp(a, "-") != 0 && a[0] == '-' ? match_option(cmd, argc, argv, &i, o) : 0;
+    if (r < 0)
+      return -1;
+    if (r > 0)
+      continue;
+    if (a[0] == '-' && a[1] != '\0')
+      return cli_usage_error(cmd->name, "unknown option '%s'", a), -1;
+    if (npos == want)
+      return cli_usage_error(cmd->name, "too many arguments ('%s'): expected %s", a, cmd->args), -1;
+    pos[npos++] = a;
+  }
+  if (npos < want)
+    return cli_usage_error(cmd->name, "expected %s", cmd->args), -1;
+  if ((cmd->opts & OPT_CMP) && (o->cmp < 0 || !o->value))
+    return cli_usage_error(cmd->name, "--cmp and --value are required"), -1;
+  for (int k = 0; k < cmd->nin; k++)
+    job->in_path[k] = pos[k];
+  for (int k = 0; k < cmd->nout; k++)
+    job->out_path[k] = pos[cmd->nin + k];
+  return 1;
+}
+
+/* '-' may be read once and written once. */
+static bool check_dashes(const file_job *job) {
+  int in = 0, out = 0;
+  for (int k = 0; k < job->cmd->nin; k++)
+    in += strcmp(job->in_path[k], "-") == 0;
+  for (int k = 0; k < job->cmd->nout; k++)
+    out += strcmp(job->out_path[k], "-") == 0;
+  if (job->o.count_out && strcmp(job->o.count_out, "-") == 0)
+    out++;
+  if (in > 1 || out > 1) {
+    cli_usage_error(job->cmd->name, "'-' (stdin or stdout) may appear once as an input and once "
+                                    "as an output");
+    return false;
+  }
+  return true;
+}
+
+/* ---- the driver ---- */
+
+bool job_parse_value(const file_job *job, const char *opt, const char *text, pscan_dtype t,
+                     void *out) {
+  if (text_parse_value(text, t, out))
+    return true;
+  cli_usage_error(job->cmd->name, "%s: '%s' is not a valid %s value", opt, text,
+                  cli_dtype_name(t));
+  return false;
+}
+
+bool job_alloc_out(file_job *job, int k, pscan_dtype t, size_t n) {
+  size_t size = pscan_dtype_size(t);
+  job->out_type[k] = t;
+  job->out_n[k] = n;
+  job->out[k] = n <= SIZE_MAX / size ? malloc(n ? n * size : 1) : NULL;
+  if (job->nout <= k)
+    job->nout = k + 1;
+  if (!job->out[k])
+    cli_error(job->cmd->name, "out of memory for %zu elements of %s", n, cli_dtype_name(t));
+  return job->out[k] != NULL;
+}
+
+int job_lib_error(const file_job *job, pscan_status s) {
+  const char *in = strcmp(job->in_path[0], "-") == 0 ? "stdin" : job->in_path[0];
+  cli_error(job->cmd->name, "%s: %s: %s", in, pscan_status_name(s), pscan_last_error(job->ctx));
+  return 1;
+}
+
+static int input_type(const file_opts *o, input_role role) {
+  if (role == ROLE_FLAGS)
+    return o->flags_dtype == AIO_NO_TYPE ? PSCAN_U8 : o->flags_dtype;
+  if (role == ROLE_KEYS && o->key_dtype != AIO_NO_TYPE)
+    return o->key_dtype;
+  return o->dtype;
+}
+
+static bool load_inputs(file_job *job) {
+  for (int k = 0; k < job->cmd->nin; k++) {
+    aio_err err;
+    const char *path = job->in_path[k];
+    if (!aio_load(path, input_type(&job->o, job->cmd->roles[k]), &job->in[k], &err)) {
+      cli_error(job->cmd->name, "%s", err.msg);
+      return false;
+    }
+  }
+  for (int k = 1; k < job->cmd->nin; k++)
+    if (job->in[k].n != job->in[0].n) {
+      cli_error(job->cmd->name, "%s: %zu elements, but %s has %zu", job->in_path[k], job->in[k].n,
+                job->in_path[0], job->in[0].n);
+      return false;
+    }
+  return true;
+}
+
+/* The files are in host memory, so AUTO means the CPU here. */
+static bool make_context(file_job *job) {
+  const file_opts *o = &job->o;
+  const char *cmd = job->cmd->name;
+  pscan_backend b = o->backend == PSCAN_BACKEND_AUTO ? PSCAN_BACKEND_CPU : o->backend;
+  pscan_status s = pscan_create(&job->ctx, b);
+  if (s != PSCAN_OK) {
+    cli_error(cmd, "--backend %s: %s: %s", backend_names[b], pscan_status_name(s),
+              pscan_last_error(NULL));
+    return false;
+  }
+  if (pscan_get_backend(job->ctx) == PSCAN_BACKEND_CUDA) {
+    cli_error(cmd, "--backend cuda: this pscan tool does not copy files to the GPU yet; use "
+                   "--backend cpu");
+    return false;
+  }
+  if ((s = pscan_set_param(job->ctx, PSCAN_PARAM_THREADS, o->threads)) != PSCAN_OK ||
+      (o->algo >= 0 && (s = pscan_set_param(job->ctx, PSCAN_PARAM_ALGO, o->algo)) != PSCAN_OK) ||
+      (s = pscan_set_param(job->ctx, PSCAN_PARAM_DETERMINISTIC, o->deterministic)) != PSCAN_OK) {
+    job_lib_error(job, s);
+    return false;
+  }
+  return true;
+}
+
+/* Writes every output to its temporary file, then renames them all; on failure removes them. */
+static bool write_outputs(file_job *job) {
+  aio_output outs[MAX_OUT] = {{0}};
+  aio_err err;
+  bool ok = true;
+  for (int k = 0; k < job->nout && ok; k++)
+    ok = aio_write(&outs[k], job->out_path[k], job->out_type[k], job->out[k], job->out_n[k], &err);
+  for (int k = 0; k < job->nout && ok; k++)
+    ok = aio_commit(&outs[k], &err);
+  for (int k = 0; k < job->nout; k++)
+    aio_discard(&outs[k]);
+  if (!ok)
+    cli_error(job->cmd->name, "%s", err.msg);
+  return ok;
+}
+
+static void job_free(file_job *job) {
+  for (int k = 0; k < MAX_IN; k++)
+    aio_free(&job->in[k]);
+  for (int k = 0; k < MAX_OUT; k++)
+    free(job->out[k]);
+  pscan_destroy(job->ctx);
+}
+
+int file_cmd_main(const file_cmd *cmd, int argc, char **argv) {
+  file_job job = {.cmd = cmd};
+  int r = parse_args(cmd, argc, argv, &job);
+  if (r <= 0)
+    return r < 0 ? EXIT_USAGE : 0;
+  if (!check_dashes(&job))
+    return EXIT_USAGE;
+  int rc = 1;
+  if (load_inputs(&job) && make_context(&job)) {
+    rc = cmd->run(&job);
+    if (rc == 0 && !write_outputs(&job))
+      rc = 1;
+  }
+  job_free(&job);
+  return rc;
+}

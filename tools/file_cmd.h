@@ -1,0 +1,78 @@
+/* The machinery shared by the file subcommands (scan, select, ..., scan-by-key; cmd_files.c):
+ * one option parser and one --help generator driven by a table of options, and one driver that
+ * loads the inputs, makes the context, runs the command and writes its outputs atomically. */
+#ifndef PSCAN_TOOL_FILE_CMD_H
+#define PSCAN_TOOL_FILE_CMD_H
+
+#include "array_io.h"
+
+/* The options a command accepts besides the common ones (--dtype, --backend, --threads, --algo,
+   --deterministic). */
+enum {
+  OPT_OP = 1 << 0,
+  OPT_EXCLUSIVE = 1 << 1,
+  OPT_INIT = 1 << 2,
+  OPT_OUT_DTYPE = 1 << 3,
+  OPT_CMP = 1 << 4, /* --cmp and --value, both required */
+  OPT_KEY_DTYPE = 1 << 5,
+  OPT_FLAGS_DTYPE = 1 << 6,
+  OPT_COUNT_OUT = 1 << 7,
+  OPT_COMMON = 1 << 8
+};
+
+typedef struct file_opts {
+  pscan_op op;
+  bool exclusive;
+  const char *init, *value, *count_out; /* texts, parsed once the types are known */
+  int cmp;                              /* -1: not given */
+  int dtype, key_dtype, flags_dtype, out_dtype; /* AIO_NO_TYPE: not given */
+  pscan_backend backend;
+  long threads;
+  int algo; /* -1: not given */
+  bool deterministic;
+} file_opts;
+
+/* What each input file is: the data, 0/1 flags, or keys; it decides the type option used for a
+   text or raw file. */
+typedef enum input_role { ROLE_DATA, ROLE_FLAGS, ROLE_KEYS } input_role;
+
+enum { MAX_IN = 2, MAX_OUT = 3 };
+
+typedef struct file_job file_job;
+
+typedef struct file_cmd {
+  const char *name;
+  unsigned opts;
+  int nin, nout;              /* positional arguments: nin inputs, then nout outputs */
+  input_role roles[MAX_IN];
+  const char *args;           /* "KEYS VALS OUT" */
+  const char *about;          /* what it computes, for --help */
+  const char *examples;       /* lines for --help */
+  int (*run)(file_job *job);  /* computes the outputs; returns an exit status */
+} file_cmd;
+
+struct file_job {
+  const file_cmd *cmd;
+  file_opts o;
+  const char *in_path[MAX_IN], *out_path[MAX_OUT];
+  aio_array in[MAX_IN];
+  pscan_ctx *ctx;
+  /* set by run: output k holds out_n[k] elements of out_type[k] at out[k] (malloc'd) */
+  void *out[MAX_OUT];
+  size_t out_n[MAX_OUT];
+  pscan_dtype out_type[MAX_OUT];
+  int nout;
+};
+
+/* Parses the command line, loads, runs, writes: the whole subcommand. */
+int file_cmd_main(const file_cmd *cmd, int argc, char **argv);
+
+/* For run: parses an option's value text as one element of t into out; a usage error if not. */
+bool job_parse_value(const file_job *job, const char *opt, const char *text, pscan_dtype t,
+                     void *out);
+/* For run: allocates output k for up to n elements of t. */
+bool job_alloc_out(file_job *job, int k, pscan_dtype t, size_t n);
+/* For run: reports a failed library call, naming the first input; returns 1. */
+int job_lib_error(const file_job *job, pscan_status s);
+
+#endif /* PSCAN_TOOL_FILE_CMD_H */
