@@ -192,9 +192,9 @@ static void run_with_fault(const scenario *s, pscan__fault_kind kind, long k) {
   pscan__fault_arm(kind, k);
   run_scenario(s);
   long passed = pscan__fault_disarm(kind);
-  CHECK(passed > k, "%s: %s fault %ld of a run counted before was never reached (%ld)", s->name,
-        kind == PSCAN__FAULT_ALLOC ? "allocation" : "thread", k, passed);
-  injected++;
+  if (CHECK(passed > k, "%s: %s fault %ld of a run counted before was never reached (%ld)",
+            s->name, kind == PSCAN__FAULT_ALLOC ? "allocation" : "thread", k, passed))
+    injected++;
 }
 
 static void run_faults(const scenario *s) {
