@@ -22,7 +22,7 @@ const char *pscan_last_error(const pscan_ctx *ctx) {
 }
 
 static pscan_status create_on(pscan_ctx **out, const pscan__backend *backend, pscan_backend kind) {
-  pscan_ctx *ctx = calloc(1, sizeof *ctx);
+  pscan_ctx *ctx = pscan__calloc(1, sizeof *ctx);
   if (!ctx)
     return pscan__fail(NULL, PSCAN_ERR_OUT_OF_MEMORY, "pscan_create: out of memory for the context");
   ctx->backend = backend;
@@ -30,7 +30,7 @@ static pscan_status create_on(pscan_ctx **out, const pscan__backend *backend, ps
   pscan_status s = backend->init(ctx);
   if (s != PSCAN_OK) {
     pscan__fail(NULL, s, "%s", ctx->last_error);
-    free(ctx);
+    pscan__free(ctx);
     return s;
   }
   *out = ctx;
@@ -59,7 +59,7 @@ void pscan_destroy(pscan_ctx *ctx) {
   if (!ctx)
     return;
   ctx->backend->fini(ctx);
-  free(ctx);
+  pscan__free(ctx);
 }
 
 pscan_backend pscan_get_backend(const pscan_ctx *ctx) { return ctx ? ctx->kind : PSCAN_BACKEND_AUTO; }

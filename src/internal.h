@@ -139,4 +139,22 @@ bool pscan__order_sensitive(const pscan__scan_call *c);
 /* Writes the identity of op in type t (at most 8 bytes) to dst. */
 void pscan__identity(pscan_dtype t, pscan_op op, void *dst);
 
+/* ---- Heap allocations (alloc.c): every one the library makes goes through these, so that a
+   test can make any of them fail. Memory from either is released with pscan__free. ---- */
+void *pscan__calloc(size_t count, size_t size);
+void *pscan__aligned_alloc(size_t alignment, size_t size); /* size a multiple of alignment */
+void pscan__free(void *p);
+
+/* Fault injection, for tests only (tests/test_faults.c). A fault point is an allocation above or
+   a thread creation (cpu/pool.c asks pscan__fault_inject before pthread_create). */
+typedef enum { PSCAN__FAULT_ALLOC, PSCAN__FAULT_THREAD, PSCAN__FAULT_KINDS } pscan__fault_kind;
+/* True when this fault point of kind must fail: the armed one, once. */
+bool pscan__fault_inject(pscan__fault_kind kind);
+/* Makes the k-th (from 0) fault point of kind from now fail, once; k < 0 disarms. Arming with
+   LONG_MAX fails none and only counts. */
+void pscan__fault_arm(pscan__fault_kind kind, long k);
+/* Disarms kind; returns how many of its fault points were passed since it was armed (the failed
+   one included). */
+long pscan__fault_disarm(pscan__fault_kind kind);
+
 #endif /* PSCAN_INTERNAL_H */

@@ -35,7 +35,7 @@ int pscan__cpu_hardware_threads(void) {
 }
 
 static pscan_status cpu_init(pscan_ctx *ctx) {
-  cpu_state *st = calloc(1, sizeof *st);
+  cpu_state *st = pscan__calloc(1, sizeof *st);
   if (!st)
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_create: out of memory");
   ctx->impl = st;
@@ -47,8 +47,8 @@ static void cpu_fini(pscan_ctx *ctx) {
   if (!st)
     return;
   pscan__pool_destroy(st->pool);
-  free(st->work);
-  free(st);
+  pscan__free(st->work);
+  pscan__free(st);
   ctx->impl = NULL;
 }
 
@@ -92,11 +92,11 @@ static pscan_status ensure_work(pscan_ctx *ctx, cpu_state *st, size_t bytes) {
   if (bytes <= st->work_bytes)
     return PSCAN_OK;
   size_t size = bytes > SIZE_MAX / 2 ? bytes : round_up(bytes + bytes / 4, 64);
-  char *w = aligned_alloc(64, size);
+  char *w = pscan__aligned_alloc(64, size);
   if (!w)
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "out of memory for %zu bytes of scratch", size);
   memset(w, 0, size);
-  free(st->work);
+  pscan__free(st->work);
   st->work = w;
   st->work_bytes = size;
   return PSCAN_OK;

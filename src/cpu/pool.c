@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "cpu.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -142,17 +143,17 @@ static void free_pool(struct pscan__pool *p) {
   pthread_cond_destroy(&p->done);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
-  free(p->workers);
-  free(p);
+  pscan__free(p->workers);
+  pscan__free(p);
 }
 
 pscan_status pscan__pool_create(pscan_ctx *ctx, pscan__pool **out, int nthreads) {
   *out = NULL;
-  struct pscan__pool *p = calloc(1, sizeof *p);
-  worker *ws = nthreads > 1 ? calloc((size_t)nthreads - 1, sizeof *ws) : NULL;
+  struct pscan__pool *p = pscan__calloc(1, sizeof *p);
+  worker *ws = nthreads > 1 ? pscan__calloc((size_t)nthreads - 1, sizeof *ws) : NULL;
   if (!p || (nthreads > 1 && !ws)) {
-    free(p);
-    free(ws);
+    pscan__free(p);
+    pscan__free(ws);
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "thread pool: out of memory");
   }
   p->nthreads = nthreads;
@@ -162,7 +163,9 @@ pscan_status pscan__pool_create(pscan_ctx *ctx, pscan__pool **out, int nthreads)
   pthread_cond_init(&p->done, NULL);
   for (int i = 0; i < nthreads - 1; i++) {
     ws[i] = (worker){.pool = p, .tid = i + 1};
-    int err = pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
+    int err = pscan__fault_inject(PSCAN__FAULT_THREAD)
+                  ? EAGAIN /* what pthread_create answers when out of resources */
+                  : pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
     if (err != 0) {
       stop_workers(p, i);
       free_pool(p);
