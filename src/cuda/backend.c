@@ -91,7 +91,7 @@ static pscan_status cuda_init(pscan_ctx *ctx) {
     return pscan__fail(ctx, PSCAN_ERR_NO_DEVICE, "pscan_create: no usable CUDA device (%s)",
                        e != cudaSuccess ? cudaGetErrorString(e) : "none found");
   }
-  cuda_state *st = calloc(1, sizeof *st);
+  cuda_state *st = pscan__calloc(1, sizeof *st);
   if (!st)
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_create: out of memory");
   ctx->impl = st;
@@ -99,7 +99,7 @@ static pscan_status cuda_init(pscan_ctx *ctx) {
   if (s == PSCAN_OK && (e = cudaEventCreateWithFlags(&st->ordering, cudaEventDisableTiming)))
     s = cuda_fail(ctx, e, "cudaEventCreate");
   if (s != PSCAN_OK) {
-    free(st);
+    pscan__free(st);
     ctx->impl = NULL;
     return s;
   }
@@ -120,7 +120,7 @@ static void cuda_fini(pscan_ctx *ctx) {
     cudaStreamSynchronize(st->stream);
     cudaEventDestroy(st->ordering);
   }
-  free(st);
+  pscan__free(st);
   ctx->impl = NULL;
 }
 
@@ -206,7 +206,9 @@ static pscan_status grow_zeroed(pscan_ctx *ctx, cuda_state *st, char **buf, size
   *buf = NULL;
   *cap = 0;
   void *w = NULL;
-  cudaError_t e = cudaMallocAsync(&w, size, st->stream);
+  /* (the test-only fault hook of src/alloc.c covers device workspace too) */
+  cudaError_t e = pscan__fault_inject(PSCAN__FAULT_ALLOC) ? cudaErrorMemoryAllocation
+                                                          : cudaMallocAsync(&w, size, st->stream);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "out of GPU memory for %zu bytes of workspace",
