@@ -149,12 +149,13 @@ static pscan_status cuda_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dty
   return s;
 }
 
-#define pscan_select_if cuda_select_if
-#define pscan_partition_if cuda_partition_if
-#define pscan_select_flagged cuda_select_flagged
-#define pscan_unique cuda_unique
-#define pscan_run_length_encode cuda_run_length_encode
-#define pscan_reduce_by_key cuda_reduce_by_key
-#define pscan_scan_by_key cuda_scan_by_key
+/* Function-like, so that (pscan_select_if)(...) still calls the library itself. */
+#define pscan_select_if(...) cuda_select_if(__VA_ARGS__)
+#define pscan_partition_if(...) cuda_partition_if(__VA_ARGS__)
+#define pscan_select_flagged(...) cuda_select_flagged(__VA_ARGS__)
+#define pscan_unique(...) cuda_unique(__VA_ARGS__)
+#define pscan_run_length_encode(...) cuda_run_length_encode(__VA_ARGS__)
+#define pscan_reduce_by_key(...) cuda_reduce_by_key(__VA_ARGS__)
+#define pscan_scan_by_key(...) cuda_scan_by_key(__VA_ARGS__)
 
 #endif /* TEST_COMPACT_ON_CUDA_H */

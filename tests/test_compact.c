@@ -368,6 +368,7 @@ static void test_in_place_stress(void) {
       }
 }
 
+#ifndef TEST_COMPACT_ON_CUDA
 /* In place with the value inside the array: the call must use the value as it was on entry,
    though the array position holding it is overwritten while the call runs. */
 static void test_value_inside(void) {
@@ -395,6 +396,7 @@ static void test_value_inside(void) {
   free(a);
   free(want);
 }
+#endif
 
 /* ---- reduce_by_key ---- */
 
@@ -584,6 +586,64 @@ static void test_large(void) {
   free(flags);
 }
 
+#ifdef TEST_COMPACT_ON_CUDA
+/* ---- n > 2^32 on the GPU (PSCAN_TEST_BIG=1: ~4.3 GB of host and ~43 GB of device memory) ----
+   u8 items; the library is called directly on device buffers (no mirrors); results are checked
+   against closed forms. */
+static void test_big(void) {
+  const char *big = getenv("PSCAN_TEST_BIG");
+  if (!big || big[0] != '1')
+    return;
+  size_t n = ((size_t)1 << 32) + 12345, count = 0;
+  pscan_ctx *ctx = ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO});
+  uint8_t *h = test_malloc(n), *d_in = NULL, *d_out = NULL;
+  uint64_t *d_counts = NULL;
+  CUDA_OK(cudaMalloc((void **)&d_in, n));
+  CUDA_OK(cudaMalloc((void **)&d_out, n));
+  double t0 = test_seconds();
+  /* select_if: in[i] = i % 251, keep < 100: the kept items are 0..99 over and over. */
+  for (size_t i = 0; i < n; i++)
+    h[i] = (uint8_t)(i % 251);
+  CUDA_OK(cudaMemcpy(d_in, h, n, cudaMemcpyHostToDevice));
+  const uint8_t v = 100;
+  pscan_status st = (pscan_select_if)(ctx, d_in, d_out, n, PSCAN_U8, PSCAN_LT, &v, &count);
+  size_t want = n / 251 * 100 + (n % 251 < 100 ? n % 251 : 100);
+  bool ok = st == PSCAN_OK && count == want;
+  if (ok) {
+    CUDA_OK(cudaMemcpy(h, d_out, count, cudaMemcpyDeviceToHost));
+    for (size_t j = 0; ok && j < count; j++)
+      ok = h[j] == (uint8_t)(j % 100);
+  }
+  CHECK(ok, "select_if u8 n = 2^32 + 12345: %s, count %zu (want %zu)", pscan_status_name(st),
+        count, want);
+  /* unique and run-length encoding: runs of 300 equal items, values (run index) & 0xff. */
+  size_t runs = (n + 299) / 300;
+  for (size_t i = 0; i < n; i++)
+    h[i] = (uint8_t)((i / 300) & 0xff);
+  CUDA_OK(cudaMemcpy(d_in, h, n, cudaMemcpyHostToDevice));
+  /* (counts_out must have room for n counts: api.c checks it overlaps nothing over that length) */
+  CUDA_OK(cudaMalloc((void **)&d_counts, n * sizeof *d_counts));
+  st = (pscan_run_length_encode)(ctx, d_in, d_out, d_counts, n, PSCAN_U8, &count);
+  ok = st == PSCAN_OK && count == runs;
+  if (ok) {
+    uint64_t *counts = test_malloc(runs * sizeof *counts);
+    CUDA_OK(cudaMemcpy(h, d_out, runs, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(counts, d_counts, runs * sizeof *counts, cudaMemcpyDeviceToHost));
+    for (size_t r = 0; ok && r < runs; r++)
+      ok = h[r] == (uint8_t)(r & 0xff) && counts[r] == (r + 1 < runs ? 300 : n - 300 * (runs - 1));
+    free(counts);
+  }
+  CHECK(ok, "run_length_encode u8 n = 2^32 + 12345: %s, count %zu (want %zu)",
+        pscan_status_name(st), count, runs);
+  printf("n > 2^32: select_if and run_length_encode on %zu u8 in %.1f s\n", n, test_seconds() - t0);
+  CUDA_OK(cudaFree(d_in));
+  CUDA_OK(cudaFree(d_out));
+  CUDA_OK(cudaFree(d_counts));
+  free(h);
+}
+#endif
+
+#ifndef TEST_COMPACT_ON_CUDA
 /* ---- refusals write nothing, not even the count ---- */
 
 enum { RN = 100 };
@@ -690,6 +750,7 @@ static void test_refusals(void) {
 #undef REFUSED
   pscan_destroy(ctx);
 }
+#endif
 
 int main(void) {
   uint64_t seed = test_init("test_compact");
@@ -717,6 +778,9 @@ int main(void) {
   test_scan_by_key();
   printf("scan_by_key: %.2f s\n", test_seconds() - t0);
   test_large();
+#ifdef TEST_COMPACT_ON_CUDA
+  test_big();
+#endif
   pscan_destroy(ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}));
   return test_finish();
 }
