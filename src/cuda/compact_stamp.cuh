@@ -8,7 +8,6 @@
 #define CX_T unsigned long long
 #define CX_BY_KEY 0
 #include "compact_ops.cuh"
-#include "block_scan.cuh"
 #include "lookback.cuh"
 #define KEY TYPE
 #include "compact_tile.cuh"

@@ -1,7 +1,7 @@
 /* Include-template: the single-pass kernel of select_if, select_flagged, partition_if, unique and
  * run_length_encode for one item type (Merrill & Garland, NVR-2016-002, section 5: selection
  * fused into the scan of the selection flags). The includer defines KEY (a type suffix) and has
- * stamped the pair accumulator (compact_ops.cuh), block_scan.cuh and lookback.cuh under NAME.
+ * stamped the pair accumulator (compact_ops.cuh) and lookback.cuh under NAME.
  *
  * One tile = PSCAN__THREADS threads x ITEMS consecutive items (32 KB of 4- and 8-byte items: as
  * much in flight per block as the scan's tiles). A block copies its tile into shared memory
@@ -46,21 +46,78 @@ enum {
 
 typedef struct NAME(keys_smem) {
   __align__(16) unsigned char tile[NAME(TILE_BYTES)];
-  ACC_T scan[64]; /* the warp-scans block scan uses 2 x 8, the ordered look-back 32 */
+  ACC_T scan[32]; /* the look-back's window (ordered mode) */
+  unsigned warp_count[PSCAN__WARPS];
+  int warp_last[PSCAN__WARPS];
   ACC_T prefix;
   unsigned long long tile_id;
   T before_tile; /* the item before the tile (unique, run-length encoding) */
 } NAME(keys_smem);
 
-static __device__ __forceinline__ bool NAME(pred)(int cmp, T v, T x) {
-  switch (cmp) {
-  case PSCAN_LT: return v < x;
-  case PSCAN_LE: return v <= x;
-  case PSCAN_GT: return v > x;
-  case PSCAN_GE: return v >= x;
-  case PSCAN_EQ: return v == x;
-  default: return v != x;
+/* The keep bits of a batch under cmp: one loop per comparison, so the switch is decided once a
+   batch rather than once an item. */
+#define PSCAN__KEEP_WHERE(COND)                   \
+  _Pragma("unroll") for (int i = 0; i < BATCH; i++) { \
+    const T v = items[i];                         \
+    keep |= ((COND) ? 1u : 0u) << i;              \
   }
+static __device__ __forceinline__ unsigned NAME(keep_where)(int cmp, const T items[BATCH], T x) {
+  unsigned keep = 0;
+  switch (cmp) {
+  case PSCAN_LT: PSCAN__KEEP_WHERE(v < x); break;
+  case PSCAN_LE: PSCAN__KEEP_WHERE(v <= x); break;
+  case PSCAN_GT: PSCAN__KEEP_WHERE(v > x); break;
+  case PSCAN_GE: PSCAN__KEEP_WHERE(v >= x); break;
+  case PSCAN_EQ: PSCAN__KEEP_WHERE(v == x); break;
+  default: PSCAN__KEEP_WHERE(v != x); break;
+  }
+  return keep;
+}
+#undef PSCAN__KEEP_WHERE
+
+/* The block's exclusive scan (and total) of the per-thread (kept count, offset in the tile of the
+   last head, -1 for none), in 32-bit words: a tile has at most 8192 items, so two shuffles a step
+   do what the pair accumulator's 64-bit halves would do in four. The last head is the maximum
+   offset, heads lying in thread order. */
+static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, unsigned count,
+                                                          int last, unsigned *excl_count,
+                                                          int *excl_last, unsigned *tot_count,
+                                                          int *tot_last) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned c = count;
+  int l = last;
+#pragma unroll
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    const unsigned c2 = __shfl_up_sync(PSCAN__FULL_MASK, c, d);
+    const int l2 = __shfl_up_sync(PSCAN__FULL_MASK, l, d);
+    if (lane >= d) {
+      c += c2;
+      l = max(l, l2);
+    }
+  }
+  if (lane == 31) {
+    sm->warp_count[warp] = c;
+    sm->warp_last[warp] = l;
+  }
+  int l_before = __shfl_up_sync(PSCAN__FULL_MASK, l, 1);
+  __syncthreads();
+  unsigned wc = 0, tc = 0;
+  int wl = -1, tl = -1;
+#pragma unroll
+  for (unsigned w = 0; w < PSCAN__WARPS; w++) {
+    const unsigned cw = sm->warp_count[w];
+    const int lw = sm->warp_last[w];
+    if (w < warp) {
+      wc += cw;
+      wl = max(wl, lw);
+    }
+    tc += cw;
+    tl = max(tl, lw);
+  }
+  *excl_count = wc + c - count;
+  *excl_last = max(wl, lane > 0 ? l_before : -1);
+  *tot_count = tc;
+  *tot_last = tl;
 }
 
 /* Items [from, from + count) of this thread from the shared tile. */
@@ -98,9 +155,7 @@ static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_co
   } else if (p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_PARTITION_IF) {
     T x;
     memcpy(&x, &p->value, sizeof x);
-#pragma unroll
-    for (int i = 0; i < BATCH; i++)
-      keep |= (NAME(pred)(p->cmp, items[i], x) ? 1u : 0u) << i;
+    keep = NAME(keep_where)(p->cmp, items, x);
   } else { /* run heads */
 #pragma unroll
     for (int i = 0; i < BATCH; i++) {
@@ -160,10 +215,13 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
     sm->before_tile = ((const T *)p->in)[start - 1];
   __syncthreads();
   const unsigned keep = NAME(keep_mask)(p, sm, start, mine);
-  const ACC_T agg = NAME(make)(__popc(keep), keep ? start + first + (31u - __clz(keep)) : 0ull);
   /* 2. The thread's prefix within the tile, the tile's by look-back. */
-  ACC_T before, total;
-  NAME(block_scan)(PSCAN_BLOCK_WARP_SCANS, agg, sm->scan, &before, &total);
+  unsigned before_count, total_count;
+  int before_last, total_last;
+  NAME(block_counts)(sm, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1, &before_count,
+                     &before_last, &total_count, &total_last);
+  const ACC_T before = NAME(make)(before_count, start + (unsigned)max(before_last, 0));
+  const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
   /* 3. Gather: kept items at the front, in order; partition_if's rejected ones at the back of
      the tile's valid range, reversed. Every thread takes its items into registers first: the
