@@ -31,6 +31,10 @@
  * look-back's wait before any write order the accesses. */
 
 #define T PSCAN__CAT(PSCAN__CTYPE_, KEY)
+/* Blocks per multiprocessor the keys kernel is built for (bench/NOTES.md). */
+#ifndef PSCAN__COMPACT_MIN_BLOCKS
+#define PSCAN__COMPACT_MIN_BLOCKS 5
+#endif
 enum {
   NAME(BATCH) = 16, /* items per register batch */
   NAME(ITEMS) = sizeof(T) == 8 ? 16 : 32, /* per thread: at most 32 (one bit each in a mask) */
@@ -259,7 +263,7 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
   __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
 }
 
-__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
+__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
     NAME(keys_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
   if (p.lb.mode == PSCAN__MODE_SINGLE) {
