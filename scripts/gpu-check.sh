@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Everything the CUDA backend needs checked, in one call on the device machine:
-#   scripts/gpu-check.sh [build] [test] [sanitize] [bench] [cpubench] [big]   (default: all but big)
+#   scripts/gpu-check.sh [build] [test] [sanitize] [perturb] [bench] [cpubench] [big]
+#   (default: all but big)
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-steps=${*:-build test sanitize bench cpubench}
+steps=${*:-build test sanitize perturb bench cpubench}
 has() { [[ " $steps " == *" $1 "* ]]; }
 status=0
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
@@ -28,21 +29,38 @@ fi
 if has big; then
   log "n > 2^32"
   PSCAN_TEST_BIG=1 ./build-gpu/tests/test_cuda_scan 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
+  PSCAN_TEST_BIG=1 ./build-gpu/tests/test_cuda_compact 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
 fi
 if has sanitize; then
-  for tool in memcheck racecheck synccheck; do
-    log "compute-sanitizer $tool (reduced matrix)"
-    PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-      ./build-gpu/tests/test_cuda_scan >"$OUT/sanitize-$tool.log" 2>&1
-    rc=$?
-    tail -2 "$OUT/sanitize-$tool.log" | tee -a "$OUT/summary.txt"
-    [ $rc -eq 0 ] || { status=1; log "$tool exit $rc"; }
+  for test in test_cuda_scan test_cuda_compact; do
+    for tool in memcheck racecheck synccheck; do
+      log "compute-sanitizer $tool $test (reduced matrix)"
+      PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "./build-gpu/tests/$test" >"$OUT/sanitize-$test-$tool.log" 2>&1
+      rc=$?
+      tail -2 "$OUT/sanitize-$test-$tool.log" | tee -a "$OUT/summary.txt"
+      [ $rc -eq 0 ] || { status=1; log "$tool exit $rc"; }
+    done
+  done
+fi
+if has perturb; then
+  # Tiles sleep pseudo-random times before they publish (PSCAN_CUDA_PERTURB): the look-back must
+  # stay correct and finish however out of order the tiles complete.
+  log "perturbed scheduling (PSCAN_CUDA_PERTURB build)"
+  { cmake -S . -B build-perturb -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_CUDA_PERTURB=ON \
+      -DPSCAN_BUILD_TOOLS=OFF && cmake --build build-perturb -j "$(nproc)" \
+      --target test_cuda_scan test_cuda_compact; } >"$OUT/perturb-build.log" 2>&1 || { status=1; log "PERTURB BUILD FAILED"; }
+  for test in test_cuda_scan test_cuda_compact; do
+    PSCAN_TEST_QUICK=1 timeout 600 "./build-perturb/tests/$test" >"$OUT/perturb-$test.log" 2>&1 || status=1
+    tail -1 "$OUT/perturb-$test.log" | tee -a "$OUT/summary.txt"
   done
 fi
 if has bench; then
   log "GPU benchmark"
   ./build-gpu/pscan_gpu_bench --blocks --csv "$OUT/gpu_bench.csv" >"$OUT/gpu_bench.txt" 2>&1 || status=1
   grep -E " 2\^(16|26|28|30) " "$OUT/gpu_bench.txt" | grep -E "memcpy|cub|auto |deterministic" | tee -a "$OUT/summary.txt"
+  ./build-gpu/pscan_gpu_bench --compact --csv "$OUT/gpu_compact.csv" >"$OUT/gpu_compact.txt" 2>&1 || status=1
+  grep -E "2\^28" "$OUT/gpu_compact.txt" | head -16 | tee -a "$OUT/summary.txt"
 fi
 if has cpubench; then
   log "CPU benchmark ($(nproc) cores)"

@@ -560,7 +560,11 @@ static void test_scan_by_key(void) {
 /* ---- large: AUTO runs several threads on the default partition ---- */
 
 static void test_large(void) {
+#ifdef TEST_COMPACT_ON_CUDA
+  size_t n = (size_t)1 << (quick ? 18 : 24); /* 2048 tiles of 8192: far more than are resident */
+#else
   size_t n = (size_t)1 << (quick ? 18 : 22);
+#endif
   config c = {0, 0, PSCAN_ALGO_AUTO};
   char *in = test_malloc(n * 4);
   uint8_t *flags = test_malloc(n);

@@ -82,4 +82,23 @@ static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {
   *ns = *ns < 256 ? *ns * 2 + 8 : 256;
 }
 
+/* Stress builds only (cmake -DPSCAN_CUDA_PERTURB=ON): a tile sleeps a pseudo-random time, from
+   nothing to ~20 us, before it publishes, so that tiles finish far out of order and look-backs
+   find every mix of X, A and P. The decoupled look-back must stay correct and never deadlock
+   whatever the timing (tests/test_cuda_scan, tests/test_cuda_compact in that build). */
+static __device__ __forceinline__ void pscan__perturb(unsigned long long tile, unsigned salt) {
+#ifdef PSCAN__PERTURB
+  unsigned h = (unsigned)(tile * 0x9E3779B97F4A7C15ull >> 32) ^ salt * 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  if (h % 4 == 0) /* a quarter of the tiles */
+    for (unsigned t = h % 20; t > 0; t--)
+      __nanosleep(1000);
+#else
+  (void)tile;
+  (void)salt;
+#endif
+}
+
 #endif /* PSCAN_CUDA_COMMON_CUH */

@@ -148,17 +148,22 @@ static __device__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p, ACC_
   }
   default: /* LOOKBACK, CHAINED */
     if (tile == 0) {
-      if (threadIdx.x == 0)
+      if (threadIdx.x == 0) {
+        pscan__perturb(tile, 1);
         NAME(publish)(p->incl_words, 0, NAME(op)(start, total), p->epoch);
+      }
       return start;
     }
     if (threadIdx.x < 32) {
-      if (threadIdx.x == 0 && p->mode == PSCAN__MODE_LOOKBACK)
+      if (threadIdx.x == 0 && p->mode == PSCAN__MODE_LOOKBACK) {
+        pscan__perturb(tile, 2);
         NAME(publish)(p->agg_words, tile, total, p->epoch);
+      }
       ACC_T e = p->mode == PSCAN__MODE_CHAINED ? NAME(wait_predecessor)(p, tile)
                 : p->deterministic            ? NAME(look_back_ordered)(p, tile, scratch)
                                               : NAME(look_back)(p, tile);
       if (threadIdx.x == 0) {
+        pscan__perturb(tile, 3);
         NAME(publish)(p->incl_words, tile, NAME(op)(e, total), p->epoch);
         *broadcast = e;
       }
