@@ -34,19 +34,41 @@ struct pscan__cpu_op {
   size_t in_size, acc_size;
   pscan_combine_fn user_fn; /* custom operators only */
   void *user;
+  /* scan_incl / scan_excl writing out with non-temporal stores where its vectors are aligned, and
+     fenced before they return (simd_body.h says why); the same values as the plain ones. NULL
+     where an operator has none: pscan__cpu_scan_fn then picks the plain one. */
+  void (*scan_incl_stream)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                           const void *carry, void *scratch);
+  void (*scan_excl_stream)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                           const void *carry, void *scratch);
 };
 
+typedef void (*pscan__cpu_scan_fn_t)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                                     const void *carry, void *scratch);
+/* op's inclusive or exclusive scan, the streaming one when stream and op has it. */
+static inline pscan__cpu_scan_fn_t pscan__cpu_scan_fn(const pscan__cpu_op *op, int exclusive,
+                                                      bool stream) {
+  pscan__cpu_scan_fn_t s = !stream ? NULL : exclusive ? op->scan_excl_stream : op->scan_incl_stream;
+  return s ? s : exclusive ? op->scan_excl : op->scan_incl;
+}
+
 /* The built-in operator for (in, acc, op), or NULL if the combination is not offered: the
-   fastest kernels for this CPU (AVX2 where simd_avx2.c covers the combination). */
+   fastest kernels for this CPU (AVX-512, else AVX2, where simd_avx512.c / simd_avx2.c cover the
+   combination; the portable ones otherwise). */
 const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
 /* The portable kernels (kernel_body.h), whatever the CPU. */
 const pscan__cpu_op *pscan__cpu_scalar_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
-/* "avx2" or "scalar": what pscan__cpu_builtin_op uses (PSCAN_CPU_ISA=scalar forces scalar). */
+/* "avx512", "avx2" or "scalar": the best instruction set that the CPU and the OS support, capped
+   by PSCAN_CPU_ISA=scalar|avx2|avx512 when set (kernels.c). */
 const char *pscan__cpu_isa(void);
-/* simd_avx2.c: AVX2 operators (NULL where not covered), set up once by pscan__cpu_avx2_init. */
-bool pscan__cpu_has_avx2(void);
+/* simd_avx2.c, simd_avx512.c: their operators (NULL where not covered), set up once by _init. */
 void pscan__cpu_avx2_init(void);
 const pscan__cpu_op *pscan__cpu_avx2_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
+void pscan__cpu_avx512_init(void);
+const pscan__cpu_op *pscan__cpu_avx512_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
+/* Whether a scan writing out_bytes should use non-temporal stores: only when the output cannot
+   stay in the last-level cache for a later reader anyway (PSCAN_CPU_STREAM overrides; kernels.c). */
+bool pscan__cpu_stream_output(size_t out_bytes);
 /* Fills *op for a user operator on elements of elem_size bytes. */
 void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn fn, void *user);
 
@@ -85,6 +107,7 @@ typedef struct pscan__cpu_job {
   int exclusive;
   int chained;      /* look back only to the predecessor's inclusive prefix: fixed order */
   int nthreads;
+  bool stream;         /* write the output with non-temporal stores (pscan__cpu_stream_output) */
   bool oversubscribed; /* more threads than cores: waits may sleep */
   /* Partition descriptors: nparts slots of desc_stride bytes, each an atomic status word
      followed by the aggregate and the inclusive prefix (acc_size bytes each). */
