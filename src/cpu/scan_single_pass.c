@@ -28,9 +28,11 @@
 
 static void scan_partition(const pscan__cpu_job *job, size_t k, const void *carry, void *scratch) {
   const pscan__cpu_op *op = job->op;
-  void (*scan)(const pscan__cpu_op *, const void *, void *, size_t, const void *, void *) =
-      job->exclusive ? op->scan_excl : op->scan_incl;
-  scan(op, pscan__part_in(job, k), pscan__part_out(job, k), pscan__part_len(job, k), carry,
+  /* Streaming stores (job->stream) are safe here, in place too: a partition's output is written
+     only by its owner, after that owner has read the partition's input, and nobody reads it
+     before the call returns; the kernel fences its non-temporal stores before returning, so they
+     are visible before the pool reports the call done. */
+  pscan__cpu_scan_fn(op, job->exclusive, job->stream)(op, pscan__part_in(job, k), pscan__part_out(job, k), pscan__part_len(job, k), carry,
        scratch);
 }
 
