@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "peers_cpu.h"
+#include "peers_cxx.h"
 #include "team.h"
 #include "timing.h"
 
@@ -115,6 +116,10 @@ static pscan_status run_call(const call *c) {
   case IMPL_MEMCPY: peer_memcpy(c->slot->tm, b->out, b->in, bytes); break;
   case IMPL_STREAM_COPY: peer_stream_copy(c->slot->tm, b->out, b->in, bytes); break;
   case IMPL_REDUCE: b->sink += peer_reduce(c->slot->tm, b->in, bytes); break;
+  case IMPL_STD_SEQ: peer_cxx_scan(PEER_STD_SEQ, 1, r->type, b->in, b->out, r->n); break;
+  case IMPL_STD_PAR: peer_cxx_scan(PEER_STD_PAR, r->threads, r->type, b->in, b->out, r->n); break;
+  case IMPL_TBB: peer_cxx_scan(PEER_TBB, r->threads, r->type, b->in, b->out, r->n); break;
+  case IMPL_OMP: peer_cxx_scan(PEER_OMP, r->threads, r->type, b->in, b->out, r->n); break;
   }
   return PSCAN_OK;
 }
@@ -147,13 +152,15 @@ static int verify(const call *c) {
 
 /* Warm-up (its result checked, for a scan), then one call timed to choose how many calls make a
    sample: *inner. */
+static bool is_scan(bench_impl i) { return i == IMPL_PSCAN || i >= IMPL_STD_SEQ; }
+
 static int prepare(const call *c, long *inner) {
-  if (c->r->impl == IMPL_PSCAN)
+  if (is_scan(c->r->impl))
     memset(c->b->out, POISON, c->r->n * pscan_dtype_size(c->r->type));
   pscan_status s = run_call(c);
   if (s != PSCAN_OK)
     return fail_status(c, s);
-  if (c->r->impl == IMPL_PSCAN && verify(c))
+  if (is_scan(c->r->impl) && verify(c))
     return 1;
   double t0 = timing_now();
   s = run_call(c);
@@ -193,6 +200,19 @@ static int plan(const bench_point *p, bench_result *out) {
     out[k] = base;
     out[k].impl = IMPL_PLAIN_LOOP;
     out[k++].threads = 1;
+    if (peer_cxx_available(PEER_STD_SEQ)) {
+      out[k] = base;
+      out[k].impl = IMPL_STD_SEQ;
+      out[k++].threads = 1;
+    }
+  }
+  const struct { bench_impl impl; peer_cxx peer; } cxx[] = {
+      {IMPL_STD_PAR, PEER_STD_PAR}, {IMPL_TBB, PEER_TBB}, {IMPL_OMP, PEER_OMP}};
+  for (size_t i = 0; i < sizeof cxx / sizeof cxx[0]; i++) {
+    if (peer_cxx_available(cxx[i].peer)) {
+      out[k] = base;
+      out[k++].impl = cxx[i].impl;
+    }
   }
   for (int a = 0; a < NSCAN_ALGOS; a++) {
     if (scan_algos[a] == PSCAN_ALGO_SEQUENTIAL && !p->one_thread_impls)
