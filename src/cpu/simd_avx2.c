@@ -108,6 +108,14 @@ static AVX2 inline __m256i v_last(__m256i x, int elem) {
                    : _mm256_permute4x64_epi64(x, 0xFF);
 }
 
+/* carry ⊕ last(s): only one op on the loop-carried chain (8 lanes are done in ~4 cycles of
+   throughput, faster than an op plus a lane-crossing permute of latency 3 on the chain). */
+static AVX2 inline __m256i v_next_carry(__m256i s, __m256i r, __m256i c, int elem,
+                                        __m256i (*op)(__m256i, __m256i)) {
+  (void)r;
+  return op(c, v_last(s, elem));
+}
+
 /* (c0, s0 .. s_{L-2}): the exclusive vector from the inclusive one and the carry. */
 static AVX2 inline __m256i v_shift_in(__m256i s, __m256i c, int elem) {
   if (elem == 4)

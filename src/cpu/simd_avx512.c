@@ -116,6 +116,14 @@ static AVX512 inline __m512i v_last(__m512i x, int elem) {
                    : _mm512_permutexvar_epi64(_mm512_set1_epi64(7), x);
 }
 
+/* last(r): 16 lanes take ~5 cycles of port 0/5 throughput (512-bit ops have no third port),
+   more than the chain's op + permute (4 cycles), so the op saved counts, not the latency. */
+static AVX512 inline __m512i v_next_carry(__m512i s, __m512i r, __m512i c, int elem,
+                                          __m512i (*op)(__m512i, __m512i)) {
+  (void)s, (void)c, (void)op;
+  return v_last(r, elem);
+}
+
 /* (c0, s0 .. s_{L-2}): the exclusive vector from the inclusive one and the carry. */
 static AVX512 inline __m512i v_shift_in(__m512i s, __m512i c, int elem) {
   return elem == 4 ? _mm512_alignr_epi32(s, c, 15) : _mm512_alignr_epi64(s, c, 7);

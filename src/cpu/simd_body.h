@@ -8,12 +8,13 @@
  *   SIMD_USES(X)      X(type, op, variant): which (type, op) each variant serves
  *   and the static inline vector helpers used below: v_loadu, v_storeu, v_stream (aligned
  *   non-temporal store), v_broadcast(bits, elem), v_scan (inclusive scan of one vector, lanes
- *   shifted in hold the identity), v_last (the last lane, broadcast), v_shift_in(s, c) (lane 0
- *   from c, lane i from s[i-1]: turns an inclusive vector into the exclusive one).
+ *   shifted in hold the identity), v_shift_in(s, c) (lane 0 from c, lane i from s[i-1]: turns an
+ *   inclusive vector into the exclusive one), v_next_carry(s, r, c) (the next vector's carry,
+ *   broadcast: last(r) where r = s ⊕ c, or carry ⊕ last(s), whichever suits the width).
  *
- * Per vector: the in-register scan, then the running carry combined in; the next carry is
- * carry ⊕ last(scan), which keeps the shuffle off the loop-carried chain (one vector op per vector
- * on it) and, every operator here being commutative, gives the same bits as last(scan ⊕ carry).
+ * Per vector: the in-register scan, then the running carry combined in. Both ways of forming the
+ * next carry give the same bits, every operator here being commutative; they trade a vector op
+ * against a shuffle on the loop-carried chain (see each ISA's v_next_carry).
  * The partition's tail (fewer elements than a vector) and the API's first exclusive element go to
  * the variant's scalar kernel, so NULL carries and identities follow the scalar rules exactly.
  *
@@ -37,13 +38,12 @@ static SIMD_TARGET inline size_t vector_part(const char *in, char *out, size_t n
   for (; i + lanes <= n; i += lanes) {
     simd_v s = v_scan(v_loadu(in + i * elem), elem, op, id_bits);
     simd_v r = op(s, c);
-    if (exclusive)
-      r = v_shift_in(r, c, elem);
+    simd_v w = exclusive ? v_shift_in(r, c, elem) : r;
     if (stream)
-      v_stream(out + i * elem, r);
+      v_stream(out + i * elem, w);
     else
-      v_storeu(out + i * elem, r);
-    c = op(c, v_last(s, elem));
+      v_storeu(out + i * elem, w);
+    c = v_next_carry(s, r, c, elem, op);
   }
   *carry = c;
   return i;
