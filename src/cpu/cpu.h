@@ -149,6 +149,13 @@ static inline char *pscan__thread_extra(const pscan__cpu_job *job, int tid) {
 
 /* ---- Compaction (compact.c) ---- */
 
+/* A gather kernel of select_if / partition_if (compact_body.h states the contract). */
+typedef size_t (*pscan__cpu_gather_if_fn)(pscan_cmp cmp, const void *value, const void *in,
+                                          size_t n, void *buf, bool rejects);
+/* The SIMD gather kernel for type t on this CPU (compact_avx512.c), or NULL: then the portable. */
+pscan__cpu_gather_if_fn pscan__cpu_simd_gather_if(pscan_dtype t);
+pscan__cpu_gather_if_fn pscan__cpu_avx512_gather_if(pscan_dtype t);
+
 /* Fills *op with the operator of the compaction look-back for call: acc is a size_t count,
    combined by addition (run-length encoding: a pair of the count and the position of the last run
    head; reduce_by_key: the count and the reduction of the values since the last run head); in_size

@@ -156,6 +156,11 @@ const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, psca
   return fast ? fast : pscan__cpu_scalar_op(in, acc, op);
 }
 
+pscan__cpu_gather_if_fn pscan__cpu_simd_gather_if(pscan_dtype t) {
+  pthread_once(&isa_once, choose_isa);
+  return isa >= ISA_AVX512 ? pscan__cpu_avx512_gather_if(t) : NULL;
+}
+
 /* ---- Streaming stores ----
    A scan's output is worth keeping in cache only if it can stay there for the next reader; an
    output larger than about half the last-level cache (which also holds the input) evicts itself
