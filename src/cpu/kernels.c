@@ -165,10 +165,13 @@ pscan__cpu_gather_if_fn pscan__cpu_simd_gather_if(pscan_dtype t) {
    A scan's output is worth keeping in cache only if it can stay there for the next reader; an
    output larger than about half the last-level cache (which also holds the input) evicts itself
    before the scan ends, and ordinary stores then cost a read for ownership of every line on top
-   (3n bytes of traffic instead of 2n). Measured on the development VM: bench/NOTES.md.
-   PSCAN_CPU_STREAM=0 never streams, =1 streams whatever the size (for benchmarking); unset or
-   anything else: AUTO, the rule above. */
-enum { DEFAULT_LLC_BYTES = 32 << 20 };
+   (3n bytes of traffic instead of 2n). The cache counted is at most LLC_CAP_BYTES: a virtual
+   machine reports its host's whole L3 (480 MiB on the development VM), shared with every other
+   guest. Measured there, one thread, i32 (bench/NOTES.md): streaming loses at 16 MiB of output
+   (3.6 -> 3.1 Gelem/s), is about even at 32 MiB and wins from 64 MiB (2.1 -> 2.6).
+   PSCAN_CPU_STREAM=0 never streams, =1 streams whatever the size (for benchmarking and tests);
+   unset or anything else: AUTO, the rule above. */
+enum { DEFAULT_LLC_BYTES = 32 << 20, LLC_CAP_BYTES = 32 << 20 };
 static pthread_once_t stream_once = PTHREAD_ONCE_INIT;
 static size_t stream_above;
 
@@ -177,7 +180,8 @@ static void choose_stream(void) {
 #ifdef _SC_LEVEL3_CACHE_SIZE
   llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
 #endif
-  stream_above = (llc > 0 ? (size_t)llc : (size_t)DEFAULT_LLC_BYTES) / 2;
+  size_t cache = llc > 0 ? (size_t)llc : (size_t)DEFAULT_LLC_BYTES;
+  stream_above = (cache < LLC_CAP_BYTES ? cache : (size_t)LLC_CAP_BYTES) / 2;
   const char *force = getenv("PSCAN_CPU_STREAM");
   if (force && strcmp(force, "0") == 0)
     stream_above = SIZE_MAX;
