@@ -263,6 +263,10 @@ static void print_header(const bench_opts *o, const char *machine) {
   printf("pscan bench: libpscan %s, CPU backend, inclusive sum, median of %ld runs\n",
          pscan_version_string(), o->reps);
   printf("machine: %s; streaming copy: %s\n", machine, peer_stream_copy_kind());
+  /* The library's kernel choices that the environment steers (src/cpu/kernels.c). */
+  const char *isa = getenv("PSCAN_CPU_ISA"), *stream = getenv("PSCAN_CPU_STREAM");
+  printf("PSCAN_CPU_ISA=%s PSCAN_CPU_STREAM=%s\n", isa ? isa : "(unset: best)",
+         stream ? stream : "(unset: auto)");
   sysinfo_cpu a, b;
   double others, steal;
   struct timespec pause = {0, 200 * 1000 * 1000};
