@@ -35,22 +35,28 @@ struct pscan__cpu_op {
   pscan_combine_fn user_fn; /* custom operators only */
   void *user;
   /* scan_incl / scan_excl writing out with non-temporal stores where its vectors are aligned, and
-     fenced before they return (simd_body.h says why); the same values as the plain ones. NULL
-     where an operator has none: pscan__cpu_scan_fn then picks the plain one. */
+     fenced before they return (simd_body.h says why); the same values as the plain ones. While
+     writing out's byte b they prefetch byte b of prefetch into L2 (NULL: none): what the caller
+     reads next, so that its reads overlap these writes. NULL where an operator has none. */
   void (*scan_incl_stream)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
-                           const void *carry, void *scratch);
+                           const void *carry, void *scratch, const void *prefetch);
   void (*scan_excl_stream)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
-                           const void *carry, void *scratch);
+                           const void *carry, void *scratch, const void *prefetch);
 };
 
-typedef void (*pscan__cpu_scan_fn_t)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
-                                     const void *carry, void *scratch);
-/* op's inclusive or exclusive scan, the streaming one when stream and op has it. */
-static inline pscan__cpu_scan_fn_t pscan__cpu_scan_fn(const pscan__cpu_op *op, int exclusive,
-                                                      bool stream) {
-  pscan__cpu_scan_fn_t s = !stream ? NULL : exclusive ? op->scan_excl_stream : op->scan_incl_stream;
-  return s ? s : exclusive ? op->scan_excl : op->scan_incl;
+/* op's inclusive or exclusive scan; the streaming one (with prefetch) when stream and op has one. */
+static inline void pscan__cpu_scan(const pscan__cpu_op *op, int exclusive, bool stream,
+                                   const void *in, void *out, size_t n, const void *carry,
+                                   void *scratch, const void *prefetch) {
+  void (*s)(const pscan__cpu_op *, const void *, void *, size_t, const void *, void *,
+            const void *) = !stream ? NULL : exclusive ? op->scan_excl_stream : op->scan_incl_stream;
+  if (s)
+    s(op, in, out, n, carry, scratch, prefetch);
+  else
+    (exclusive ? op->scan_excl : op->scan_incl)(op, in, out, n, carry, scratch);
 }
+/* How far ahead of its reads a streaming scan over one array prefetches. */
+enum { PSCAN__PREFETCH_AHEAD = 2048 };
 
 /* The built-in operator for (in, acc, op), or NULL if the combination is not offered: the
    fastest kernels for this CPU (AVX-512, else AVX2, where simd_avx512.c / simd_avx2.c cover the

@@ -30,12 +30,14 @@ typedef simd_v (*simd_op_fn)(simd_v, simd_v);
 
 /* Whole vectors of in[0..n) -> out, from the broadcast *carry; returns the elements done. */
 static SIMD_TARGET inline size_t vector_part(const char *in, char *out, size_t n, simd_v *carry,
-                                             int exclusive, int stream, int elem, simd_op_fn op,
-                                             uint64_t id_bits) {
+                                             int exclusive, int stream, const char *prefetch,
+                                             int elem, simd_op_fn op, uint64_t id_bits) {
   const size_t lanes = SIMD_BYTES / (size_t)elem;
   simd_v c = *carry;
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
+    if (prefetch && (i * elem) % 64 == 0)
+      _mm_prefetch(prefetch + i * elem, _MM_HINT_T1);
     simd_v s = v_scan(v_loadu(in + i * elem), elem, op, id_bits);
     simd_v r = op(s, c);
     simd_v w = exclusive ? v_shift_in(r, c, elem) : r;
@@ -51,7 +53,8 @@ static SIMD_TARGET inline size_t vector_part(const char *in, char *out, size_t n
 
 static SIMD_TARGET inline void scan_any(const pscan__cpu_op *scalar, const void *in, void *out,
                                         size_t n, const void *carry, void *scratch, int exclusive,
-                                        int stream, int elem, simd_op_fn op, uint64_t id_bits) {
+                                        int stream, const void *prefetch, int elem, simd_op_fn op,
+                                        uint64_t id_bits) {
   uint64_t bits = id_bits;
   size_t first = 0;
   if (!carry && exclusive) { /* out[0] is the API's identity; continue from in[0] */
@@ -67,7 +70,8 @@ static SIMD_TARGET inline void scan_any(const pscan__cpu_op *scalar, const void 
   const char *src = (const char *)in + first * elem;
   char *dst = (char *)out + first * elem;
   stream = stream && (uintptr_t)dst % SIMD_BYTES == 0;
-  size_t done = vector_part(src, dst, n - first, &c, exclusive, stream, elem, op, id_bits);
+  const char *pf = prefetch ? (const char *)prefetch + first * elem : NULL;
+  size_t done = vector_part(src, dst, n - first, &c, exclusive, stream, pf, elem, op, id_bits);
   if (first + done < n) {
     char next[SIMD_BYTES];
     v_storeu(next, c);
@@ -113,18 +117,22 @@ static SIMD_TARGET inline void reduce_any(const pscan__cpu_op *scalar, const voi
 }
 
 /* Stamps the kernels of one variant; its scalar operator is set by the init function. */
-#define SIMD_SCAN_FN(name, V, EXCL, STREAM, ELEM, OPF, ID)                                         \
+#define SIMD_SCAN_FN(name, V, EXCL, ELEM, OPF, ID)                                                 \
   static SIMD_TARGET void name##_##V(const pscan__cpu_op *self, const void *in, void *out,         \
                                      size_t n, const void *carry, void *scratch) {                 \
     (void)self;                                                                                    \
-    scan_any(scalar_##V, in, out, n, carry, scratch, EXCL, STREAM, ELEM, OPF, ID);                 \
+    scan_any(scalar_##V, in, out, n, carry, scratch, EXCL, 0, NULL, ELEM, OPF, ID);                \
+  }                                                                                                \
+  static SIMD_TARGET void name##_stream_##V(const pscan__cpu_op *self, const void *in, void *out,  \
+                                            size_t n, const void *carry, void *scratch,            \
+                                            const void *prefetch) {                                \
+    (void)self;                                                                                    \
+    scan_any(scalar_##V, in, out, n, carry, scratch, EXCL, 1, prefetch, ELEM, OPF, ID);            \
   }
 #define SIMD_STAMP(V, ELEM, OPF, ID, TYPE, OP)                                                     \
   static const pscan__cpu_op *scalar_##V;                                                          \
-  SIMD_SCAN_FN(scan_incl, V, 0, 0, ELEM, OPF, ID)                                                  \
-  SIMD_SCAN_FN(scan_excl, V, 1, 0, ELEM, OPF, ID)                                                  \
-  SIMD_SCAN_FN(scan_incl_stream, V, 0, 1, ELEM, OPF, ID)                                           \
-  SIMD_SCAN_FN(scan_excl_stream, V, 1, 1, ELEM, OPF, ID)                                           \
+  SIMD_SCAN_FN(scan_incl, V, 0, ELEM, OPF, ID)                                                     \
+  SIMD_SCAN_FN(scan_excl, V, 1, ELEM, OPF, ID)                                                     \
   static SIMD_TARGET void reduce_##V(const pscan__cpu_op *self, const void *in, size_t n,          \
                                      void *acc) {                                                  \
     (void)self;                                                                                    \
