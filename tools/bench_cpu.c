@@ -6,6 +6,7 @@
  * every implementation in turn. A sample repeats the call often enough to last MIN_SAMPLE_S, so
  * small sizes are not lost in clock resolution (they then run from cache, as small scans do in
  * real use). The result is the median sample divided by the calls in it. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "bench.h"
 #include "cli.h"
 #include "peers_cpu.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MIN_SAMPLE_S 2e-3
 enum { MAX_INNER = 1 << 20, MAX_REPS = 1000, POISON = 0x7F };
@@ -187,6 +189,16 @@ static int sample(const call *c, long inner, double *seconds) {
   return s == PSCAN_OK ? 0 : fail_status(c, s);
 }
 
+/* The TBB and OpenMP runtimes keep their worker threads spinning for a while after a call (OpenMP:
+   GOMP_SPINCOUNT; TBB: its workers look for work before they sleep); on a machine with few cores
+   that spinning would slow whatever is timed next. Outside the timing, give them time to sleep. */
+static void settle(bench_impl impl) {
+  if (impl == IMPL_STD_PAR || impl == IMPL_TBB || impl == IMPL_OMP) {
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+}
+
 /* The implementations of point p, in report order. */
 static int plan(const bench_point *p, bench_result *out) {
   int k = 0;
@@ -275,8 +287,10 @@ int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out) {
   for (int rep = 0; rep < p->reps && rc == 0; rep++) {
     snprintf(what, sizeof what, "timing, round %d of %d", rep + 1, p->reps);
     bench_progress(p, what);
-    for (int k = 0; k < count && rc == 0; k++)
+    for (int k = 0; k < count && rc == 0; k++) {
       rc = sample(&calls[k], inner[k], &samples[(size_t)k * (size_t)p->reps + (size_t)rep]);
+      settle(out[k].impl);
+    }
   }
   for (int k = 0; k < count && rc == 0; k++)
     out[k].seconds = timing_median(samples + (size_t)k * (size_t)p->reps, (size_t)p->reps);
