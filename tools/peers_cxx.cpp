@@ -54,6 +54,10 @@ template <class T> void std_par_scan(int threads, const T *in, T *out, size_t n)
 #endif
 
 #ifdef PEERS_HAVE_OPENMP
+// GCC 12 warns about a temporary of its own inscan lowering ("<anonymous> may be used
+// uninitialized"); the code below initialises everything it declares.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 template <class T> void omp_scan(int threads, const T *in, T *out, size_t n) {
   T sum = T(0);
 #pragma omp parallel for reduction(inscan, + : sum) num_threads(threads)
@@ -63,6 +67,7 @@ template <class T> void omp_scan(int threads, const T *in, T *out, size_t n) {
     out[i] = sum;
   }
 }
+#pragma GCC diagnostic pop
 #endif
 
 template <class T> void scan(peer_cxx p, int threads, const void *in_, void *out_, size_t n) {
