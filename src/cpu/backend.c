@@ -203,7 +203,7 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   PSCAN__CHECK(layout_scratch(ctx, st, &job, 0));
   if (algo == PSCAN_ALGO_SEQUENTIAL) {
     pscan__cpu_scan(op, c->exclusive, job.stream, c->in, c->out, c->n, c->init, job.scratch,
-                    (const char *)c->in + PSCAN__PREFETCH_AHEAD);
+                    (const void *)((uintptr_t)c->in + PSCAN__PREFETCH_AHEAD));
     return PSCAN_OK;
   }
   if (job.nthreads > 1)

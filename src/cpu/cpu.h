@@ -55,7 +55,8 @@ static inline void pscan__cpu_scan(const pscan__cpu_op *op, int exclusive, bool 
   else
     (exclusive ? op->scan_excl : op->scan_incl)(op, in, out, n, carry, scratch);
 }
-/* How far ahead of its reads a streaming scan over one array prefetches. */
+/* How far ahead of its reads a streaming scan over one array prefetches (prefetch addresses are
+   formed as integers: they may lie past the array, and a prefetch never faults). */
 enum { PSCAN__PREFETCH_AHEAD = 2048 };
 
 /* The built-in operator for (in, acc, op), or NULL if the combination is not offered: the

@@ -36,8 +36,8 @@ static SIMD_TARGET inline size_t vector_part(const char *in, char *out, size_t n
   simd_v c = *carry;
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    if (prefetch && (i * elem) % 64 == 0)
-      _mm_prefetch(prefetch + i * elem, _MM_HINT_T1);
+    if (prefetch && (i * elem) % 64 == 0) /* an address, maybe past an array: never dereferenced */
+      _mm_prefetch((const char *)((uintptr_t)prefetch + i * elem), _MM_HINT_T1);
     simd_v s = v_scan(v_loadu(in + i * elem), elem, op, id_bits);
     simd_v r = op(s, c);
     simd_v w = exclusive ? v_shift_in(r, c, elem) : r;
@@ -70,7 +70,7 @@ static SIMD_TARGET inline void scan_any(const pscan__cpu_op *scalar, const void 
   const char *src = (const char *)in + first * elem;
   char *dst = (char *)out + first * elem;
   stream = stream && (uintptr_t)dst % SIMD_BYTES == 0;
-  const char *pf = prefetch ? (const char *)prefetch + first * elem : NULL;
+  const char *pf = prefetch ? (const char *)((uintptr_t)prefetch + first * elem) : NULL;
   size_t done = vector_part(src, dst, n - first, &c, exclusive, stream, pf, elem, op, id_bits);
   if (first + done < n) {
     char next[SIMD_BYTES];
