@@ -24,9 +24,13 @@ static const char bench_help[] =
     "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
     "same buffers and threads, its peers and ceilings: a plain sequential loop, memcpy and a\n"
     "streaming-store (non-temporal) copy split evenly over plain pthreads, and a read-only\n"
-    "reduction. Each is warmed up, then timed --reps times with a monotonic clock; the table shows\n"
-    "medians. Every pscan result is checked once per configuration against the plain loop; a wrong\n"
-    "result stops the benchmark (exit status 1).\n"
+    "reduction; where the tool was built with them, the C++ peers std::inclusive_scan (sequential,\n"
+    "and execution::par on TBB), tbb::parallel_scan in a task_arena of the same thread count, and\n"
+    "OpenMP's scan directive. Each is warmed up, then timed --reps times with a monotonic clock;\n"
+    "the table shows medians, then pscan auto's speed over the best scan peer and the plain loop.\n"
+    "Every scan's result (pscan's and the peers') is checked once per configuration against the\n"
+    "plain loop; a wrong result stops the benchmark (exit status 1). PSCAN_CPU_ISA and\n"
+    "PSCAN_CPU_STREAM in the environment steer the library's kernels (bench/NOTES.md).\n"
     "\n"
     "Columns: Gelem/s = 10^9 elements per second; GB/s counts bytes read + written, 2 x n x the\n"
     "element size (the reduction only reads: n x the element size); 'of stream' and 'of memcpy'\n"
@@ -259,6 +263,10 @@ static void print_header(const bench_opts *o, const char *machine) {
   printf("pscan bench: libpscan %s, CPU backend, inclusive sum, median of %ld runs\n",
          pscan_version_string(), o->reps);
   printf("machine: %s; streaming copy: %s\n", machine, peer_stream_copy_kind());
+  /* The library's kernel choices that the environment steers (src/cpu/kernels.c). */
+  const char *isa = getenv("PSCAN_CPU_ISA"), *stream = getenv("PSCAN_CPU_STREAM");
+  printf("PSCAN_CPU_ISA=%s PSCAN_CPU_STREAM=%s\n", isa ? isa : "(unset: best)",
+         stream ? stream : "(unset: auto)");
   sysinfo_cpu a, b;
   double others, steal;
   struct timespec pause = {0, 200 * 1000 * 1000};

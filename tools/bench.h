@@ -15,7 +15,11 @@ typedef enum bench_impl {
   IMPL_PLAIN_LOOP,  /* the obvious sequential loop (one thread) */
   IMPL_MEMCPY,      /* memcpy, threads split evenly */
   IMPL_STREAM_COPY, /* copy with non-temporal stores: the ceiling a scan chases */
-  IMPL_REDUCE       /* read-only reduction: the read half of the traffic alone */
+  IMPL_REDUCE,      /* read-only reduction: the read half of the traffic alone */
+  IMPL_STD_SEQ,     /* the C++ peers (peers_cxx.h), measured when compiled in: */
+  IMPL_STD_PAR,     /*   std::inclusive_scan sequential (one thread) and with execution::par, */
+  IMPL_TBB,         /*   tbb::parallel_scan, */
+  IMPL_OMP          /*   OpenMP `scan` */
 } bench_impl;
 
 typedef struct bench_result {

@@ -6,9 +6,11 @@
  * every implementation in turn. A sample repeats the call often enough to last MIN_SAMPLE_S, so
  * small sizes are not lost in clock resolution (they then run from cache, as small scans do in
  * real use). The result is the median sample divided by the calls in it. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "bench.h"
 #include "cli.h"
 #include "peers_cpu.h"
+#include "peers_cxx.h"
 #include "team.h"
 #include "timing.h"
 
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MIN_SAMPLE_S 2e-3
 enum { MAX_INNER = 1 << 20, MAX_REPS = 1000, POISON = 0x7F };
@@ -115,6 +118,10 @@ static pscan_status run_call(const call *c) {
   case IMPL_MEMCPY: peer_memcpy(c->slot->tm, b->out, b->in, bytes); break;
   case IMPL_STREAM_COPY: peer_stream_copy(c->slot->tm, b->out, b->in, bytes); break;
   case IMPL_REDUCE: b->sink += peer_reduce(c->slot->tm, b->in, bytes); break;
+  case IMPL_STD_SEQ: peer_cxx_scan(PEER_STD_SEQ, 1, r->type, b->in, b->out, r->n); break;
+  case IMPL_STD_PAR: peer_cxx_scan(PEER_STD_PAR, r->threads, r->type, b->in, b->out, r->n); break;
+  case IMPL_TBB: peer_cxx_scan(PEER_TBB, r->threads, r->type, b->in, b->out, r->n); break;
+  case IMPL_OMP: peer_cxx_scan(PEER_OMP, r->threads, r->type, b->in, b->out, r->n); break;
   }
   return PSCAN_OK;
 }
@@ -147,13 +154,15 @@ static int verify(const call *c) {
 
 /* Warm-up (its result checked, for a scan), then one call timed to choose how many calls make a
    sample: *inner. */
+static bool is_scan(bench_impl i) { return i == IMPL_PSCAN || i >= IMPL_STD_SEQ; }
+
 static int prepare(const call *c, long *inner) {
-  if (c->r->impl == IMPL_PSCAN)
+  if (is_scan(c->r->impl))
     memset(c->b->out, POISON, c->r->n * pscan_dtype_size(c->r->type));
   pscan_status s = run_call(c);
   if (s != PSCAN_OK)
     return fail_status(c, s);
-  if (c->r->impl == IMPL_PSCAN && verify(c))
+  if (is_scan(c->r->impl) && verify(c))
     return 1;
   double t0 = timing_now();
   s = run_call(c);
@@ -180,6 +189,16 @@ static int sample(const call *c, long inner, double *seconds) {
   return s == PSCAN_OK ? 0 : fail_status(c, s);
 }
 
+/* The TBB and OpenMP runtimes keep their worker threads spinning for a while after a call (OpenMP:
+   GOMP_SPINCOUNT; TBB: its workers look for work before they sleep); on a machine with few cores
+   that spinning would slow whatever is timed next. Outside the timing, give them time to sleep. */
+static void settle(bench_impl impl) {
+  if (impl == IMPL_STD_PAR || impl == IMPL_TBB || impl == IMPL_OMP) {
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+}
+
 /* The implementations of point p, in report order. */
 static int plan(const bench_point *p, bench_result *out) {
   int k = 0;
@@ -193,6 +212,19 @@ static int plan(const bench_point *p, bench_result *out) {
     out[k] = base;
     out[k].impl = IMPL_PLAIN_LOOP;
     out[k++].threads = 1;
+    if (peer_cxx_available(PEER_STD_SEQ)) {
+      out[k] = base;
+      out[k].impl = IMPL_STD_SEQ;
+      out[k++].threads = 1;
+    }
+  }
+  const struct { bench_impl impl; peer_cxx peer; } cxx[] = {
+      {IMPL_STD_PAR, PEER_STD_PAR}, {IMPL_TBB, PEER_TBB}, {IMPL_OMP, PEER_OMP}};
+  for (size_t i = 0; i < sizeof cxx / sizeof cxx[0]; i++) {
+    if (peer_cxx_available(cxx[i].peer)) {
+      out[k] = base;
+      out[k++].impl = cxx[i].impl;
+    }
   }
   for (int a = 0; a < NSCAN_ALGOS; a++) {
     if (scan_algos[a] == PSCAN_ALGO_SEQUENTIAL && !p->one_thread_impls)
@@ -255,8 +287,10 @@ int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out) {
   for (int rep = 0; rep < p->reps && rc == 0; rep++) {
     snprintf(what, sizeof what, "timing, round %d of %d", rep + 1, p->reps);
     bench_progress(p, what);
-    for (int k = 0; k < count && rc == 0; k++)
+    for (int k = 0; k < count && rc == 0; k++) {
       rc = sample(&calls[k], inner[k], &samples[(size_t)k * (size_t)p->reps + (size_t)rep]);
+      settle(out[k].impl);
+    }
   }
   for (int k = 0; k < count && rc == 0; k++)
     out[k].seconds = timing_median(samples + (size_t)k * (size_t)p->reps, (size_t)p->reps);

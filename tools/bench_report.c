@@ -15,6 +15,10 @@ const char *bench_impl_label(const bench_result *r, char *buf, size_t len) {
   case IMPL_MEMCPY: snprintf(buf, len, "memcpy"); break;
   case IMPL_STREAM_COPY: snprintf(buf, len, "streaming copy"); break;
   case IMPL_REDUCE: snprintf(buf, len, "read-only reduction"); break;
+  case IMPL_STD_SEQ: snprintf(buf, len, "std::inclusive_scan"); break;
+  case IMPL_STD_PAR: snprintf(buf, len, "std::inclusive_scan(par)"); break;
+  case IMPL_TBB: snprintf(buf, len, "tbb::parallel_scan"); break;
+  case IMPL_OMP: snprintf(buf, len, "OpenMP scan"); break;
   }
   return buf;
 }
@@ -22,7 +26,9 @@ const char *bench_impl_label(const bench_result *r, char *buf, size_t len) {
 static const char *impl_csv_name(bench_impl i) {
   static const char *const names[] = {[IMPL_PSCAN] = "pscan", [IMPL_PLAIN_LOOP] = "plain-loop",
                                       [IMPL_MEMCPY] = "memcpy", [IMPL_STREAM_COPY] = "stream-copy",
-                                      [IMPL_REDUCE] = "reduce"};
+                                      [IMPL_REDUCE] = "reduce", [IMPL_STD_SEQ] = "std-seq",
+                                      [IMPL_STD_PAR] = "std-par", [IMPL_TBB] = "tbb-scan",
+                                      [IMPL_OMP] = "omp-scan"};
   return names[i];
 }
 
@@ -56,6 +62,38 @@ static void sort_rows(const bench_group *g, int *order) {
   }
 }
 
+static bool is_scan_peer(bench_impl i) { return i == IMPL_PLAIN_LOOP || i >= IMPL_STD_SEQ; }
+
+/* One line per thread count: pscan auto against the fastest scan peer a user could run with as
+   many threads (the one-thread peers included), and against the plain loop. */
+static void print_ratios(const bench_group *g) {
+  const bench_result *loop = NULL;
+  for (int i = 0; i < g->count; i++)
+    if (g->r[i].impl == IMPL_PLAIN_LOOP)
+      loop = &g->r[i];
+  for (int i = 0; i < g->count; i++) {
+    const bench_result *a = &g->r[i], *best = NULL;
+    if (a->impl != IMPL_PSCAN || a->algo != PSCAN_ALGO_AUTO)
+      continue;
+    for (int j = 0; j < g->count; j++) {
+      const bench_result *c = &g->r[j];
+      if (is_scan_peer(c->impl) && (c->threads == a->threads || c->threads == 1) &&
+          (!best || c->seconds < best->seconds))
+        best = c;
+    }
+    if (!best)
+      continue;
+    char label[64];
+    printf("  pscan auto, %d thread%s: %.2fx the best scan peer (%s, %d thread%s)", a->threads,
+           a->threads == 1 ? "" : "s", best->seconds / a->seconds,
+           bench_impl_label(best, label, sizeof label), best->threads,
+           best->threads == 1 ? "" : "s");
+    if (loop)
+      printf(", %.2fx the plain loop", loop->seconds / a->seconds);
+    putchar('\n');
+  }
+}
+
 void bench_print_group(const bench_group *g) {
   static int order[CLI_MAX_LIST * BENCH_MAX_PER_POINT];
   const bench_result *first = &g->r[0];
@@ -78,6 +116,7 @@ void bench_print_group(const bench_group *g) {
            percent(fraction_of(g, r, IMPL_STREAM_COPY), fs, sizeof fs),
            percent(fraction_of(g, r, IMPL_MEMCPY), fm, sizeof fm));
   }
+  print_ratios(g);
   fflush(stdout);
 }
 

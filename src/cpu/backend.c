@@ -198,9 +198,12 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   job.chained = algo == PSCAN_ALGO_CHAINED ||
                 (ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c));
 
+  job.stream = pscan__cpu_stream_output(c->n * op->acc_size); /* single pass and sequential */
+
   PSCAN__CHECK(layout_scratch(ctx, st, &job, 0));
   if (algo == PSCAN_ALGO_SEQUENTIAL) {
-    (c->exclusive ? op->scan_excl : op->scan_incl)(op, c->in, c->out, c->n, c->init, job.scratch);
+    pscan__cpu_scan(op, c->exclusive, job.stream, c->in, c->out, c->n, c->init, job.scratch,
+                    (const void *)((uintptr_t)c->in + PSCAN__PREFETCH_AHEAD));
     return PSCAN_OK;
   }
   if (job.nthreads > 1)

@@ -76,8 +76,7 @@
 #define ELEM F64
 #include "compact_body.h"
 
-typedef size_t (*gather_if_fn)(pscan_cmp cmp, const void *value, const void *in, size_t n,
-                               void *buf, bool rejects);
+typedef pscan__cpu_gather_if_fn gather_if_fn;
 typedef size_t (*gather_flagged_fn)(const uint8_t *flags, const void *in, size_t n, void *buf);
 typedef size_t (*gather_heads_fn)(const void *in, size_t n, void *buf, size_t *pos, size_t base);
 typedef bool (*equal_fn)(const void *a, const void *b);
@@ -200,9 +199,12 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
     return buf;
   case PSCAN__COMPACT_SELECT_IF:
   case PSCAN__COMPACT_PARTITION_IF:
-    *kept = gather_if[c->type](c->cmp, c->value, in, len, buf,
-                               c->kind == PSCAN__COMPACT_PARTITION_IF);
+  {
+    gather_if_fn fn = pscan__cpu_simd_gather_if(c->type);
+    *kept = (fn ? fn : gather_if[c->type])(c->cmp, c->value, in, len, buf,
+                                           c->kind == PSCAN__COMPACT_PARTITION_IF);
     return buf;
+  }
   case PSCAN__COMPACT_UNIQUE:
   case PSCAN__COMPACT_RUN_LENGTH:
   case PSCAN__COMPACT_REDUCE_BY_KEY:

@@ -34,19 +34,48 @@ struct pscan__cpu_op {
   size_t in_size, acc_size;
   pscan_combine_fn user_fn; /* custom operators only */
   void *user;
+  /* scan_incl / scan_excl writing out with non-temporal stores where its vectors are aligned, and
+     fenced before they return (simd_body.h says why); the same values as the plain ones. While
+     writing out's byte b they prefetch byte b of prefetch into L2 (NULL: none): what the caller
+     reads next, so that its reads overlap these writes. NULL where an operator has none. */
+  void (*scan_incl_stream)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                           const void *carry, void *scratch, const void *prefetch);
+  void (*scan_excl_stream)(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                           const void *carry, void *scratch, const void *prefetch);
 };
 
+/* op's inclusive or exclusive scan; the streaming one (with prefetch) when stream and op has one. */
+static inline void pscan__cpu_scan(const pscan__cpu_op *op, int exclusive, bool stream,
+                                   const void *in, void *out, size_t n, const void *carry,
+                                   void *scratch, const void *prefetch) {
+  void (*s)(const pscan__cpu_op *, const void *, void *, size_t, const void *, void *,
+            const void *) = !stream ? NULL : exclusive ? op->scan_excl_stream : op->scan_incl_stream;
+  if (s)
+    s(op, in, out, n, carry, scratch, prefetch);
+  else
+    (exclusive ? op->scan_excl : op->scan_incl)(op, in, out, n, carry, scratch);
+}
+/* How far ahead of its reads a streaming scan over one array prefetches (prefetch addresses are
+   formed as integers: they may lie past the array, and a prefetch never faults). */
+enum { PSCAN__PREFETCH_AHEAD = 2048 };
+
 /* The built-in operator for (in, acc, op), or NULL if the combination is not offered: the
-   fastest kernels for this CPU (AVX2 where simd_avx2.c covers the combination). */
+   fastest kernels for this CPU (AVX-512, else AVX2, where simd_avx512.c / simd_avx2.c cover the
+   combination; the portable ones otherwise). */
 const pscan__cpu_op *pscan__cpu_builtin_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
 /* The portable kernels (kernel_body.h), whatever the CPU. */
 const pscan__cpu_op *pscan__cpu_scalar_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
-/* "avx2" or "scalar": what pscan__cpu_builtin_op uses (PSCAN_CPU_ISA=scalar forces scalar). */
+/* "avx512", "avx2" or "scalar": the best instruction set that the CPU and the OS support, capped
+   by PSCAN_CPU_ISA=scalar|avx2|avx512 when set (kernels.c). */
 const char *pscan__cpu_isa(void);
-/* simd_avx2.c: AVX2 operators (NULL where not covered), set up once by pscan__cpu_avx2_init. */
-bool pscan__cpu_has_avx2(void);
+/* simd_avx2.c, simd_avx512.c: their operators (NULL where not covered), set up once by _init. */
 void pscan__cpu_avx2_init(void);
 const pscan__cpu_op *pscan__cpu_avx2_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
+void pscan__cpu_avx512_init(void);
+const pscan__cpu_op *pscan__cpu_avx512_op(pscan_dtype in, pscan_dtype acc, pscan_op op);
+/* Whether a scan writing out_bytes should use non-temporal stores: only when the output cannot
+   stay in the last-level cache for a later reader anyway (PSCAN_CPU_STREAM overrides; kernels.c). */
+bool pscan__cpu_stream_output(size_t out_bytes);
 /* Fills *op for a user operator on elements of elem_size bytes. */
 void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn fn, void *user);
 
@@ -85,6 +114,7 @@ typedef struct pscan__cpu_job {
   int exclusive;
   int chained;      /* look back only to the predecessor's inclusive prefix: fixed order */
   int nthreads;
+  bool stream;         /* write the output with non-temporal stores (pscan__cpu_stream_output) */
   bool oversubscribed; /* more threads than cores: waits may sleep */
   /* Partition descriptors: nparts slots of desc_stride bytes, each an atomic status word
      followed by the aggregate and the inclusive prefix (acc_size bytes each). */
@@ -125,6 +155,13 @@ static inline char *pscan__thread_extra(const pscan__cpu_job *job, int tid) {
 }
 
 /* ---- Compaction (compact.c) ---- */
+
+/* A gather kernel of select_if / partition_if (compact_body.h states the contract). */
+typedef size_t (*pscan__cpu_gather_if_fn)(pscan_cmp cmp, const void *value, const void *in,
+                                          size_t n, void *buf, bool rejects);
+/* The SIMD gather kernel for type t on this CPU (compact_avx512.c), or NULL: then the portable. */
+pscan__cpu_gather_if_fn pscan__cpu_simd_gather_if(pscan_dtype t);
+pscan__cpu_gather_if_fn pscan__cpu_avx512_gather_if(pscan_dtype t);
 
 /* Fills *op with the operator of the compaction look-back for call: acc is a size_t count,
    combined by addition (run-length encoding: a pair of the count and the position of the last run

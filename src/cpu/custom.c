@@ -70,5 +70,5 @@ void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn 
   *op = (pscan__cpu_op){custom_reduce,         custom_scan_incl,      custom_scan_excl,
                         custom_propagate_incl, custom_propagate_excl, custom_combine,
                         elem_size,             elem_size,             fn,
-                        user};
+                        user,                  NULL,                  NULL};
 }

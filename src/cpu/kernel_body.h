@@ -145,7 +145,7 @@ static inline void NAME(propagate_excl_body)(int op, void *out_, size_t n, const
   static const pscan__cpu_op NAME(op_##opname) = {                                               \
       NAME(reduce_##opname), NAME(scan_incl_##opname), NAME(scan_excl_##opname),                 \
       NAME(propagate_incl_##opname), NAME(propagate_excl_##opname), NAME(combine_##opname),      \
-      sizeof(IN_T), sizeof(ACC_T), NULL, NULL};
+      sizeof(IN_T), sizeof(ACC_T), NULL, NULL, NULL, NULL};
 
 #define TABLE_ENTRY(E, opname, int_only) [PSCAN_##E] = &NAME(op_##opname),
 

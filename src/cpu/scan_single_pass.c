@@ -26,41 +26,55 @@
 /* The status words, publication and look-back are shared with the compaction family
    (compact.c): see pscan__lb_* in cpu.h. */
 
-static void scan_partition(const pscan__cpu_job *job, size_t k, const void *carry, void *scratch) {
-  const pscan__cpu_op *op = job->op;
-  void (*scan)(const pscan__cpu_op *, const void *, void *, size_t, const void *, void *) =
-      job->exclusive ? op->scan_excl : op->scan_incl;
-  scan(op, pscan__part_in(job, k), pscan__part_out(job, k), pscan__part_len(job, k), carry,
-       scratch);
+static size_t claim(pscan__cpu_job *job) {
+  return atomic_fetch_add_explicit(&job->next_part, 1, memory_order_relaxed);
 }
 
+/* Partition k's reduction, look-back and publication; returns its carry (its exclusive prefix, or
+   the call's init for k = 0, possibly NULL). */
+static const void *prefix_of(pscan__cpu_job *job, size_t k, char *excl) {
+  const pscan__cpu_op *op = job->op;
+  char *agg = pscan__lb_aggregate(job, k);
+  op->reduce(op, pscan__part_in(job, k), pscan__part_len(job, k), agg);
+  const void *carry = job->init;
+  if (k > 0) {
+    pscan__lb_publish(job, k, PSCAN__STATUS_A);
+    pscan__lb_look_back(job, k, excl);
+    carry = excl;
+  }
+  if (carry)
+    op->combine(op, pscan__lb_prefix(job, k), carry, agg);
+  else
+    memcpy(pscan__lb_prefix(job, k), agg, op->acc_size);
+  pscan__lb_publish(job, k, PSCAN__STATUS_P);
+  return carry;
+}
+
+/* With streaming stores (job->stream: outputs too large to stay in cache), a thread claims its
+ * next partition before it scans the current one, and the scan prefetches the next partition's
+ * input while it streams its output: otherwise each thread alternates a read-only phase (the
+ * reduction, from memory) and a write-only one (the scan, from cache), and neither keeps the
+ * memory busy both ways. Claiming early cannot deadlock: claims are still in increasing order,
+ * a look-back waits only on smaller partitions, and a thread's claimed-next partition is larger
+ * than its current one, whose P it publishes before scanning, i.e. before it waits on nothing; so
+ * the smallest unpublished partition's owner can always go on.
+ * Streaming stores are safe here, in place too: a partition's output is written only by its owner,
+ * after that owner has read the partition's input, and nobody reads it before the call returns;
+ * the kernel fences its non-temporal stores before returning, so they are visible before the pool
+ * reports the call done. */
 static void single_pass_task(void *arg, int tid, int nthreads) {
   pscan__cpu_job *job = arg;
-  const pscan__cpu_op *op = job->op;
-  size_t s = op->acc_size;
   char *excl = pscan__thread_scratch(job, tid);
-  char *kernel_scratch = excl + 2 * s; /* 2 accumulators for the kernel */
+  char *kernel_scratch = excl + 2 * job->op->acc_size; /* 2 accumulators for the kernel */
   (void)nthreads;
-  for (;;) {
-    size_t k = atomic_fetch_add_explicit(&job->next_part, 1, memory_order_relaxed);
-    if (k >= job->nparts)
-      return;
-    char *agg = pscan__lb_aggregate(job, k);
-    op->reduce(op, pscan__part_in(job, k), pscan__part_len(job, k), agg);
-    const void *carry;
-    if (k == 0) {
-      carry = job->init;
-    } else {
-      pscan__lb_publish(job, k, PSCAN__STATUS_A);
-      pscan__lb_look_back(job, k, excl);
-      carry = excl;
-    }
-    if (carry)
-      op->combine(op, pscan__lb_prefix(job, k), carry, agg);
-    else
-      memcpy(pscan__lb_prefix(job, k), agg, s);
-    pscan__lb_publish(job, k, PSCAN__STATUS_P);
-    scan_partition(job, k, carry, kernel_scratch);
+  for (size_t k = claim(job); k < job->nparts;) {
+    const void *carry = prefix_of(job, k, excl);
+    size_t next = job->stream ? claim(job) : SIZE_MAX;
+    const void *prefetch = next < job->nparts ? pscan__part_in(job, next) : NULL;
+    pscan__cpu_scan(job->op, job->exclusive, job->stream, pscan__part_in(job, k),
+                    pscan__part_out(job, k), pscan__part_len(job, k), carry, kernel_scratch,
+                    prefetch);
+    k = job->stream ? next : claim(job);
   }
 }
 

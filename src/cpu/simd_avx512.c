@@ -1,0 +1,124 @@
+/* AVX-512 kernels: the AVX2 variant list (simd_avx2.c) on 512-bit vectors, plus what AVX-512
+ * adds for 64-bit lanes: PROD (vpmullq, AVX512DQ) and signed/unsigned MIN and MAX (vpminsq,
+ * vpminuq, ...). See AVX512_USES for the exact list.
+ *
+ * The in-register scan is the Kogge-Stone network over 16 x 32-bit or 8 x 64-bit lanes: log2(lanes)
+ * steps, each a lane shift and one operator. The shift is valignd/valignq of the vector with a
+ * broadcast identity, which shifts lanes across the whole register and fills the vacated lanes
+ * with the identity in one instruction (Intel SDM vol. 2, VALIGND/VALIGNQ); the same instruction
+ * with the carry makes the exclusive vector. Float sums associate within a vector as on the AVX2
+ * path, only over more lanes: their bits are fixed by the position in the partition (so
+ * DETERMINISTIC holds on one machine), but differ from the scalar and AVX2 paths.
+ *
+ * Compiled for every x86-64 target through function attributes (AVX512F, BW, DQ, VL, as Skylake-SP
+ * and later have); used only when the CPU has them and the OS saves the zmm and mask registers
+ * (CPUID and XGETBV, kernels.c), and PSCAN_CPU_ISA allows it. */
+#include "cpu.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#include <string.h>
+
+#include "simd_lists.h"
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+
+/* ---- The vector operators (on integer-typed vectors; floats cast inside) ---- */
+#define VOP(name, expr)                                                                            \
+  static AVX512 inline __m512i name(__m512i a, __m512i b) { return expr; }
+#define PS(x) _mm512_castsi512_ps(x)
+#define PD(x) _mm512_castsi512_pd(x)
+VOP(vadd_i32, _mm512_add_epi32(a, b))
+VOP(vadd_i64, _mm512_add_epi64(a, b))
+VOP(vadd_f32, _mm512_castps_si512(_mm512_add_ps(PS(a), PS(b))))
+VOP(vadd_f64, _mm512_castpd_si512(_mm512_add_pd(PD(a), PD(b))))
+VOP(vmul_i32, _mm512_mullo_epi32(a, b))
+VOP(vmul_i64, _mm512_mullo_epi64(a, b))
+VOP(vmul_f32, _mm512_castps_si512(_mm512_mul_ps(PS(a), PS(b))))
+VOP(vmul_f64, _mm512_castpd_si512(_mm512_mul_pd(PD(a), PD(b))))
+VOP(vmin_i32, _mm512_min_epi32(a, b))
+VOP(vmin_u32, _mm512_min_epu32(a, b))
+VOP(vmax_i32, _mm512_max_epi32(a, b))
+VOP(vmax_u32, _mm512_max_epu32(a, b))
+VOP(vmin_i64, _mm512_min_epi64(a, b))
+VOP(vmin_u64, _mm512_min_epu64(a, b))
+VOP(vmax_i64, _mm512_max_epi64(a, b))
+VOP(vmax_u64, _mm512_max_epu64(a, b))
+VOP(vand, _mm512_and_si512(a, b))
+VOP(vor, _mm512_or_si512(a, b))
+VOP(vxor, _mm512_xor_si512(a, b))
+#undef PS
+#undef PD
+
+/* The variants: the shared list (simd_lists.h) plus what AVX-512 adds for 64-bit lanes. */
+#define AVX512_VARIANTS(X)                                                                         \
+  SIMD_COMMON_VARIANTS(X)                                                                          \
+  X(i64_prod, 8, vmul_i64, 1, I64, PROD)                                                           \
+  X(i64_min, 8, vmin_i64, 0x7FFFFFFFFFFFFFFFull, I64, MIN)                                         \
+  X(u64_min, 8, vmin_u64, 0xFFFFFFFFFFFFFFFFull, U64, MIN)                                         \
+  X(i64_max, 8, vmax_i64, 0x8000000000000000ull, I64, MAX)                                         \
+  X(u64_max, 8, vmax_u64, 0, U64, MAX)
+
+/* Which (type, op) each variant serves: X(type, op, variant). */
+#define AVX512_USES(X)                                                                             \
+  SIMD_COMMON_USES(X)                                                                              \
+  X(I64, PROD, i64_prod) X(U64, PROD, i64_prod)                                                    \
+  X(I64, MIN, i64_min) X(U64, MIN, u64_min) X(I64, MAX, i64_max) X(U64, MAX, u64_max)
+
+/* ---- The vector helpers simd_body.h expects ---- */
+typedef __m512i simd_v;
+static AVX512 inline __m512i v_loadu(const void *p) { return _mm512_loadu_si512(p); }
+static AVX512 inline void v_storeu(void *p, __m512i x) { _mm512_storeu_si512(p, x); }
+static AVX512 inline void v_stream(void *p, __m512i x) { _mm512_stream_si512((__m512i *)p, x); }
+
+static AVX512 inline __m512i v_broadcast(uint64_t bits, int elem) {
+  return elem == 4 ? _mm512_set1_epi32((int)(uint32_t)bits) : _mm512_set1_epi64((long long)bits);
+}
+
+/* valign(x, fill, L - k): lane i takes x[i - k], or fill where i < k. */
+static AVX512 inline __m512i v_scan(__m512i x, int elem, __m512i (*op)(__m512i, __m512i),
+                                    uint64_t id_bits) {
+  __m512i id = v_broadcast(id_bits, elem);
+  if (elem == 4) {
+    x = op(x, _mm512_alignr_epi32(x, id, 15));
+    x = op(x, _mm512_alignr_epi32(x, id, 14));
+    x = op(x, _mm512_alignr_epi32(x, id, 12));
+    return op(x, _mm512_alignr_epi32(x, id, 8));
+  }
+  x = op(x, _mm512_alignr_epi64(x, id, 7));
+  x = op(x, _mm512_alignr_epi64(x, id, 6));
+  return op(x, _mm512_alignr_epi64(x, id, 4));
+}
+
+static AVX512 inline __m512i v_last(__m512i x, int elem) {
+  return elem == 4 ? _mm512_permutexvar_epi32(_mm512_set1_epi32(15), x)
+                   : _mm512_permutexvar_epi64(_mm512_set1_epi64(7), x);
+}
+
+/* last(r): 16 lanes take ~5 cycles of port 0/5 throughput (512-bit ops have no third port),
+   more than the chain's op + permute (4 cycles), so the op saved counts, not the latency. */
+static AVX512 inline __m512i v_next_carry(__m512i s, __m512i r, __m512i c, int elem,
+                                          __m512i (*op)(__m512i, __m512i)) {
+  (void)s, (void)c, (void)op;
+  return v_last(r, elem);
+}
+
+/* (c0, s0 .. s_{L-2}): the exclusive vector from the inclusive one and the carry. */
+static AVX512 inline __m512i v_shift_in(__m512i s, __m512i c, int elem) {
+  return elem == 4 ? _mm512_alignr_epi32(s, c, 15) : _mm512_alignr_epi64(s, c, 7);
+}
+
+#define SIMD_ISA avx512
+#define SIMD_TARGET AVX512
+#define SIMD_BYTES 64
+#define SIMD_VARIANTS AVX512_VARIANTS
+#define SIMD_USES AVX512_USES
+#include "simd_body.h"
+
+#else /* not x86-64: the portable kernels only */
+void pscan__cpu_avx512_init(void) {}
+const pscan__cpu_op *pscan__cpu_avx512_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
+  (void)in, (void)acc, (void)op;
+  return NULL;
+}
+#endif
