@@ -64,8 +64,12 @@ if has bench; then
 fi
 if has cpubench; then
   log "CPU benchmark ($(nproc) cores)"
-  ./build-gpu/pscan bench --csv "$OUT/cpu_bench.csv" >"$OUT/cpu_bench.txt" 2>&1 || status=1
+  ./build-gpu/pscan bench --sizes 2^14,2^20,2^24,2^28 --threads 1,2,4,8,16 --types i32,f64 \
+    --csv "$OUT/cpu_bench.csv" >"$OUT/cpu_bench.txt" 2>&1 || status=1
   tail -30 "$OUT/cpu_bench.txt" >>"$OUT/summary.txt"
+  ./build-gpu/pscan bench --compact --threads 1,16 --csv "$OUT/cpu_compact.csv" \
+    >"$OUT/cpu_compact.txt" 2>&1 || status=1
+  grep -E "^n =|/ std|/ plain" "$OUT/cpu_compact.txt" >>"$OUT/summary.txt"
 fi
 log "done, status $status"
 exit $status

@@ -3,6 +3,7 @@
  * bench_report.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include "bench_compact.h"
 #include "cli.h"
 #include "commands.h"
 #include "peers_cpu.h"
@@ -18,7 +19,7 @@
 
 static const char bench_help[] =
     "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
-    "                   [--csv FILE]\n"
+    "                   [--csv FILE] [--compact]\n"
     "\n"
     "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
     "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
@@ -45,6 +46,10 @@ static const char bench_help[] =
     "                   sizes whose two buffers do not fit in available memory are skipped)\n"
     "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
     "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
+    "  --compact        measure CPU compaction instead (int32, 50%% selected): pscan select_if\n"
+    "                   and partition_if against std::copy_if and std::partition_copy\n"
+    "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
+    "                   memcpy; default sizes 2^24 and 2^28 (--quick: 2^24), all thread counts\n"
     "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
     "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
     "                   frac_memcpy,machine\n"
@@ -62,7 +67,7 @@ typedef struct bench_opts {
   pscan_dtype types[CLI_MAX_LIST];
   int ntypes;
   long reps;
-  bool quick;
+  bool quick, compact;
   const char *csv;
 } bench_opts;
 
@@ -78,6 +83,8 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
     }
     if (strcmp(argv[i], "--quick") == 0) {
       o->quick = true;
+    } else if (strcmp(argv[i], "--compact") == 0) {
+      o->compact = true;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--threads", &v)) != 0) {
       if (m < 0 || !cli_parse_threads(cmd, "--threads", v, o->threads, &o->nthreads))
         return EXIT_USAGE;
@@ -321,8 +328,15 @@ int cmd_bench(int argc, char **argv) {
       fputs(bench_help, stdout);
     return rc;
   }
+  if (o.compact && o.nsizes == 0) {
+    o.sizes[o.nsizes++] = (size_t)1 << 24;
+    if (!o.quick)
+      o.sizes[o.nsizes++] = (size_t)1 << 28;
+  }
   apply_defaults(&o);
   dedupe(&o);
+  if (o.compact)
+    return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv);
   size_t max_bytes;
   if (!plan_memory(&o, &max_bytes)) {
     cli_error("bench", "no size fits in memory");

@@ -4,6 +4,7 @@
 // PEERS_HAVE_TBB and PEERS_HAVE_OPENMP come from tools/CMakeLists.txt.
 #include "peers_cxx.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 
@@ -118,4 +119,39 @@ extern "C" void peer_cxx_scan(peer_cxx p, int threads, pscan_dtype t, const void
   case PSCAN_F64: scan<double>(p, threads, in, out, n); break;
   default: break;
   }
+}
+
+extern "C" size_t peer_cxx_select(peer_cxx p, int threads, const int32_t *in, int32_t *out,
+                                  size_t n, int32_t threshold) {
+  auto keep = [threshold](int32_t x) { return x < threshold; };
+  (void)threads;
+#ifdef PEERS_HAVE_TBB
+  if (p == PEER_STD_PAR) {
+    size_t count = 0;
+    arena(threads).execute([&] {
+      count = (size_t)(std::copy_if(std::execution::par, in, in + n, out, keep) - out);
+    });
+    return count;
+  }
+#endif
+  (void)p;
+  return (size_t)(std::copy_if(in, in + n, out, keep) - out);
+}
+
+extern "C" size_t peer_cxx_partition(peer_cxx p, int threads, const int32_t *in, int32_t *kept,
+                                     int32_t *rejected, size_t n, int32_t threshold) {
+  auto keep = [threshold](int32_t x) { return x < threshold; };
+  (void)threads;
+#ifdef PEERS_HAVE_TBB
+  if (p == PEER_STD_PAR) {
+    size_t count = 0;
+    arena(threads).execute([&] {
+      count = (size_t)(std::partition_copy(std::execution::par, in, in + n, kept, rejected, keep)
+                           .first - kept);
+    });
+    return count;
+  }
+#endif
+  (void)p;
+  return (size_t)(std::partition_copy(in, in + n, kept, rejected, keep).first - kept);
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,14 @@ typedef enum peer_cxx {
 bool peer_cxx_available(peer_cxx p);
 /* out[i] = in[0] + ... + in[i] in type t with p on threads threads (PEER_STD_SEQ: one). */
 void peer_cxx_scan(peer_cxx p, int threads, pscan_dtype t, const void *in, void *out, size_t n);
+
+/* Compaction peers for `pscan bench --compact` (int32, keep x < threshold), PEER_STD_SEQ or
+   PEER_STD_PAR (in a TBB task_arena of threads): std::copy_if into out, returning the count kept;
+   std::partition_copy into kept and rejected, returning the count kept. */
+size_t peer_cxx_select(peer_cxx p, int threads, const int32_t *in, int32_t *out, size_t n,
+                       int32_t threshold);
+size_t peer_cxx_partition(peer_cxx p, int threads, const int32_t *in, int32_t *kept,
+                          int32_t *rejected, size_t n, int32_t threshold);
 
 #ifdef __cplusplus
 }
