@@ -31,6 +31,7 @@
 #include "reference.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,8 +62,15 @@ static pscan_ctx *ctx;
 static const uint8_t *hdr;
 static size_t cur_n;
 
-static void fail(const char *what) {
+/* Aborts with the printf-style description and the decoded header. */
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...) {
   const uint8_t *h = hdr;
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
   fprintf(stderr,
           "fuzz_compact: %s (%s type %u vtype %u op %u cmp %u flags 0x%x algo %u threads %u "
           "part %u overlap 0x%x shape %u n %zu): %s\n",
@@ -103,6 +111,13 @@ static bool ov(const uint8_t *a, size_t ab, const uint8_t *b, size_t bb) {
   return (uintptr_t)a < (uintptr_t)b + bb && (uintptr_t)b < (uintptr_t)a + ab;
 }
 
+/* One typed input and its output: a known type, then out == in or no byte shared. */
+static pscan_status buffers_status(int t, bool partial_overlap) {
+  return !valid_type(t)     ? PSCAN_ERR_INVALID_ARGUMENT
+         : partial_overlap ? PSCAN_ERR_OVERLAP
+                           : PSCAN_OK;
+}
+
 /* What API.md asks of these arguments, in the order the checks are documented per function (an
    output sharing bytes with what it may not: PSCAN_ERR_OVERLAP; out == in is the in-place case). */
 static pscan_status expected_status(int op, int kt, int vt, int pop, int cmp, int exclusive,
@@ -110,22 +125,20 @@ static pscan_status expected_status(int op, int kt, int vt, int pop, int cmp, in
   size_t kb = n * size_of(kt), vb = n * size_of(vt);
   bool in_out = n && p[A] != p[C] && ov(p[A], kb, p[C], kb);
   bool vals_in_out = n && p[B] != p[D] && ov(p[B], vb, p[D], vb);
-  bool pop_ok = pop < PSCAN_OP_COUNT && valid_type(vt) && ref_op_valid((pscan_dtype)vt, (pscan_op)pop);
+  bool pop_ok =
+      pop < PSCAN_OP_COUNT && valid_type(vt) && ref_op_valid((pscan_dtype)vt, (pscan_op)pop);
   if (op == SCAN_BY_KEY) {
-    if (!valid_type(kt) || !valid_type(vt))
-      return PSCAN_ERR_INVALID_ARGUMENT;
-    if (vals_in_out)
-      return PSCAN_ERR_OVERLAP;
+    pscan_status s =
+        valid_type(kt) ? buffers_status(vt, vals_in_out) : PSCAN_ERR_INVALID_ARGUMENT;
+    if (s != PSCAN_OK)
+      return s;
     if (!pop_ok || exclusive > 1)
       return PSCAN_ERR_INVALID_ARGUMENT;
     return n && ov(p[A], kb, p[D], vb) ? PSCAN_ERR_OVERLAP : PSCAN_OK;
   }
-  if (!valid_type(kt))
-    return PSCAN_ERR_INVALID_ARGUMENT;
-  if (in_out)
-    return PSCAN_ERR_OVERLAP;
-  if (!count)
-    return PSCAN_ERR_INVALID_ARGUMENT;
+  pscan_status s = buffers_status(kt, in_out);
+  if (s != PSCAN_OK || !count)
+    return s != PSCAN_OK ? s : PSCAN_ERR_INVALID_ARGUMENT;
   switch (op) {
   case SELECT_IF:
   case PARTITION_IF:
@@ -138,12 +151,9 @@ static pscan_status expected_status(int op, int kt, int vt, int pop, int cmp, in
     return n && (ov(p[D], n * 8, p[A], kb) || ov(p[D], n * 8, p[C], kb)) ? PSCAN_ERR_OVERLAP
                                                                         : PSCAN_OK;
   case REDUCE_BY_KEY:
-    if (!valid_type(vt))
-      return PSCAN_ERR_INVALID_ARGUMENT;
-    if (vals_in_out)
-      return PSCAN_ERR_OVERLAP;
-    if (!pop_ok)
-      return PSCAN_ERR_INVALID_ARGUMENT;
+    s = buffers_status(vt, vals_in_out);
+    if (s != PSCAN_OK || !pop_ok)
+      return s != PSCAN_OK ? s : PSCAN_ERR_INVALID_ARGUMENT;
     return n && (ov(p[C], kb, p[A], kb) || ov(p[C], kb, p[B], vb) || ov(p[D], vb, p[A], kb) ||
                  ov(p[D], vb, p[B], vb) || ov(p[C], kb, p[D], vb))
                ? PSCAN_ERR_OVERLAP
@@ -171,23 +181,17 @@ static void report_arena(const uint8_t *got, const uint8_t *want, size_t bytes,
   size_t at = 0;
   while (at < bytes && got[at] == want[at])
     at++;
-  char msg[200];
   int best = -1;
   for (int b = 0; b < NBUF; b++)
     if (off[b] <= at && (best < 0 || off[b] > off[best]))
       best = b;
-  snprintf(msg, sizeof msg, "%s: byte %zu differs (%s[%zu], got 0x%02x, want 0x%02x)", what, at,
-           best < 0 ? "?" : buf_names[best], best < 0 ? 0 : (at - off[best]) / elem[best],
-           got[at], want[at]);
-  fail(msg);
+  fail("%s: byte %zu differs (%s[%zu], got 0x%02x, want 0x%02x)", what, at,
+       best < 0 ? "?" : buf_names[best], best < 0 ? 0 : (at - off[best]) / elem[best], got[at],
+       want[at]);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (!ctx && pscan_create(&ctx, PSCAN_BACKEND_CPU) != PSCAN_OK)
-    abort();
-  if (size < HEADER)
-    return 0;
+/* Decodes one input (size >= HEADER), makes the call and checks it. */
+static void check_one(const uint8_t *data, size_t size) {
   const uint8_t *h = hdr = data;
   int op = h[0] % NOPS, kt = h[1] % 12, vt = h[2] % 12, pop = h[3] % 8, cmp = h[4] % 8;
   if (cmp == 7)
@@ -318,31 +322,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     got = pscan_scan_by_key(ctx, p[A], (pscan_dtype)kt, p[B], p[D], n, (pscan_dtype)vt,
                             (pscan_op)pop, exclusive, with_init ? value_arg : NULL);
   }
-  if (got != expect) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "returned %s, want %s", pscan_status_name(got),
-             pscan_status_name(expect));
-    fail(msg);
-  }
+  if (got != expect)
+    fail("returned %s, want %s", pscan_status_name(got), pscan_status_name(expect));
   if (expect != PSCAN_OK) {
     if (memcmp(arena, copy, bytes) != 0)
       report_arena(arena, copy, bytes, off, elem, "a refused call wrote to memory");
     if (count != poisoned_count)
       fail("a refused call wrote the count");
   } else {
-    if (op != SCAN_BY_KEY && count != want_count) {
-      char msg[160];
-      snprintf(msg, sizeof msg, "count %zu, want %zu", count, want_count);
-      fail(msg);
-    }
+    if (op != SCAN_BY_KEY && count != want_count)
+      fail("count %zu, want %zu", count, want_count);
     if (by_key) { /* values: the same value (any NaN matches any NaN), then as written */
       size_t at = ref_first_difference((pscan_dtype)vt, p[D], want_vals, want_count);
       if (at != want_count) {
-        char got_s[64], want_s[64], msg[200];
+        char got_s[64], want_s[64];
         ref_format((pscan_dtype)vt, p[D] + at * vs, got_s, sizeof got_s);
         ref_format((pscan_dtype)vt, want_vals + at * vs, want_s, sizeof want_s);
-        snprintf(msg, sizeof msg, "vals_out[%zu] = %s, reference %s", at, got_s, want_s);
-        fail(msg);
+        fail("vals_out[%zu] = %s, reference %s", at, got_s, want_s);
       }
       memcpy(want + off[D], p[D], want_count * vs);
     }
@@ -354,5 +350,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(want);
   free(want_vals);
   free(want_counts);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!ctx && pscan_create(&ctx, PSCAN_BACKEND_CPU) != PSCAN_OK)
+    abort();
+  if (size >= HEADER)
+    check_one(data, size);
   return 0;
 }
