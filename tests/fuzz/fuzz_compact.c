@@ -73,7 +73,7 @@ static void fail(const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr,
           "fuzz_compact: %s (%s type %u vtype %u op %u cmp %u flags 0x%x algo %u threads %u "
-          "part %u overlap 0x%x shape %u n %zu): %s\n",
+          "part %u overlap 0x%x shape %u n %zu); last error: %s\n",
           what, op_names[h[0] % NOPS], h[1] % 12, h[2] % 12, h[3] % 8, h[4] % 8, h[5], h[6] % 7,
           1 + h[7] % 8, h[8], h[9], h[10] % 3, cur_n, pscan_last_error(ctx));
   abort();
