@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct value {
@@ -259,4 +260,104 @@ void ref_format(pscan_dtype t, const void *p, char *buf, size_t len) {
     snprintf(buf, len, "-%" PRIu64, (uint64_t)0 - x);
   else
     snprintf(buf, len, "%" PRIu64, x);
+}
+
+/* ---- compaction ---- */
+
+int ref_compare(pscan_dtype t, const void *a, const void *b) {
+#define CMP3(ctype)                                    \
+  do {                                                 \
+    ctype x, y;                                        \
+    memcpy(&x, a, sizeof x);                           \
+    memcpy(&y, b, sizeof y);                           \
+    return x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;    \
+  } while (0)
+  switch (t) {
+  case PSCAN_I8: CMP3(int8_t);
+  case PSCAN_I16: CMP3(int16_t);
+  case PSCAN_I32: CMP3(int32_t);
+  case PSCAN_I64: CMP3(int64_t);
+  case PSCAN_U8: CMP3(uint8_t);
+  case PSCAN_U16: CMP3(uint16_t);
+  case PSCAN_U32: CMP3(uint32_t);
+  case PSCAN_U64: CMP3(uint64_t);
+  case PSCAN_F32: CMP3(float);
+  case PSCAN_F64: CMP3(double);
+  }
+#undef CMP3
+  return 2;
+}
+
+bool ref_pred(pscan_dtype t, pscan_cmp cmp, const void *a, const void *b) {
+  int r = ref_compare(t, a, b);
+  switch (cmp) {
+  case PSCAN_LT: return r == -1;
+  case PSCAN_LE: return r == -1 || r == 0;
+  case PSCAN_GT: return r == 1;
+  case PSCAN_GE: return r == 1 || r == 0;
+  case PSCAN_EQ: return r == 0;
+  case PSCAN_NE: return r != 0;
+  }
+  return false;
+}
+
+size_t ref_compact(ref_compact_op op, pscan_dtype t, const void *in, const uint8_t *flags,
+                   size_t n, pscan_cmp cmp, const void *threshold, void *want, uint64_t *want_counts) {
+  size_t s = ref_dtype_size(t), sel = 0, rej = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *e = (const char *)in + i * s;
+    bool keep;
+    if (op == REF_UNIQUE || op == REF_RLE)
+      keep = i == 0 || ref_compare(t, e, e - s) != 0;
+    else
+      keep = op == REF_SELECT_FLAGGED ? flags[i] != 0 : ref_pred(t, cmp, e, threshold);
+    if (keep) {
+      memcpy((char *)want + sel++ * s, e, s);
+      if (op == REF_RLE)
+        want_counts[sel - 1] = 0;
+    } else if (op == REF_PARTITION_IF) {
+      memcpy((char *)want + (n - 1 - rej++) * s, e, s);
+    }
+    if (op == REF_RLE)
+      want_counts[sel - 1]++;
+  }
+  return sel;
+}
+
+/* The end of the run of equal keys that starts at i. */
+static size_t run_end(const void *keys, pscan_dtype kt, size_t i, size_t n) {
+  size_t ks = ref_dtype_size(kt), j = i + 1;
+  while (j < n &&
+         ref_compare(kt, (const char *)keys + j * ks, (const char *)keys + (j - 1) * ks) == 0)
+    j++;
+  return j;
+}
+
+size_t ref_reduce_by_key(const void *keys, pscan_dtype key_type, const void *vals,
+                         pscan_dtype val_type, size_t n, pscan_op op, void *want_keys,
+                         void *want_vals) {
+  size_t ks = ref_dtype_size(key_type), vs = ref_dtype_size(val_type), runs = 0;
+  char *scan = malloc(n * vs + 1);
+  if (!scan)
+    abort();
+  for (size_t i = 0; i < n; runs++) {
+    size_t j = run_end(keys, key_type, i, n);
+    memcpy((char *)want_keys + runs * ks, (const char *)keys + i * ks, ks);
+    ref_scan((const char *)vals + i * vs, val_type, scan, val_type, j - i, op, 0, NULL);
+    memcpy((char *)want_vals + runs * vs, scan + (j - i - 1) * vs, vs);
+    i = j;
+  }
+  free(scan);
+  return runs;
+}
+
+void ref_scan_by_key(const void *keys, pscan_dtype key_type, const void *vals, void *out,
+                     size_t n, pscan_dtype val_type, pscan_op op, int exclusive, const void *init) {
+  size_t vs = ref_dtype_size(val_type);
+  for (size_t i = 0; i < n;) {
+    size_t j = run_end(keys, key_type, i, n);
+    ref_scan((const char *)vals + i * vs, val_type, (char *)out + i * vs, val_type, j - i, op,
+             exclusive, init);
+    i = j;
+  }
 }

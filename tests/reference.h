@@ -1,4 +1,4 @@
-/* An independent sequential oracle for pscan's built-in scans.
+/* An independent sequential oracle for pscan's built-in scans and its compaction family.
  *
  * Written from API.md, not from the library: it uses pscan.h only for the enum values. One
  * element at a time, left to right, in the output type: integer SUM and PROD in uint64_t truncated
@@ -42,5 +42,34 @@ bool ref_same(pscan_dtype t, const void *a, const void *b);
 size_t ref_first_difference(pscan_dtype t, const void *a, const void *b, size_t n);
 /* Writes one element as text ("-12", "0x1.8p+3 (3)", "nan") into buf. */
 void ref_format(pscan_dtype t, const void *p, char *buf, size_t len);
+
+/* ---- Compaction (API.md, Compaction and segmented operations), one element at a time ---- */
+
+/* -1, 0, 1 comparing a and b (one element of type t each) as C does, or 2 when unordered (a
+   NaN). Keys and run items are equal when this is 0: NaN never equals anything. */
+int ref_compare(pscan_dtype t, const void *a, const void *b);
+/* (a cmp b) as C evaluates it: with a NaN only NE holds. */
+bool ref_pred(pscan_dtype t, pscan_cmp cmp, const void *a, const void *b);
+
+typedef enum ref_compact_op {
+  REF_SELECT_IF, REF_SELECT_FLAGGED, REF_PARTITION_IF, REF_UNIQUE, REF_RLE
+} ref_compact_op;
+
+/* Writes to want the expected out[0..n) of op on in[0..n) of type t (only [0, count) for all but
+   partition_if, whose rejected items fill from the back), the run lengths to want_counts
+   (REF_RLE), and returns the count. flags: select_flagged; cmp and threshold: select_if and
+   partition_if. */
+size_t ref_compact(ref_compact_op op, pscan_dtype t, const void *in, const uint8_t *flags,
+                   size_t n, pscan_cmp cmp, const void *threshold, void *want,
+                   uint64_t *want_counts);
+/* reduce_by_key: one (key, op-reduction of its values in order) per run of equal consecutive
+   keys, to want_keys and want_vals; returns the number of runs. */
+size_t ref_reduce_by_key(const void *keys, pscan_dtype key_type, const void *vals,
+                         pscan_dtype val_type, size_t n, pscan_op op, void *want_keys,
+                         void *want_vals);
+/* scan_by_key: ref_scan (in val_type) restarted at every run of equal consecutive keys, with
+   init (or NULL) applied to every run. out does not overlap vals. */
+void ref_scan_by_key(const void *keys, pscan_dtype key_type, const void *vals, void *out,
+                     size_t n, pscan_dtype val_type, pscan_op op, int exclusive, const void *init);
 
 #endif /* PSCAN_TEST_REFERENCE_H */

@@ -50,45 +50,6 @@ static void put(pscan_dtype t, void *p, long v) {
   }
 }
 
-/* -1, 0, 1, or 2 when unordered (a NaN), comparing in the type itself. */
-static int compare(pscan_dtype t, const void *a, const void *b) {
-#define CMP3(ctype)                        \
-  do {                                     \
-    ctype x, y;                            \
-    memcpy(&x, a, sizeof x);               \
-    memcpy(&y, b, sizeof y);               \
-    return x < y ? -1 : x > y ? 1 : x == y ? 0 : 2; \
-  } while (0)
-  switch (t) {
-  case PSCAN_I8: CMP3(int8_t);
-  case PSCAN_I16: CMP3(int16_t);
-  case PSCAN_I32: CMP3(int32_t);
-  case PSCAN_I64: CMP3(int64_t);
-  case PSCAN_U8: CMP3(uint8_t);
-  case PSCAN_U16: CMP3(uint16_t);
-  case PSCAN_U32: CMP3(uint32_t);
-  case PSCAN_U64: CMP3(uint64_t);
-  case PSCAN_F32: CMP3(float);
-  case PSCAN_F64: CMP3(double);
-  }
-#undef CMP3
-  return 2;
-}
-
-/* (a cmp b) as C evaluates it: with a NaN only NE holds. */
-static bool pred(pscan_dtype t, pscan_cmp cmp, const void *a, const void *b) {
-  int r = compare(t, a, b);
-  switch (cmp) {
-  case PSCAN_LT: return r == -1;
-  case PSCAN_LE: return r == -1 || r == 0;
-  case PSCAN_GT: return r == 1;
-  case PSCAN_GE: return r == 1 || r == 0;
-  case PSCAN_EQ: return r == 0;
-  case PSCAN_NE: return r != 0;
-  }
-  return false;
-}
-
 /* Data in [0, 100); for floats, with nan_every > 0, every so often a NaN or a -0.0. */
 static void fill(pscan_dtype t, void *p, size_t n, unsigned nan_every) {
   size_t s = ref_dtype_size(t);
@@ -143,35 +104,9 @@ static void fill_runs(pscan_dtype t, void *p, size_t n, int mode) {
 
 /* ---- sequential references ---- */
 
-typedef enum { OP_SELECT_IF, OP_SELECT_FLAGGED, OP_PARTITION_IF, OP_UNIQUE, OP_RLE } op_kind;
+typedef ref_compact_op op_kind;
 static const char *const op_names[] = {"select_if", "select_flagged", "partition_if", "unique",
                                        "run_length_encode"};
-
-/* want: the expected out[0..n) (only [0, count) for all but partition_if), want_counts the run
-   lengths (OP_RLE); returns the count. Runs: equal under ==, so NaN never extends a run. */
-static size_t reference(op_kind op, pscan_dtype t, const void *in, const uint8_t *flags,
-                        size_t n, pscan_cmp cmp, const void *value, void *want,
-                        uint64_t *want_counts) {
-  size_t s = ref_dtype_size(t), sel = 0, rej = 0;
-  for (size_t i = 0; i < n; i++) {
-    const char *e = (const char *)in + i * s;
-    bool keep;
-    if (op == OP_UNIQUE || op == OP_RLE)
-      keep = i == 0 || compare(t, e, e - s) != 0;
-    else
-      keep = op == OP_SELECT_FLAGGED ? flags[i] != 0 : pred(t, cmp, e, value);
-    if (keep) {
-      memcpy((char *)want + sel++ * s, e, s);
-      if (op == OP_RLE)
-        want_counts[sel - 1] = 0;
-    } else if (op == OP_PARTITION_IF) {
-      memcpy((char *)want + (n - 1 - rej++) * s, e, s);
-    }
-    if (op == OP_RLE)
-      want_counts[sel - 1]++;
-  }
-  return sel;
-}
 
 /* ---- one checked call ---- */
 
@@ -223,7 +158,7 @@ static void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
   uint64_t *want_counts = test_malloc((n + 1) * sizeof *want_counts);
   uint64_t *counts = test_malloc((n + SLACK) * sizeof *counts);
   test_poison(counts, (n + SLACK) * sizeof *counts);
-  size_t want_count = reference(op, t, in, flags, n, cmp, value, want, want_counts);
+  size_t want_count = ref_compact(op, t, in, flags, n, cmp, value, want, want_counts);
   test_poison(out, (n + SLACK) * s);
   if (in_place)
     memcpy(out, in, n * s);
@@ -232,13 +167,13 @@ static void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
   size_t count = (size_t)-1;
   pscan_status st = PSCAN_OK;
   switch (op) {
-  case OP_SELECT_IF: st = pscan_select_if(ctx, src, out, n, t, cmp, value, &count); break;
-  case OP_SELECT_FLAGGED: st = pscan_select_flagged(ctx, src, flags, out, n, t, &count); break;
-  case OP_PARTITION_IF: st = pscan_partition_if(ctx, src, out, n, t, cmp, value, &count); break;
-  case OP_UNIQUE: st = pscan_unique(ctx, src, out, n, t, &count); break;
-  case OP_RLE: st = pscan_run_length_encode(ctx, src, out, counts, n, t, &count); break;
+  case REF_SELECT_IF: st = pscan_select_if(ctx, src, out, n, t, cmp, value, &count); break;
+  case REF_SELECT_FLAGGED: st = pscan_select_flagged(ctx, src, flags, out, n, t, &count); break;
+  case REF_PARTITION_IF: st = pscan_partition_if(ctx, src, out, n, t, cmp, value, &count); break;
+  case REF_UNIQUE: st = pscan_unique(ctx, src, out, n, t, &count); break;
+  case REF_RLE: st = pscan_run_length_encode(ctx, src, out, counts, n, t, &count); break;
   }
-  size_t written = op == OP_PARTITION_IF ? n : want_count;
+  size_t written = op == REF_PARTITION_IF ? n : want_count;
   bool ok = st == PSCAN_OK && count == want_count && memcmp(out, want, written * s) == 0;
   /* Past the result: in place the rest of the input, untouched; else the poison. */
   if (ok && in_place)
@@ -246,7 +181,7 @@ static void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
          test_is_poisoned(out + n * s, SLACK * s);
   else if (ok)
     ok = test_is_poisoned(out + written * s, (n + SLACK - written) * s);
-  if (ok && op == OP_RLE)
+  if (ok && op == REF_RLE)
     ok = memcmp(counts, want_counts, want_count * sizeof *counts) == 0 &&
          test_is_poisoned(counts + want_count, (n + SLACK - want_count) * sizeof *counts);
   else if (ok)
@@ -255,7 +190,7 @@ static void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
         "%s%s %s cmp %s value %d n %zu threads %d partition %lld algo %s: %s, count %zu (want "
         "%zu)%s",
         op_names[op], in_place ? " in place" : "", ref_dtype_name(t),
-        op == OP_SELECT_IF || op == OP_PARTITION_IF ? cmp_names[cmp] : "-", threshold, n,
+        op == REF_SELECT_IF || op == REF_PARTITION_IF ? cmp_names[cmp] : "-", threshold, n,
         c->threads,
         (long long)c->part, ref_algo_name(c->algo), pscan_status_name(st), count, want_count,
         st == PSCAN_OK && count == want_count ? ", wrong items or a write past the result" : "");
@@ -275,13 +210,13 @@ static void run_all_ops(const config *c, pscan_dtype t, size_t n, pscan_cmp cmp,
   fill_flags(flags, n, permille);
   for (int op = 0; op < 3; op++) {
     run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, false);
-    if (op != OP_PARTITION_IF)
+    if (op != REF_PARTITION_IF)
       run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, true);
   }
   /* Runs of length ~1, ~500 and the whole input. */
   for (int mode = 0; mode < 3; mode++) {
     fill_runs(t, in, n, mode);
-    for (int op = OP_UNIQUE; op <= OP_RLE; op++) {
+    for (int op = REF_UNIQUE; op <= REF_RLE; op++) {
       run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, false);
       run_one(c, (op_kind)op, t, in, flags, n, cmp, threshold, true);
     }
@@ -355,11 +290,11 @@ static void test_in_place_stress(void) {
         uint8_t *flags = test_malloc(n);
         fill(t, in, n, 0);
         fill_flags(flags, n, rep % 2 ? 900 : 500);
-        run_one(&c, OP_SELECT_IF, t, in, flags, n, PSCAN_GE, rep % 2 ? 10 : 50, true);
-        run_one(&c, OP_SELECT_FLAGGED, t, in, flags, n, PSCAN_EQ, 0, true);
+        run_one(&c, REF_SELECT_IF, t, in, flags, n, PSCAN_GE, rep % 2 ? 10 : 50, true);
+        run_one(&c, REF_SELECT_FLAGGED, t, in, flags, n, PSCAN_EQ, 0, true);
         fill_runs(t, in, n, rep % 3 == 2 ? 1 : 0);
-        run_one(&c, OP_UNIQUE, t, in, flags, n, PSCAN_EQ, 0, true);
-        run_one(&c, OP_RLE, t, in, flags, n, PSCAN_EQ, 0, true);
+        run_one(&c, REF_UNIQUE, t, in, flags, n, PSCAN_EQ, 0, true);
+        run_one(&c, REF_RLE, t, in, flags, n, PSCAN_EQ, 0, true);
         if (rep == 0)
           printf("in place, %d threads, partition %lld, n %zu: %.3f s\n", c.threads,
                  (long long)part, n, test_seconds() - t0);
@@ -415,20 +350,8 @@ static void run_by_key(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op
                        const void *keys, const void *vals, size_t n) {
   size_t ks = ref_dtype_size(kt), vs = ref_dtype_size(vt);
   char *want_k = test_malloc((n + 1) * ks), *want_v = test_malloc((n + 1) * vs);
-  char *scan = test_malloc((n + 1) * vs);
   char *out_k = test_malloc((n + SLACK) * ks), *out_v = test_malloc((n + SLACK) * vs);
-  /* The reference: one run at a time, reduced by the test library's sequential scan. */
-  size_t runs = 0;
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && compare(kt, (const char *)keys + j * ks, (const char *)keys + (j - 1) * ks) == 0)
-      j++;
-    memcpy(want_k + runs * ks, (const char *)keys + i * ks, ks);
-    ref_scan((const char *)vals + i * vs, vt, scan, vt, j - i, op, 0, NULL);
-    memcpy(want_v + runs * vs, scan + (j - i - 1) * vs, vs);
-    runs++;
-    i = j;
-  }
+  size_t runs = ref_reduce_by_key(keys, kt, vals, vt, n, op, want_k, want_v);
   test_poison(out_k, (n + SLACK) * ks);
   test_poison(out_v, (n + SLACK) * vs);
   size_t count = (size_t)-1;
@@ -442,7 +365,7 @@ static void run_by_key(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op
             "count %zu (want %zu)",
         ref_dtype_name(kt), ref_dtype_name(vt), ref_op_name(op), n, c->threads,
         (long long)c->part, ref_algo_name(c->algo), pscan_status_name(st), count, runs);
-  free(want_k), free(want_v), free(scan), free(out_k), free(out_v);
+  free(want_k), free(want_v), free(out_k), free(out_v);
 }
 
 static void by_key_case(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op, size_t n,
@@ -494,16 +417,9 @@ static void test_by_key(void) { for_each_by_key_case(by_key_variant); }
 static void run_scan_by_key(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op,
                             int exclusive, const void *init, const void *keys, const void *vals,
                             size_t n, bool in_place) {
-  size_t ks = ref_dtype_size(kt), vs = ref_dtype_size(vt);
+  size_t vs = ref_dtype_size(vt);
   char *want = test_malloc((n + 1) * vs), *out = test_malloc((n + SLACK) * vs);
-  /* The reference: the test library's sequential scan, once per run of equal keys. */
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && compare(kt, (const char *)keys + j * ks, (const char *)keys + (j - 1) * ks) == 0)
-      j++;
-    ref_scan((const char *)vals + i * vs, vt, want + i * vs, vt, j - i, op, exclusive, init);
-    i = j;
-  }
+  ref_scan_by_key(keys, kt, vals, want, n, vt, op, exclusive, init);
   test_poison(out, (n + SLACK) * vs);
   if (in_place)
     memcpy(out, vals, n * vs);
@@ -571,13 +487,13 @@ static void test_large(void) {
   fill(PSCAN_I32, in, n, 0);
   fill_flags(flags, n, 500);
   double t0 = test_seconds();
-  run_one(&c, OP_SELECT_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
-  run_one(&c, OP_SELECT_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, true);
-  run_one(&c, OP_SELECT_FLAGGED, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
-  run_one(&c, OP_PARTITION_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  run_one(&c, REF_SELECT_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  run_one(&c, REF_SELECT_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, true);
+  run_one(&c, REF_SELECT_FLAGGED, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  run_one(&c, REF_PARTITION_IF, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
   fill_runs(PSCAN_I32, in, n, 1);
-  run_one(&c, OP_UNIQUE, PSCAN_I32, in, flags, n, PSCAN_LT, 50, true);
-  run_one(&c, OP_RLE, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
+  run_one(&c, REF_UNIQUE, PSCAN_I32, in, flags, n, PSCAN_LT, 50, true);
+  run_one(&c, REF_RLE, PSCAN_I32, in, flags, n, PSCAN_LT, 50, false);
   char *vals = test_malloc(n * 8);
   fill_vals(PSCAN_I64, PSCAN_SUM, vals, n);
   run_by_key(&c, PSCAN_I32, PSCAN_I64, PSCAN_SUM, in, vals, n);

@@ -15,6 +15,7 @@
  *                                                      32 output misaligned for its type (refused)
  *   [4] algorithm (0..6: 6 is invalid)             [5] threads (0..8)
  *   [6] partition size (0: default, else 1..255)   [7] deterministic (bit 0) */
+#include "fuzz_exact.h"
 #include "reference.h"
 
 #include <stdint.h>
@@ -53,22 +54,6 @@ static pscan_status expected_status(int in, int out, int op, int exclusive) {
   if (!ref_pair_valid((pscan_dtype)in, (pscan_dtype)out) || exclusive > 1)
     return PSCAN_ERR_INVALID_ARGUMENT;
   return PSCAN_OK;
-}
-
-/* Float sums and products depend on the order of combination, which differs between algorithms
-   and kernels (SIMD lanes). Their inputs are rewritten as small integers (+-1 for products), for
-   which every order gives the same exact result, so every algorithm is compared bit for bit. */
-static void exact_floats(uint8_t *p, pscan_dtype t, size_t n, int op, const uint8_t *seed_bytes) {
-  for (size_t i = 0; i < n; i++) {
-    int v = op == PSCAN_PROD ? (seed_bytes[i] & 1 ? 1 : -1) : (int)(seed_bytes[i] % 7) - 3;
-    if (t == PSCAN_F32) {
-      float f = (float)v;
-      memcpy(p + 4 * i, &f, 4);
-    } else {
-      double d = (double)v;
-      memcpy(p + 8 * i, &d, 8);
-    }
-  }
 }
 
 static void set_params(const uint8_t *h) {
