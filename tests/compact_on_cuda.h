@@ -7,16 +7,8 @@
 #ifndef TEST_COMPACT_ON_CUDA_H
 #define TEST_COMPACT_ON_CUDA_H
 
-#include <cuda_runtime_api.h>
+#include "cuda_ok.h"
 
-#define CUDA_OK(expr)                                                                        \
-  do {                                                                                       \
-    cudaError_t e_ = (expr);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
 
 static void *to_device(const void *host, size_t bytes) {
   if (!host)

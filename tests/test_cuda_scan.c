@@ -12,7 +12,7 @@
 #include "reference.h"
 #include "test.h"
 
-#include <cuda_runtime_api.h>
+#include "cuda_ok.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +29,6 @@ static bool light(void) {
 }
 static unsigned long cases;
 
-#define CUDA_OK(expr)                                                                   \
-  do {                                                                                  \
-    cudaError_t e_ = (expr);                                                            \
-    if (e_ != cudaSuccess) {                                                            \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-      exit(1);                                                                          \
-    }                                                                                   \
-  } while (0)
 
 /* Small integers (|x| <= 3; +-1 for products) keep every float result exact in any order. */
 static void fill(test_rng *r, void *buf, pscan_dtype t, pscan_op op, size_t n) {
