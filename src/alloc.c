@@ -1,5 +1,5 @@
 /* The library's heap allocations, and a test-only hook that makes the k-th allocation or thread
- * creation from now fail (tests/test_faults.c), so that every failure path can be exercised.
+ * creation (or CUDA launch) from now fail (tests/test_faults.c, test_cuda_faults.c), so that every failure path can be exercised.
  * Unarmed, a fault point costs one relaxed atomic load. */
 #include "internal.h"
 
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 /* Per kind: fault points left before the one that fails (-1: disarmed), and the value armed. */
-static _Atomic long countdown[PSCAN__FAULT_KINDS] = {-1, -1};
-static long armed[PSCAN__FAULT_KINDS] = {-1, -1};
+static _Atomic long countdown[PSCAN__FAULT_KINDS] = {-1, -1, -1};
+static long armed[PSCAN__FAULT_KINDS] = {-1, -1, -1};
 
 bool pscan__fault_inject(pscan__fault_kind kind) {
   _Atomic long *c = &countdown[kind];

@@ -145,9 +145,15 @@ void *pscan__calloc(size_t count, size_t size);
 void *pscan__aligned_alloc(size_t alignment, size_t size); /* size a multiple of alignment */
 void pscan__free(void *p);
 
-/* Fault injection, for tests only (tests/test_faults.c). A fault point is an allocation above or
-   a thread creation (cpu/pool.c asks pscan__fault_inject before pthread_create). */
-typedef enum { PSCAN__FAULT_ALLOC, PSCAN__FAULT_THREAD, PSCAN__FAULT_KINDS } pscan__fault_kind;
+/* Fault injection, for tests only (tests/test_faults.c, tests/test_cuda_faults.c). A fault point
+   is an allocation above (or of CUDA workspace), a thread creation (cpu/pool.c asks
+   pscan__fault_inject before pthread_create), or a CUDA kernel launch (cuda/backend.c). */
+typedef enum {
+  PSCAN__FAULT_ALLOC,
+  PSCAN__FAULT_THREAD,
+  PSCAN__FAULT_LAUNCH,
+  PSCAN__FAULT_KINDS
+} pscan__fault_kind;
 /* True when this fault point of kind must fail: the armed one, once. */
 bool pscan__fault_inject(pscan__fault_kind kind);
 /* Makes the k-th (from 0) fault point of kind from now fail, once; k < 0 disarms. Arming with

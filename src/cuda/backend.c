@@ -276,7 +276,8 @@ static pscan_status launch(pscan_ctx *ctx, int (*fn)(const pscan__cuda_scan_para
   if (grid > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "%s: %llu tiles exceed the grid limit", what,
                        (unsigned long long)grid);
-  int e = fn(p, grid, st->stream);
+  int e = pscan__fault_inject(PSCAN__FAULT_LAUNCH) ? (int)cudaErrorLaunchFailure
+                                                    : fn(p, grid, st->stream);
   if (e != cudaSuccess)
     return cuda_fail(ctx, (cudaError_t)e, what);
   return PSCAN_OK;
@@ -288,19 +289,23 @@ static pscan_status launch_compact(pscan_ctx *ctx, const pscan__cuda_compact_ker
   if (grid > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "compaction: %llu tiles exceed the grid limit",
                        (unsigned long long)grid);
-  int e = k->launch(p, grid, st->stream);
+  int e = pscan__fault_inject(PSCAN__FAULT_LAUNCH) ? (int)cudaErrorLaunchFailure
+                                                    : k->launch(p, grid, st->stream);
   if (e != cudaSuccess)
     return cuda_fail(ctx, (cudaError_t)e, "compaction kernel");
   return PSCAN_OK;
 }
 
-/* A single-pass launch: one block per tile, tile ids from the counter. */
+/* A single-pass launch: one block per tile, tile ids from the counter. The counter advances only
+   if the kernel runs: a launch that fails leaves tile_base where it was (else every later launch
+   would compute its tile ids from a base past the counter). */
 static pscan_status launch_single_pass(pscan_ctx *ctx, const pscan__cuda_kernels *k,
                                        pscan__cuda_scan_params *p) {
   cuda_state *st = ctx->impl;
   p->tile_base = st->tile_base;
+  PSCAN__CHECK(launch(ctx, k->scan, p, p->num_tiles, "single-pass scan"));
   st->tile_base += p->num_tiles;
-  return launch(ctx, k->scan, p, p->num_tiles, "single-pass scan");
+  return PSCAN_OK;
 }
 
 /* One level of a multi-pass strategy (or the whole single-pass scan) over in[0..n) -> out,
@@ -498,9 +503,9 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   p.vals_in = c->vals_in;
   p.vals_out = c->vals_out;
   p.count_out = count_on_device ? (unsigned long long *)(void *)count : slot;
-  if (p.lb.mode != PSCAN__MODE_SINGLE)
-    st->tile_base += tiles;
   PSCAN__CHECK(launch_compact(ctx, k, &p, p.lb.mode == PSCAN__MODE_SINGLE ? 1 : tiles));
+  if (p.lb.mode != PSCAN__MODE_SINGLE) /* (only a kernel that runs takes tiles from the counter) */
+    st->tile_base += tiles;
   if (count && !count_on_device)
     return read_back_count(ctx, st, slot, count);
   return PSCAN_OK;
