@@ -80,6 +80,15 @@ typedef struct bench_opts {
   const char *csv, *plot;
 } bench_opts;
 
+/* Whether the value of a file option is not empty; false after printing a usage error that
+   says the option needs what. */
+static bool named(const char *cmd, const char *opt, const char *what, const char *value) {
+  if (value[0] != '\0')
+    return true;
+  cli_usage_error(cmd, "%s needs %s", opt, what);
+  return false;
+}
+
 static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
   const char *cmd = "bench";
   *help = false;
@@ -106,18 +115,12 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
     } else if ((m = cli_value(cmd, argc, argv, &i, "--reps", &v)) != 0) {
       if (m < 0 || !cli_parse_int(cmd, "--reps", v, 1, 1000, &o->reps))
         return EXIT_USAGE;
-    } else if ((m = cli_value(cmd, argc, argv, &i, "--csv", &v)) != 0) {
-      if (m < 0)
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--csv", &o->csv)) != 0) {
+      if (m < 0 || !named(cmd, "--csv", "a file name", o->csv))
         return EXIT_USAGE;
-      if (v[0] == '\0')
-        return cli_usage_error(cmd, "--csv needs a file name");
-      o->csv = v;
-    } else if ((m = cli_value(cmd, argc, argv, &i, "--plot", &v)) != 0) {
-      if (m < 0)
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--plot", &o->plot)) != 0) {
+      if (m < 0 || !named(cmd, "--plot", "a file name prefix", o->plot))
         return EXIT_USAGE;
-      if (v[0] == '\0')
-        return cli_usage_error(cmd, "--plot needs a file name prefix");
-      o->plot = v;
     } else if (argv[i][0] == '-') {
       return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
