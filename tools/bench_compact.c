@@ -109,6 +109,14 @@ static void chart_init(plot_chart *c, size_t n) {
   snprintf(c->ylabel, sizeof c->ylabel, "Gelem/s of input (median)");
 }
 
+/* memcpy is the ceiling (dashed); pscan select_if the headline (bold). */
+static void chart_point(plot_chart *c, compact_impl impl, int threads, double gelems) {
+  plot_series *s = plot_series_get(c, impl_names[impl], impl == C_MEMCPY);
+  if (s)
+    s->bold = impl == C_PSCAN_SELECT;
+  plot_point(s, threads, gelems);
+}
+
 int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int nthreads, int reps,
                       const char *csv_path, const char *plot_prefix) {
   static plot_chart chart;
@@ -153,8 +161,7 @@ int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int n
           fprintf(csv, "%s,%zu,%d,%.9g,%.4f\n", impl_names[i], b.n, b.threads, sec[i],
                   (double)b.n / sec[i] * 1e-9);
         if (b.n == max_n)
-          plot_point(plot_series_get(&chart, impl_names[i], i == C_MEMCPY), b.threads,
-                     (double)b.n / sec[i] * 1e-9);
+          chart_point(&chart, (compact_impl)i, b.threads, (double)b.n / sec[i] * 1e-9);
       }
       if (sec[C_STD_PAR_SELECT] > 0)
         printf("  pscan select_if / std::copy_if par: %.2fx; pscan partition_if / "

@@ -104,7 +104,10 @@ static void add_point(plot_chart *c, const bench_result *r, double x, bool one_t
     strncat(label, " (1 thread)", sizeof label - strlen(label) - 1);
   if (is_copy(r->impl))
     strncat(label, " (ceiling)", sizeof label - strlen(label) - 1);
-  plot_point(plot_series_get(c, label, is_copy(r->impl)), x, (double)r->n / r->seconds * 1e-9);
+  plot_series *s = plot_series_get(c, label, is_copy(r->impl));
+  if (s)
+    s->bold = r->impl == IMPL_PSCAN && r->algo == PSCAN_ALGO_AUTO;
+  plot_point(s, x, (double)r->n / r->seconds * 1e-9);
 }
 
 static void chart_text(plot_chart *c, const char *machine, const char *xlabel) {

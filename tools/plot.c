@@ -24,7 +24,7 @@ enum {
    ceilings) the grays, each in order of appearance. */
 static const uint32_t solid_colors[] = {0x1F77B4, 0xFF7F0E, 0x2CA02C, 0xD62728, 0x9467BD,
                                         0x8C564B, 0xE377C2, 0xBCBD22, 0x17BECF, 0x393B79,
-                                        0xAD494A, 0x637939};
+                                        0xE0B000, 0x637939};
 static const uint32_t dashed_colors[] = {0x000000, 0x7F7F7F, 0xB0B0B0};
 #define COUNT(a) (int)(sizeof(a) / sizeof(a)[0])
 
@@ -218,17 +218,23 @@ static uint32_t series_color(const plot_chart *ch, int i) {
                               : solid_colors[same % COUNT(solid_colors)];
 }
 
+static int line_width(const plot_series *s) { return s->bold ? 4 : 2; }
+
+/* The bold series in a second pass, so that nothing hides them. */
 static void draw_series(canvas *c, const plot_chart *ch, const axis *ax, const axis *ay) {
-  for (int i = 0; i < ch->nseries; i++) {
-    const plot_series *s = &ch->series[i];
-    uint32_t rgb = series_color(ch, i);
-    int phase = 0;
-    for (int j = 1; j < s->n; j++)
-      line(c, ax_map(ax, s->x[j - 1]), ax_map(ay, s->y[j - 1]), ax_map(ax, s->x[j]),
-           ax_map(ay, s->y[j]), rgb, 2, s->dashed ? 8 : 0, &phase);
-    for (int j = 0; j < s->n; j++)
-      marker(c, ax_map(ax, s->x[j]), ax_map(ay, s->y[j]), rgb, s->dashed);
-  }
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < ch->nseries; i++) {
+      const plot_series *s = &ch->series[i];
+      uint32_t rgb = series_color(ch, i);
+      int phase = 0;
+      if (s->bold != (pass == 1))
+        continue;
+      for (int j = 1; j < s->n; j++)
+        line(c, ax_map(ax, s->x[j - 1]), ax_map(ay, s->y[j - 1]), ax_map(ax, s->x[j]),
+             ax_map(ay, s->y[j]), rgb, line_width(s), s->dashed ? 8 : 0, &phase);
+      for (int j = 0; j < s->n; j++)
+        marker(c, ax_map(ax, s->x[j]), ax_map(ay, s->y[j]), rgb, s->dashed);
+    }
 }
 
 static int legend_width(const plot_chart *ch) {
@@ -250,7 +256,7 @@ static void draw_legend(canvas *c, const plot_chart *ch, int x) {
     int y = TOP + 10 + i * row + 7 * FONT / 2;
     uint32_t rgb = series_color(ch, i);
     phase = 0;
-    line(c, x + 10, y, x + 50, y, rgb, 2, s->dashed ? 8 : 0, &phase);
+    line(c, x + 10, y, x + 50, y, rgb, line_width(s), s->dashed ? 8 : 0, &phase);
     marker(c, x + 30, y, rgb, s->dashed);
     text(c, x + 60, y - 7 * FONT / 2, s->label, INK);
   }

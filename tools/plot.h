@@ -13,6 +13,7 @@ enum { PLOT_MAX_SERIES = 16, PLOT_MAX_POINTS = 64, PLOT_LABEL = 64 };
 typedef struct plot_series {
   char label[PLOT_LABEL];
   bool dashed; /* a ceiling (a copy): dashed, in grays */
+  bool bold;   /* the headline (pscan auto): twice as wide, drawn over the others */
   int n;
   double x[PLOT_MAX_POINTS], y[PLOT_MAX_POINTS]; /* kept sorted by x */
 } plot_series;
