@@ -19,7 +19,7 @@
 
 static const char bench_help[] =
     "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
-    "                   [--csv FILE] [--compact]\n"
+    "                   [--csv FILE] [--plot PREFIX] [--compact]\n"
     "\n"
     "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
     "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
@@ -53,11 +53,20 @@ static const char bench_help[] =
     "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
     "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
     "                   frac_memcpy,machine\n"
+    "  --plot PREFIX    also draw PNG charts (drawn by the tool itself, no library needed), per\n"
+    "                   type: PREFIX-throughput-TYPE.png, Gelem/s against n at the largest\n"
+    "                   thread count, one line per implementation, memcpy and the streaming copy\n"
+    "                   dashed as the ceilings; PREFIX-scaling-TYPE.png, Gelem/s against the\n"
+    "                   thread count at the largest n (pscan auto, the peers, the copies). With\n"
+    "                   --compact: PREFIX-compact.png, Gelem/s against threads at the largest\n"
+    "                   n. PREFIX may start with a directory that exists (out/run1). Plots are\n"
+    "                   drawn only when this option is given, never by --csv or --quick alone\n"
     "\n"
     "examples:\n"
     "  pscan bench --quick\n"
     "  pscan bench --sizes 2^20,2^24,2^26,2^27 --threads 1,2 --types i32,f64\n"
-    "  pscan bench --types i32 --csv bench.csv\n";
+    "  pscan bench --types i32 --csv bench.csv\n"
+    "  pscan bench --quick --plot quick   (quick-throughput-i32.png, quick-scaling-i32.png)\n";
 
 typedef struct bench_opts {
   size_t sizes[CLI_MAX_LIST];
@@ -68,8 +77,17 @@ typedef struct bench_opts {
   int ntypes;
   long reps;
   bool quick, compact;
-  const char *csv;
+  const char *csv, *plot;
 } bench_opts;
+
+/* Whether the value of a file option is not empty; false after printing a usage error that
+   says the option needs what. */
+static bool named(const char *cmd, const char *opt, const char *what, const char *value) {
+  if (value[0] != '\0')
+    return true;
+  cli_usage_error(cmd, "%s needs %s", opt, what);
+  return false;
+}
 
 static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
   const char *cmd = "bench";
@@ -97,12 +115,12 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
     } else if ((m = cli_value(cmd, argc, argv, &i, "--reps", &v)) != 0) {
       if (m < 0 || !cli_parse_int(cmd, "--reps", v, 1, 1000, &o->reps))
         return EXIT_USAGE;
-    } else if ((m = cli_value(cmd, argc, argv, &i, "--csv", &v)) != 0) {
-      if (m < 0)
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--csv", &o->csv)) != 0) {
+      if (m < 0 || !named(cmd, "--csv", "a file name", o->csv))
         return EXIT_USAGE;
-      if (v[0] == '\0')
-        return cli_usage_error(cmd, "--csv needs a file name");
-      o->csv = v;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--plot", &o->plot)) != 0) {
+      if (m < 0 || !named(cmd, "--plot", "a file name prefix", o->plot))
+        return EXIT_USAGE;
     } else if (argv[i][0] == '-') {
       return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
@@ -234,7 +252,9 @@ static bool plan_memory(bench_opts *o, size_t *max_bytes) {
   return kept > 0;
 }
 
-static int run_sweep(const bench_opts *o, bench_cpu *b, bench_csv *csv, const char *machine) {
+/* plots: where each group's results are kept for the plots, NULL when none are drawn. */
+static int run_sweep(const bench_opts *o, bench_cpu *b, bench_csv *csv, bench_plot *plots,
+                     const char *machine) {
   static bench_group g;
   for (int t = 0; t < o->ntypes; t++)
     for (int s = 0; s < o->nsizes; s++) {
@@ -262,6 +282,8 @@ static int run_sweep(const bench_opts *o, bench_cpu *b, bench_csv *csv, const ch
       bench_print_group(&g);
       if (csv->f)
         bench_csv_group(csv->f, &g, machine);
+      if (plots && !bench_plot_add(plots, &g))
+        return 1;
     }
   return 0;
 }
@@ -335,8 +357,11 @@ int cmd_bench(int argc, char **argv) {
   }
   apply_defaults(&o);
   dedupe(&o);
+  if (o.plot && !bench_plot_check(o.plot)) /* now, not after a long run */
+    return 1;
   if (o.compact)
-    return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv);
+    return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv,
+                             o.plot);
   size_t max_bytes;
   if (!plan_memory(&o, &max_bytes)) {
     cli_error("bench", "no size fits in memory");
@@ -358,7 +383,8 @@ int cmd_bench(int argc, char **argv) {
   print_header(&o, machine);
   sysinfo_cpu run_start, run_end;
   sysinfo_cpu_snapshot(&run_start);
-  rc = run_sweep(&o, b, &csv, machine);
+  bench_plot plots = {NULL, 0, 0};
+  rc = run_sweep(&o, b, &csv, o.plot ? &plots : NULL, machine);
   sysinfo_cpu_snapshot(&run_end);
   double others, steal;
   if (rc == 0 && sysinfo_cpu_others(&run_start, &run_end, &others, &steal))
@@ -372,6 +398,11 @@ int cmd_bench(int argc, char **argv) {
     rc = 1;
   if (rc == 0 && o.csv)
     printf("\nwrote %s\n", o.csv);
+  if (rc == 0 && o.plot) {
+    putchar('\n');
+    rc = bench_plot_write(&plots, o.plot, machine) ? 0 : 1;
+  }
+  bench_plot_free(&plots);
   fprintf(stderr, "pscan bench: %s in %.1f s\n", rc == 0 ? "done" : "FAILED",
           timing_now() - progress.start);
   return rc;

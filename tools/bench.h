@@ -4,6 +4,7 @@
 #define PSCAN_TOOL_BENCH_H
 
 #include "cli.h"
+#include "plot.h"
 #include "pscan.h"
 
 #include <stdbool.h>
@@ -77,6 +78,25 @@ void bench_csv_group(FILE *f, const bench_group *g, const char *machine);
 /* Closes; when ok, renames to path (false after printing why if that fails), else removes the
    partial file and returns false. A bench_csv never opened closes as ok. */
 bool bench_csv_close(bench_csv *c, const char *path, bool ok);
+
+/* ---- Plots (bench_plot.c): --plot PREFIX ---- */
+
+/* Every result of the run, kept for the plots drawn at its end. */
+typedef struct bench_plot {
+  bench_result *r;
+  int count, cap;
+} bench_plot;
+/* Keeps g's results; false after printing why (out of memory). */
+bool bench_plot_add(bench_plot *p, const bench_group *g);
+void bench_plot_free(bench_plot *p);
+/* Whether PREFIX's directory is writable, checked before the run; false after printing why. */
+bool bench_plot_check(const char *prefix);
+/* Per type measured: PREFIX-throughput-TYPE.png (Gelem/s vs n at the largest thread count) and
+   PREFIX-scaling-TYPE.png (Gelem/s vs threads at the largest n). Prints each file written;
+   false after printing why one could not be. */
+bool bench_plot_write(const bench_plot *p, const char *prefix, const char *machine);
+/* Writes c to PREFIX-SUFFIX.png and prints its name; false after printing why not. */
+bool bench_plot_save(const plot_chart *c, const char *prefix, const char *suffix);
 
 /* ---- CPU backend (bench_cpu.c) ---- */
 

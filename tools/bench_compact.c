@@ -6,8 +6,11 @@
  * >= 5x the parallel std peers on the 16-core host.) */
 #include "bench_compact.h"
 
+#include "bench.h"
 #include "cli.h"
 #include "peers_cxx.h"
+#include "plot.h"
+#include "sysinfo.h"
 #include "timing.h"
 
 #include <stdint.h>
@@ -94,8 +97,29 @@ static double median_seconds(compact_impl impl, const compact_bufs *b, int reps)
   return timing_median(t, (size_t)reps);
 }
 
+/* The chart of --plot: Gelem/s against threads at the largest n, memcpy dashed as the ceiling. */
+static void chart_init(plot_chart *c, size_t n) {
+  char count[32], machine[320];
+  memset(c, 0, sizeof *c);
+  snprintf(c->title, sizeof c->title, "compaction, int32, 50%% selected, n = %s: speed vs threads",
+           cli_format_count(n, count, sizeof count));
+  sysinfo_machine(machine, sizeof machine);
+  snprintf(c->subtitle, sizeof c->subtitle, "%s", machine);
+  snprintf(c->xlabel, sizeof c->xlabel, "threads");
+  snprintf(c->ylabel, sizeof c->ylabel, "Gelem/s of input (median)");
+}
+
+/* memcpy is the ceiling (dashed); pscan select_if the headline (bold). */
+static void chart_point(plot_chart *c, compact_impl impl, int threads, double gelems) {
+  plot_series *s = plot_series_get(c, impl_names[impl], impl == C_MEMCPY);
+  if (s)
+    s->bold = impl == C_PSCAN_SELECT;
+  plot_point(s, threads, gelems);
+}
+
 int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int nthreads, int reps,
-                      const char *csv_path) {
+                      const char *csv_path, const char *plot_prefix) {
+  static plot_chart chart;
   size_t max_n = 0;
   for (int s = 0; s < nsizes; s++)
     max_n = sizes[s] > max_n ? sizes[s] : max_n;
@@ -116,6 +140,7 @@ int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int n
   }
   if (csv)
     fprintf(csv, "impl,n,threads,seconds_median,gelem_per_s\n");
+  chart_init(&chart, max_n);
   printf("compaction, int32, 50%% selected (x < 0 on uniform bits), medians of %d; Gelem/s of "
          "input\n",
          reps);
@@ -135,6 +160,8 @@ int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int n
         if (csv)
           fprintf(csv, "%s,%zu,%d,%.9g,%.4f\n", impl_names[i], b.n, b.threads, sec[i],
                   (double)b.n / sec[i] * 1e-9);
+        if (b.n == max_n)
+          chart_point(&chart, (compact_impl)i, b.threads, (double)b.n / sec[i] * 1e-9);
       }
       if (sec[C_STD_PAR_SELECT] > 0)
         printf("  pscan select_if / std::copy_if par: %.2fx; pscan partition_if / "
@@ -147,5 +174,9 @@ int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int n
   free(b.in), free(b.out), free(b.out2);
   if (csv)
     fclose(csv);
+  if (plot_prefix) {
+    putchar('\n');
+    return bench_plot_save(&chart, plot_prefix, "compact") ? 0 : 1;
+  }
   return 0;
 }

@@ -5,8 +5,9 @@
 
 #include <stddef.h>
 
-/* Prints a table per (size, threads) and writes csv_path (NULL: none); returns the exit status. */
+/* Prints a table per (size, threads), writes csv_path and, with plot_prefix,
+   PLOT_PREFIX-compact.png (each NULL: none); returns the exit status. */
 int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int nthreads, int reps,
-                      const char *csv_path);
+                      const char *csv_path, const char *plot_prefix);
 
 #endif /* PSCAN_TOOL_BENCH_COMPACT_H */
