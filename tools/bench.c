@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include "bench_compact.h"
+#include "bench_gpu.h"
 #include "cli.h"
 #include "commands.h"
 #include "peers_cpu.h"
@@ -19,7 +20,7 @@
 
 static const char bench_help[] =
     "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
-    "                   [--csv FILE] [--compact]\n"
+    "                   [--csv FILE] [--compact | --gpu]\n"
     "\n"
     "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
     "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
@@ -50,6 +51,13 @@ static const char bench_help[] =
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
     "                   memcpy; default sizes 2^24 and 2^28 (--quick: 2^24), all thread counts\n"
+    "  --gpu            measure the CUDA backend instead: inclusive sum with auto, decoupled-\n"
+    "                   lookback, chained, reduce-then-scan and scan-then-propagate against\n"
+    "                   cudaMemcpy device to device on the same buffers, timed with CUDA events\n"
+    "                   (medians of --reps batches); same sizes, types and CSV columns (threads\n"
+    "                   0, frac_memcpy = of cudaMemcpy). Needs a CUDA build and a GPU; 'pscan'\n"
+    "                   alone runs it after the CPU benchmark when a GPU is usable. CUB and\n"
+    "                   Thrust, being C++, are measured by bench/gpu_bench.cu instead\n"
     "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
     "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
     "                   frac_memcpy,machine\n"
@@ -67,7 +75,7 @@ typedef struct bench_opts {
   pscan_dtype types[CLI_MAX_LIST];
   int ntypes;
   long reps;
-  bool quick, compact;
+  bool quick, compact, gpu;
   const char *csv;
 } bench_opts;
 
@@ -85,6 +93,8 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
       o->quick = true;
     } else if (strcmp(argv[i], "--compact") == 0) {
       o->compact = true;
+    } else if (strcmp(argv[i], "--gpu") == 0) {
+      o->gpu = true;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--threads", &v)) != 0) {
       if (m < 0 || !cli_parse_threads(cmd, "--threads", v, o->threads, &o->nthreads))
         return EXIT_USAGE;
@@ -319,6 +329,14 @@ static void dedupe(bench_opts *o) {
   o->ntypes = k;
 }
 
+/* ---- pscan bench --gpu (bench_gpu.c) ---- */
+
+static int run_gpu(const bench_opts *o) {
+  if (o->compact)
+    return cli_usage_error("bench", "--gpu and --compact are separate runs");
+  return bench_gpu_run(o->types, o->ntypes, o->sizes, o->nsizes, (int)o->reps, o->csv);
+}
+
 int cmd_bench(int argc, char **argv) {
   bench_opts o = {.nsizes = 0};
   bool help;
@@ -335,6 +353,8 @@ int cmd_bench(int argc, char **argv) {
   }
   apply_defaults(&o);
   dedupe(&o);
+  if (o.gpu)
+    return run_gpu(&o);
   if (o.compact)
     return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv);
   size_t max_bytes;
