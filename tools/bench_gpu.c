@@ -151,6 +151,21 @@ static int batch(gpu_bench *g, const bench_result *r, long inner, double *second
   return 0;
 }
 
+/* The output (copied back to h_out) against the plain loop's sum, or the input for the copy. */
+static int check_result(const gpu_bench *g, const bench_result *r) {
+  char expected[48], got[48], what[160];
+  if (r->impl == IMPL_CUDA_MEMCPY)
+    return memcmp(g->h_in, g->h_out, r->n * pscan_dtype_size(r->type)) == 0
+               ? 0
+               : point_error(g, r, "WRONG RESULT: the copy differs from the input");
+  size_t i = peer_scan_check(r->type, g->h_in, g->h_out, r->n, expected, got, sizeof got);
+  if (i == SIZE_MAX)
+    return 0;
+  snprintf(what, sizeof what, "WRONG RESULT at element %zu: expected %s, got %s", i, expected,
+           got);
+  return point_error(g, r, what);
+}
+
 /* The warm-up call, its result copied back and checked; then *inner for a batch. */
 static int prepare(gpu_bench *g, const bench_result *r, long *inner) {
   size_t bytes = r->n * pscan_dtype_size(r->type);
@@ -163,17 +178,8 @@ static int prepare(gpu_bench *g, const bench_result *r, long *inner) {
     return 1;
   if (!dbuf_download(g->h_out, g->d_out, bytes, &err))
     return point_error(g, r, err.msg);
-  char expected[48], got[48], what[160];
-  size_t i = r->impl == IMPL_CUDA_MEMCPY
-                 ? (memcmp(g->h_in, g->h_out, bytes) == 0 ? SIZE_MAX : 0)
-                 : peer_scan_check(r->type, g->h_in, g->h_out, r->n, expected, got, sizeof got);
-  if (i != SIZE_MAX) {
-    snprintf(what, sizeof what, "WRONG RESULT at element %zu%s%s%s%s", i,
-             r->impl == IMPL_CUDA_MEMCPY ? "" : ": expected ",
-             r->impl == IMPL_CUDA_MEMCPY ? "" : expected,
-             r->impl == IMPL_CUDA_MEMCPY ? "" : ", got ", r->impl == IMPL_CUDA_MEMCPY ? "" : got);
-    return point_error(g, r, what);
-  }
+  if (check_result(g, r))
+    return 1;
   if (batch(g, r, 1, &one))
     return 1;
   double want = MIN_BATCH_MS * 1e-3 / (one > 0 ? one : 1e-9);
