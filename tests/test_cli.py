@@ -47,7 +47,12 @@ def path(name):
     return os.path.join(WORK, name)
 
 
+# Options added after the command name of every run (the GPU pass sets ["--backend", "cuda"]).
+EXTRA = []
+
+
 def run(args, stdin=None):
+    args = args[:1] + EXTRA + args[1:]
     return subprocess.run([PSCAN] + args, input=stdin, capture_output=True, text=True, timeout=120)
 
 
@@ -423,7 +428,6 @@ def test_refusals():
                 "xor on floats")
     check("PSCAN_ERR_INVALID_ARGUMENT" in r.stderr, "xor on floats: the library's status")
     refused(["scan", "--out-dtype", "i16", inp, out], "ok.npy", out, "narrowing --out-dtype")
-    refused(["scan", "--backend", "cuda", inp, out], "cuda", out, "--backend cuda")
 
 
 def test_usage_errors():
@@ -458,9 +462,65 @@ def test_help():
     check("select-flagged" in r.stdout and "scan-by-key" in r.stdout, "pscan --help lists commands")
 
 
+# ---- --backend cuda ----
+
+def gpu_state():
+    """'gpu' when `--backend cuda` runs here; else why not: 'no-cuda' (built without CUDA) or
+    'no-gpu' (a CUDA build, no usable GPU). Probed with the tool itself, on a tiny file."""
+    r = run(["scan", "--backend", "cuda", write_text("probe.txt", [1, 2, 3]), path("probe.txt.o")])
+    if r.returncode == 0:
+        return "gpu"
+    return "no-cuda" if "built without CUDA" in r.stderr else "no-gpu"
+
+
+def test_cuda_refused(state):
+    """Without a usable GPU every file command refuses --backend cuda in one line, writes nothing;
+    auto still runs (on the CPU)."""
+    inp = write_npy("c.npy", [3, 1, 2, 2], "i32")
+    flags = write_npy("cf.npy", [1, 0, 1, 1], "u8")
+    out, out2 = path("cuda_never.npy"), path("cuda_never2.npy")
+    why = "built without CUDA" if state == "no-cuda" else "PSCAN_ERR_NO_DEVICE"
+    for args in (["scan", inp, out], ["select", "--cmp", "gt", "--value", "1", inp, out],
+                 ["select-flagged", inp, flags, out],
+                 ["partition", "--cmp", "gt", "--value", "1", inp, out], ["unique", inp, out],
+                 ["rle", inp, out, out2], ["reduce-by-key", inp, inp, out, out2],
+                 ["scan-by-key", inp, inp, out]):
+        r = refused(args[:1] + ["--backend", "cuda"] + args[1:], "--backend cuda", out,
+                    f"{args[0]} --backend cuda ({state})", code=1)
+        check(why in r.stderr, f"{args[0]} --backend cuda: no '{why}' in {r.stderr!r}")
+        check(not os.path.exists(out2), f"{args[0]} --backend cuda: left {out2}")
+    ok(["scan", "--backend", "auto", inp, path("c_auto.npy")], "--backend auto without a GPU")
+    check(read_npy(path("c_auto.npy")) == ("i32", [3, 4, 6, 8]), "--backend auto without a GPU")
+
+
+def test_cuda_big():
+    """A 2^20 + 3 element scan on the GPU with each GPU algorithm, and auto above the threshold."""
+    big = [rng.randrange(-1000, 1000) for _ in range((1 << 20) + 3)]
+    want = ("i32", list(itertools.accumulate(big)))
+    inp = write_npy("cbig.npy", big, "i32")
+    for algo in ("auto", "decoupled-lookback", "chained", "reduce-then-scan",
+                 "scan-then-propagate"):
+        ok(["scan", "--algo", algo, inp, path("cbigo.npy")], f"cuda 1M {algo}")
+        check(read_npy(path("cbigo.npy")) == want, f"cuda 1M --algo {algo}")
+    refused(["scan", "--algo", "sequential", inp, path("cseq.npy")], "PSCAN_ERR_UNSUPPORTED",
+            path("cseq.npy"), "cuda --algo sequential", code=1)
+
+
+GPU_TESTS = (test_scan_every_type, test_scan_ops, test_scan_widening, test_select_partition,
+             test_select_flagged, test_unique_rle, test_by_key, test_cuda_big)
+
 for test in (test_scan_every_type, test_scan_ops, test_scan_widening, test_scan_formats,
              test_select_partition, test_select_flagged, test_unique_rle, test_by_key,
              test_refusals, test_usage_errors, test_help):
     test()
+STATE = gpu_state()
+print(f"--backend cuda: {STATE}")
+if STATE == "gpu":  # the same round trips on the GPU
+    EXTRA = ["--backend", "cuda"]
+    for test in GPU_TESTS:
+        test()
+    EXTRA = []
+else:
+    test_cuda_refused(STATE)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include "bench_compact.h"
+#include "bench_gpu.h"
 #include "cli.h"
 #include "commands.h"
 #include "peers_cpu.h"
@@ -19,7 +20,7 @@
 
 static const char bench_help[] =
     "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
-    "                   [--csv FILE] [--plot PREFIX] [--compact]\n"
+    "                   [--csv FILE] [--plot PREFIX] [--compact | --gpu]\n"
     "\n"
     "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
     "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
@@ -38,6 +39,9 @@ static const char bench_help[] =
     "give the speed as a fraction of those copies of the same bytes at the same thread count.\n"
     "Sequential and the plain loop run on one thread; they are measured once per type and size.\n"
     "\n"
+    ;
+/* (two strings: C11 compilers need only support 4095 characters in one) */
+static const char bench_help_options[] =
     "options:\n"
     "  --quick          a short run (under a minute): i32, n = 2^24 and 2^26, 1 thread and all\n"
     "                   cores, 5 repetitions; other options given override these\n"
@@ -50,6 +54,13 @@ static const char bench_help[] =
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
     "                   memcpy; default sizes 2^24 and 2^28 (--quick: 2^24), all thread counts\n"
+    "  --gpu            measure the CUDA backend instead: inclusive sum with auto, decoupled-\n"
+    "                   lookback, chained, reduce-then-scan and scan-then-propagate against\n"
+    "                   cudaMemcpy device to device on the same buffers, timed with CUDA events\n"
+    "                   (medians of --reps batches); same sizes, types and CSV columns (threads\n"
+    "                   0, frac_memcpy = of cudaMemcpy). Needs a CUDA build and a GPU; 'pscan'\n"
+    "                   alone runs it after the CPU benchmark when a GPU is usable. CUB and\n"
+    "                   Thrust, being C++, are measured by bench/gpu_bench.cu instead\n"
     "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
     "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
     "                   frac_memcpy,machine\n"
@@ -76,7 +87,7 @@ typedef struct bench_opts {
   pscan_dtype types[CLI_MAX_LIST];
   int ntypes;
   long reps;
-  bool quick, compact;
+  bool quick, compact, gpu;
   const char *csv, *plot;
 } bench_opts;
 
@@ -103,6 +114,8 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
       o->quick = true;
     } else if (strcmp(argv[i], "--compact") == 0) {
       o->compact = true;
+    } else if (strcmp(argv[i], "--gpu") == 0) {
+      o->gpu = true;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--threads", &v)) != 0) {
       if (m < 0 || !cli_parse_threads(cmd, "--threads", v, o->threads, &o->nthreads))
         return EXIT_USAGE;
@@ -341,13 +354,21 @@ static void dedupe(bench_opts *o) {
   o->ntypes = k;
 }
 
+/* ---- pscan bench --gpu (bench_gpu.c) ---- */
+
+static int run_gpu(const bench_opts *o) {
+  if (o->compact)
+    return cli_usage_error("bench", "--gpu and --compact are separate runs");
+  return bench_gpu_run(o->types, o->ntypes, o->sizes, o->nsizes, (int)o->reps, o->csv, o->plot);
+}
+
 int cmd_bench(int argc, char **argv) {
   bench_opts o = {.nsizes = 0};
   bool help;
   int rc = parse_opts(argc, argv, &o, &help);
   if (rc != 0 || help) {
     if (help)
-      fputs(bench_help, stdout);
+      fputs(bench_help, stdout), fputs(bench_help_options, stdout);
     return rc;
   }
   if (o.compact && o.nsizes == 0) {
@@ -359,6 +380,8 @@ int cmd_bench(int argc, char **argv) {
   dedupe(&o);
   if (o.plot && !bench_plot_check(o.plot)) /* now, not after a long run */
     return 1;
+  if (o.gpu)
+    return run_gpu(&o);
   if (o.compact)
     return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv,
                              o.plot);

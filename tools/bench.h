@@ -20,12 +20,14 @@ typedef enum bench_impl {
   IMPL_STD_SEQ,     /* the C++ peers (peers_cxx.h), measured when compiled in: */
   IMPL_STD_PAR,     /*   std::inclusive_scan sequential (one thread) and with execution::par, */
   IMPL_TBB,         /*   tbb::parallel_scan, */
-  IMPL_OMP          /*   OpenMP `scan` */
+  IMPL_OMP,         /*   OpenMP `scan` */
+  IMPL_CUDA_PSCAN,  /* the library's CUDA backend, one row per algorithm (bench_gpu.c; threads 0) */
+  IMPL_CUDA_MEMCPY  /* cudaMemcpy device to device on the same buffers: the GPU's ceiling */
 } bench_impl;
 
 typedef struct bench_result {
   bench_impl impl;
-  pscan_algo algo; /* IMPL_PSCAN only */
+  pscan_algo algo; /* IMPL_PSCAN and IMPL_CUDA_PSCAN only */
   pscan_dtype type;
   size_t n;
   int threads;
@@ -62,7 +64,8 @@ typedef struct bench_group {
 } bench_group;
 
 /* Prints the group as a table on stdout: rows by thread count, with Gelem/s, GB/s and the
-   fractions of the streaming copy and of memcpy at the same thread count. */
+   fractions of the streaming copy and of memcpy at the same thread count (for GPU rows, of
+   cudaMemcpy; their thread count shows as "-"). */
 void bench_print_group(const bench_group *g);
 
 /* The CSV goes to FILE.partial first and is renamed to FILE when the run is complete, so a failed

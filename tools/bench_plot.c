@@ -73,7 +73,8 @@ bool bench_plot_save(const plot_chart *c, const char *prefix, const char *suffix
 /* ---- choosing the points ---- */
 
 static bool same_impl(const bench_result *a, const bench_result *b) {
-  return a->impl == b->impl && (a->impl != IMPL_PSCAN || a->algo == b->algo);
+  bool algos = a->impl == IMPL_PSCAN || a->impl == IMPL_CUDA_PSCAN;
+  return a->impl == b->impl && (!algos || a->algo == b->algo);
 }
 
 /* Whether r's implementation was measured on more than one thread (for type t). */
@@ -93,7 +94,9 @@ static void type_extent(const bench_plot *p, pscan_dtype t, int *max_threads, si
     }
 }
 
-static bool is_copy(bench_impl i) { return i == IMPL_MEMCPY || i == IMPL_STREAM_COPY; }
+static bool is_copy(bench_impl i) {
+  return i == IMPL_MEMCPY || i == IMPL_STREAM_COPY || i == IMPL_CUDA_MEMCPY;
+}
 
 /* Adds r to its series of c: labelled as in the table, "(1 thread)" added where the others run
    on more; the copies dashed. */
@@ -106,7 +109,7 @@ static void add_point(plot_chart *c, const bench_result *r, double x, bool one_t
     strncat(label, " (ceiling)", sizeof label - strlen(label) - 1);
   plot_series *s = plot_series_get(c, label, is_copy(r->impl));
   if (s)
-    s->bold = r->impl == IMPL_PSCAN && r->algo == PSCAN_ALGO_AUTO;
+    s->bold = (r->impl == IMPL_PSCAN || r->impl == IMPL_CUDA_PSCAN) && r->algo == PSCAN_ALGO_AUTO;
   plot_point(s, x, (double)r->n / r->seconds * 1e-9);
 }
 
@@ -130,8 +133,12 @@ static bool throughput(const bench_plot *p, pscan_dtype t, const char *prefix,
     if (r->type == t && r->impl != IMPL_REDUCE && (r->threads == threads || single))
       add_point(&c, r, (double)r->n, single);
   }
-  snprintf(c.title, sizeof c.title, "inclusive sum, %s, %d thread%s: throughput vs size",
-           cli_dtype_name(t), threads, threads == 1 ? "" : "s");
+  if (threads == 0) /* the GPU benchmark's rows */
+    snprintf(c.title, sizeof c.title, "inclusive sum, %s, GPU: throughput vs size",
+             cli_dtype_name(t));
+  else
+    snprintf(c.title, sizeof c.title, "inclusive sum, %s, %d thread%s: throughput vs size",
+             cli_dtype_name(t), threads, threads == 1 ? "" : "s");
   chart_text(&c, machine, "elements (n)");
   c.x_pow2_labels = true;
   snprintf(suffix, sizeof suffix, "throughput-%s", cli_dtype_name(t));
@@ -144,6 +151,8 @@ static bool scaling(const bench_plot *p, pscan_dtype t, const char *prefix, cons
   size_t n;
   char suffix[64], count[32];
   type_extent(p, t, &threads, &n);
+  if (threads == 0) /* GPU rows: no thread axis */
+    return true;
   memset(&c, 0, sizeof c);
   for (int i = 0; i < p->count; i++) {
     const bench_result *r = &p->r[i];

@@ -19,6 +19,8 @@ const char *bench_impl_label(const bench_result *r, char *buf, size_t len) {
   case IMPL_STD_PAR: snprintf(buf, len, "std::inclusive_scan(par)"); break;
   case IMPL_TBB: snprintf(buf, len, "tbb::parallel_scan"); break;
   case IMPL_OMP: snprintf(buf, len, "OpenMP scan"); break;
+  case IMPL_CUDA_PSCAN: snprintf(buf, len, "cuda %s", cli_algo_name(r->algo)); break;
+  case IMPL_CUDA_MEMCPY: snprintf(buf, len, "cudaMemcpy"); break;
   }
   return buf;
 }
@@ -28,14 +30,20 @@ static const char *impl_csv_name(bench_impl i) {
                                       [IMPL_MEMCPY] = "memcpy", [IMPL_STREAM_COPY] = "stream-copy",
                                       [IMPL_REDUCE] = "reduce", [IMPL_STD_SEQ] = "std-seq",
                                       [IMPL_STD_PAR] = "std-par", [IMPL_TBB] = "tbb-scan",
-                                      [IMPL_OMP] = "omp-scan"};
+                                      [IMPL_OMP] = "omp-scan", [IMPL_CUDA_PSCAN] = "pscan-cuda",
+                                      [IMPL_CUDA_MEMCPY] = "cudaMemcpy"};
   return names[i];
 }
 
 /* ---- Reporting one (type, n) group: every thread count of it. ---- */
 
-/* r's speed as a fraction of impl's at the same type, n and threads; < 0 if not measured. */
+static bool on_gpu(bench_impl i) { return i == IMPL_CUDA_PSCAN || i == IMPL_CUDA_MEMCPY; }
+
+/* r's speed as a fraction of impl's at the same type, n and threads; < 0 if not measured. A GPU
+   row's memcpy is cudaMemcpy. */
 static double fraction_of(const bench_group *g, const bench_result *r, bench_impl impl) {
+  if (on_gpu(r->impl) && impl == IMPL_MEMCPY)
+    impl = IMPL_CUDA_MEMCPY;
   for (int i = 0; i < g->count; i++) {
     const bench_result *c = &g->r[i];
     if (c->impl == impl && c->threads == r->threads)
@@ -62,7 +70,9 @@ static void sort_rows(const bench_group *g, int *order) {
   }
 }
 
-static bool is_scan_peer(bench_impl i) { return i == IMPL_PLAIN_LOOP || i >= IMPL_STD_SEQ; }
+static bool is_scan_peer(bench_impl i) {
+  return i == IMPL_PLAIN_LOOP || (i >= IMPL_STD_SEQ && i <= IMPL_OMP);
+}
 
 /* One line per thread count: pscan auto against the fastest scan peer a user could run with as
    many threads (the one-thread peers included), and against the plain loop. */
@@ -110,9 +120,10 @@ void bench_print_group(const bench_group *g) {
   sort_rows(g, order);
   for (int i = 0; i < g->count; i++) {
     const bench_result *r = &g->r[order[i]];
-    char label[64], fs[16], fm[16];
-    printf("  %-28s %7d %9.3f %9.2f %10s %10s\n", bench_impl_label(r, label, sizeof label),
-           r->threads, (double)r->n / r->seconds * 1e-9, r->bytes / r->seconds * 1e-9,
+    char label[64], fs[16], fm[16], th[16];
+    snprintf(th, sizeof th, on_gpu(r->impl) ? "-" : "%d", r->threads);
+    printf("  %-28s %7s %9.3f %9.2f %10s %10s\n", bench_impl_label(r, label, sizeof label), th,
+           (double)r->n / r->seconds * 1e-9, r->bytes / r->seconds * 1e-9,
            percent(fraction_of(g, r, IMPL_STREAM_COPY), fs, sizeof fs),
            percent(fraction_of(g, r, IMPL_MEMCPY), fm, sizeof fm));
   }
@@ -143,8 +154,9 @@ static void csv_fraction(FILE *f, double v) {
 void bench_csv_group(FILE *f, const bench_group *g, const char *machine) {
   for (int i = 0; i < g->count; i++) {
     const bench_result *r = &g->r[i];
+    bool algo = r->impl == IMPL_PSCAN || r->impl == IMPL_CUDA_PSCAN;
     fprintf(f, "%s,%s,%s,%d,%zu,%.9g,%.6g,%.6g,", impl_csv_name(r->impl),
-            r->impl == IMPL_PSCAN ? cli_algo_name(r->algo) : "", cli_dtype_name(r->type),
+            algo ? cli_algo_name(r->algo) : "", cli_dtype_name(r->type),
             r->threads, r->n, r->seconds, (double)r->n / r->seconds * 1e-9,
             r->bytes / r->seconds * 1e-9);
     csv_fraction(f, fraction_of(g, r, IMPL_STREAM_COPY));

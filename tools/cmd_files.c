@@ -25,8 +25,9 @@ static int run_scan(file_job *job) {
     return EXIT_USAGE;
   if (!job_alloc_out(job, 0, out_t, in->n))
     return 1;
-  pscan_scan_args a = {in->data, in->type,  job->out[0],      out_t,
-                       in->n,    job->o.op, job->o.exclusive, job->o.init ? init : NULL};
+  pscan_scan_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
+                       .out_type = out_t, .n = in->n, .op = job->o.op,
+                       .exclusive = job->o.exclusive, .init = job->o.init ? init : NULL};
   return status_exit(job, pscan_scan(job->ctx, &a));
 }
 
@@ -37,8 +38,8 @@ static int run_scan_by_key(file_job *job) {
     return EXIT_USAGE;
   if (!job_alloc_out(job, 0, vals->type, vals->n))
     return 1;
-  return status_exit(job, pscan_scan_by_key(job->ctx, keys->data, keys->type, vals->data,
-                                            job->out[0], vals->n, vals->type, job->o.op,
+  return status_exit(job, pscan_scan_by_key(job->ctx, job->in_lib[0], keys->type, job->in_lib[1],
+                                            job->out_lib[0], vals->n, vals->type, job->o.op,
                                             job->o.exclusive, job->o.init ? init : NULL));
 }
 
@@ -55,8 +56,8 @@ static int run_cmp(file_job *job, cmp_fn fn, bool keep_all, size_t *k) {
     return EXIT_USAGE;
   if (!job_alloc_out(job, 0, in->type, in->n))
     return 1;
-  pscan_status s = fn(job->ctx, in->data, job->out[0], in->n, in->type, (pscan_cmp)job->o.cmp,
-                      value, k);
+  pscan_status s = fn(job->ctx, job->in_lib[0], job->out_lib[0], in->n, in->type,
+                      (pscan_cmp)job->o.cmp, value, k);
   if (!keep_all)
     job->out_n[0] = *k;
   return status_exit(job, s);
@@ -77,7 +78,7 @@ static int run_partition(file_job *job) {
     return 0;
   }
   job->out_path[1] = job->o.count_out;
-  if (!job_alloc_out(job, 1, PSCAN_U64, 1))
+  if (!job_alloc_host_out(job, 1, PSCAN_U64, 1))
     return 1;
   uint64_t count = k;
   memcpy(job->out[1], &count, sizeof count);
@@ -111,22 +112,27 @@ static bool flags_as_bytes(file_job *job, uint8_t **bytes) {
 static int run_select_flagged(file_job *job) {
   const aio_array *in = &job->in[0];
   uint8_t *flags;
+  const void *lib_flags;
   if (!flags_as_bytes(job, &flags))
     return 1;
+  bool ready =
+      job_lib_input(job, flags, in->n, &lib_flags) && job_alloc_out(job, 0, in->type, in->n);
   size_t k = 0;
-  pscan_status s = PSCAN_ERR_OUT_OF_MEMORY;
-  if (job_alloc_out(job, 0, in->type, in->n))
-    s = pscan_select_flagged(job->ctx, in->data, flags, job->out[0], in->n, in->type, &k);
+  pscan_status s = PSCAN_OK;
+  if (ready)
+    s = pscan_select_flagged(job->ctx, job->in_lib[0], lib_flags, job->out_lib[0], in->n, in->type,
+                             &k);
   free(flags);
   job->out_n[0] = k;
-  return job->out[0] ? status_exit(job, s) : 1;
+  return ready ? status_exit(job, s) : 1;
 }
 
 static int run_unique(file_job *job) {
   const aio_array *in = &job->in[0];
   if (!job_alloc_out(job, 0, in->type, in->n))
     return 1;
-  pscan_status s = pscan_unique(job->ctx, in->data, job->out[0], in->n, in->type, &job->out_n[0]);
+  pscan_status s = pscan_unique(job->ctx, job->in_lib[0], job->out_lib[0], in->n, in->type,
+                                &job->out_n[0]);
   return status_exit(job, s);
 }
 
@@ -135,8 +141,8 @@ static int run_rle(file_job *job) {
   if (!job_alloc_out(job, 0, in->type, in->n) || !job_alloc_out(job, 1, PSCAN_U64, in->n))
     return 1;
   size_t runs = 0;
-  pscan_status s = pscan_run_length_encode(job->ctx, in->data, job->out[0], job->out[1], in->n,
-                                           in->type, &runs);
+  pscan_status s = pscan_run_length_encode(job->ctx, job->in_lib[0], job->out_lib[0],
+                                           job->out_lib[1], in->n, in->type, &runs);
   job->out_n[0] = job->out_n[1] = runs;
   return status_exit(job, s);
 }
@@ -146,8 +152,9 @@ static int run_reduce_by_key(file_job *job) {
   if (!job_alloc_out(job, 0, keys->type, keys->n) || !job_alloc_out(job, 1, vals->type, vals->n))
     return 1;
   size_t runs = 0;
-  pscan_status s = pscan_reduce_by_key(job->ctx, keys->data, keys->type, vals->data, vals->type,
-                                       job->out[0], job->out[1], keys->n, job->o.op, &runs);
+  pscan_status s = pscan_reduce_by_key(job->ctx, job->in_lib[0], keys->type, job->in_lib[1],
+                                       vals->type, job->out_lib[0], job->out_lib[1], keys->n,
+                                       job->o.op, &runs);
   job->out_n[0] = job->out_n[1] = runs;
   return status_exit(job, s);
 }

@@ -3,6 +3,7 @@
  * value and its help line, and a setter; parsing and --help both walk the table. */
 #include "file_cmd.h"
 #include "cli.h"
+#include "device_buf.h"
 #include "lists.h"
 
 #include <stdio.h>
@@ -141,8 +142,9 @@ static const opt_def options[] = {
      set_key_dtype},
     {OPT_FLAGS_DTYPE, "--flags-dtype", "T", "type of a text or raw FLAGS file (default u8)",
      set_flags_dtype},
-    {OPT_COMMON, "--backend", "B", "auto cpu cuda (default auto, which is the CPU for files)",
+    {OPT_COMMON, "--backend", "B", "auto cpu cuda (default auto: the GPU from 2^20 elements",
      set_backend},
+    {0, NULL, NULL, "  when built with CUDA and a GPU is usable, else the CPU)", NULL},
     {OPT_COMMON, "--threads", "N", "CPU worker threads, 0 = all cores (default 0)", set_threads},
     {OPT_COMMON, "--algo", "NAME", "scan algorithm: auto sequential decoupled-lookback chained",
      set_algo},
@@ -262,21 +264,65 @@ bool job_parse_value(const file_job *job, const char *opt, const char *text, psc
   return false;
 }
 
-bool job_alloc_out(file_job *job, int k, pscan_dtype t, size_t n) {
+/* Names the first input, as every failure message of a job does. */
+static const char *first_input(const file_job *job) {
+  return strcmp(job->in_path[0], "-") == 0 ? "stdin" : job->in_path[0];
+}
+
+static bool device_error(const file_job *job, const dbuf_err *err) {
+  cli_error(job->cmd->name, "%s: --backend cuda: %s", first_input(job), err->msg);
+  return false;
+}
+
+/* A device buffer of bytes, a copy of host unless host is NULL, owned by the job. */
+static bool job_device(file_job *job, const void *host, size_t bytes, void **dev) {
+  dbuf_err err;
+  if (job->ndev == MAX_DEV) {
+    snprintf(err.msg, sizeof err.msg, "internal error: too many device buffers");
+    return device_error(job, &err);
+  }
+  if (!(host ? dbuf_upload(dev, host, bytes, &err) : dbuf_alloc(dev, bytes, &err)))
+    return device_error(job, &err);
+  job->dev[job->ndev++] = *dev;
+  return true;
+}
+
+bool job_lib_input(file_job *job, const void *host, size_t bytes, const void **lib) {
+  void *dev;
+  *lib = host;
+  if (!job->on_gpu)
+    return true;
+  if (!job_device(job, host, bytes, &dev))
+    return false;
+  *lib = dev;
+  return true;
+}
+
+static bool alloc_out(file_job *job, int k, pscan_dtype t, size_t n, bool mirror) {
   size_t size = pscan_dtype_size(t);
   job->out_type[k] = t;
   job->out_n[k] = n;
-  job->out[k] = n <= SIZE_MAX / size ? malloc(n ? n * size : 1) : NULL;
+  job->out[k] = job->out_lib[k] = n <= SIZE_MAX / size ? malloc(n ? n * size : 1) : NULL;
   if (job->nout <= k)
     job->nout = k + 1;
-  if (!job->out[k])
+  if (!job->out[k]) {
     cli_error(job->cmd->name, "out of memory for %zu elements of %s", n, cli_dtype_name(t));
-  return job->out[k] != NULL;
+    return false;
+  }
+  return !mirror || !job->on_gpu || job_device(job, NULL, n * size, &job->out_lib[k]);
+}
+
+bool job_alloc_out(file_job *job, int k, pscan_dtype t, size_t n) {
+  return alloc_out(job, k, t, n, true);
+}
+
+bool job_alloc_host_out(file_job *job, int k, pscan_dtype t, size_t n) {
+  return alloc_out(job, k, t, n, false);
 }
 
 int job_lib_error(const file_job *job, pscan_status s) {
-  const char *in = strcmp(job->in_path[0], "-") == 0 ? "stdin" : job->in_path[0];
-  cli_error(job->cmd->name, "%s: %s: %s", in, pscan_status_name(s), pscan_last_error(job->ctx));
+  cli_error(job->cmd->name, "%s: %s: %s", first_input(job), pscan_status_name(s),
+            pscan_last_error(job->ctx));
   return 1;
 }
 
@@ -306,27 +352,65 @@ static bool load_inputs(file_job *job) {
   return true;
 }
 
-/* The files are in host memory, so AUTO means the CPU here. */
-static bool make_context(file_job *job) {
+/* --backend auto: the GPU for a large first input when this tool has CUDA and the algorithm is
+   one the GPU offers, else the CPU. */
+static pscan_backend auto_backend(const file_job *job) {
   const file_opts *o = &job->o;
-  const char *cmd = job->cmd->name;
-  pscan_backend b = o->backend == PSCAN_BACKEND_AUTO ? PSCAN_BACKEND_CPU : o->backend;
+  if (o->backend != PSCAN_BACKEND_AUTO)
+    return o->backend;
+  bool gpu = dbuf_built() && job->in[0].n >= FILE_AUTO_GPU_MIN && o->algo != PSCAN_ALGO_SEQUENTIAL;
+  return gpu ? PSCAN_BACKEND_CUDA : PSCAN_BACKEND_CPU;
+}
+
+static bool create_context(file_job *job) {
+  const file_opts *o = &job->o;
+  pscan_backend b = auto_backend(job);
+  if (b == PSCAN_BACKEND_CUDA && !dbuf_built()) {
+    cli_error(job->cmd->name, "--backend cuda: this pscan was built without CUDA "
+                              "(PSCAN_ERR_UNSUPPORTED); use --backend cpu");
+    return false;
+  }
   pscan_status s = pscan_create(&job->ctx, b);
+  if (s != PSCAN_OK && o->backend == PSCAN_BACKEND_AUTO && b == PSCAN_BACKEND_CUDA)
+    s = pscan_create(&job->ctx, b = PSCAN_BACKEND_CPU); /* no usable GPU: the CPU */
   if (s != PSCAN_OK) {
-    cli_error(cmd, "--backend %s: %s: %s", backend_names[b], pscan_status_name(s),
+    cli_error(job->cmd->name, "--backend %s: %s: %s", backend_names[b], pscan_status_name(s),
               pscan_last_error(NULL));
     return false;
   }
-  if (pscan_get_backend(job->ctx) == PSCAN_BACKEND_CUDA) {
-    cli_error(cmd, "--backend cuda: this pscan tool does not copy files to the GPU yet; use "
-                   "--backend cpu");
+  job->on_gpu = pscan_get_backend(job->ctx) == PSCAN_BACKEND_CUDA;
+  return true;
+}
+
+/* The context, and on the GPU the device mirrors of the inputs. */
+static bool make_context(file_job *job) {
+  const file_opts *o = &job->o;
+  if (!create_context(job))
     return false;
-  }
+  pscan_status s;
   if ((s = pscan_set_param(job->ctx, PSCAN_PARAM_THREADS, o->threads)) != PSCAN_OK ||
       (o->algo >= 0 && (s = pscan_set_param(job->ctx, PSCAN_PARAM_ALGO, o->algo)) != PSCAN_OK) ||
       (s = pscan_set_param(job->ctx, PSCAN_PARAM_DETERMINISTIC, o->deterministic)) != PSCAN_OK) {
     job_lib_error(job, s);
     return false;
+  }
+  for (int k = 0; k < job->cmd->nin; k++) {
+    const aio_array *a = &job->in[k];
+    if (!job_lib_input(job, a->data, a->n * pscan_dtype_size(a->type), &job->in_lib[k]))
+      return false;
+  }
+  return true;
+}
+
+/* Copies the outputs the library wrote on the GPU back to host memory. */
+static bool fetch_outputs(file_job *job) {
+  for (int k = 0; k < job->nout; k++) {
+    dbuf_err err;
+    if (job->out_lib[k] == job->out[k])
+      continue;
+    size_t bytes = job->out_n[k] * pscan_dtype_size(job->out_type[k]);
+    if (!dbuf_download(job->out[k], job->out_lib[k], bytes, &err))
+      return device_error(job, &err);
   }
   return true;
 }
@@ -352,6 +436,8 @@ static void job_free(file_job *job) {
     aio_free(&job->in[k]);
   for (int k = 0; k < MAX_OUT; k++)
     free(job->out[k]);
+  for (int k = 0; k < job->ndev; k++)
+    dbuf_free(job->dev[k]);
   pscan_destroy(job->ctx);
 }
 
@@ -365,7 +451,7 @@ int file_cmd_main(const file_cmd *cmd, int argc, char **argv) {
   int rc = 1;
   if (load_inputs(&job) && make_context(&job)) {
     rc = cmd->run(&job);
-    if (rc == 0 && !write_outputs(&job))
+    if (rc == 0 && (!fetch_outputs(&job) || !write_outputs(&job)))
       rc = 1;
   }
   job_free(&job);

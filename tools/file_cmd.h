@@ -36,7 +36,11 @@ typedef struct file_opts {
    text or raw file. */
 typedef enum input_role { ROLE_DATA, ROLE_FLAGS, ROLE_KEYS } input_role;
 
-enum { MAX_IN = 2, MAX_OUT = 3 };
+enum { MAX_IN = 2, MAX_OUT = 3, MAX_DEV = MAX_IN + MAX_OUT + 1 };
+
+/* --backend auto runs a file command on the GPU from this many elements of the first input on
+   (when the tool is built with CUDA and a GPU is usable); below it, on the CPU. */
+#define FILE_AUTO_GPU_MIN ((size_t)1 << 20)
 
 typedef struct file_job file_job;
 
@@ -57,11 +61,17 @@ struct file_job {
   const char *in_path[MAX_IN], *out_path[MAX_OUT];
   aio_array in[MAX_IN];
   pscan_ctx *ctx;
-  /* set by run: output k holds out_n[k] elements of out_type[k] at out[k] (malloc'd) */
-  void *out[MAX_OUT];
+  bool on_gpu; /* ctx is a CUDA context: the library reads and writes device mirrors */
+  /* what the library reads for input k: in[k].data, or its device mirror */
+  const void *in_lib[MAX_IN];
+  /* set by run: output k holds out_n[k] elements of out_type[k] at out[k] (malloc'd); the
+     library writes it at out_lib[k]: out[k], or a device mirror copied back after run */
+  void *out[MAX_OUT], *out_lib[MAX_OUT];
   size_t out_n[MAX_OUT];
   pscan_dtype out_type[MAX_OUT];
   int nout;
+  void *dev[MAX_DEV]; /* every device buffer of the job, freed with it */
+  int ndev;
 };
 
 /* Parses the command line, loads, runs, writes: the whole subcommand. */
@@ -70,8 +80,14 @@ int file_cmd_main(const file_cmd *cmd, int argc, char **argv);
 /* For run: parses an option's value text as one element of t into out; a usage error if not. */
 bool job_parse_value(const file_job *job, const char *opt, const char *text, pscan_dtype t,
                      void *out);
-/* For run: allocates output k for up to n elements of t. */
+/* For run: allocates output k for up to n elements of t, and on the GPU its device mirror
+   (out_lib[k]), whose first out_n[k] elements are copied to out[k] after run. */
 bool job_alloc_out(file_job *job, int k, pscan_dtype t, size_t n);
+/* For run: allocates output k in host memory only, for a value run writes itself at out[k]. */
+bool job_alloc_host_out(file_job *job, int k, pscan_dtype t, size_t n);
+/* For run: the pointer the library reads host[0..bytes) through: host itself on the CPU, a
+   device copy on the GPU. false after printing why. */
+bool job_lib_input(file_job *job, const void *host, size_t bytes, const void **lib);
 /* For run: reports a failed library call, naming the first input; returns 1. */
 int job_lib_error(const file_job *job, pscan_status s);
 

@@ -1,0 +1,21 @@
+/* `pscan bench --gpu` (bench_gpu.c): the CUDA backend's inclusive sum, every algorithm, against
+ * cudaMemcpy device to device on the same buffers, timed with CUDA events. In a build without
+ * CUDA, bench_gpu_none.c says so. CUB and Thrust are C++ and stay in bench/gpu_bench.cu. */
+#ifndef PSCAN_TOOL_BENCH_GPU_H
+#define PSCAN_TOOL_BENCH_GPU_H
+
+#include "pscan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether the GPU benchmark can run here: built with CUDA and a GPU usable. */
+bool bench_gpu_usable(void);
+
+/* Prints one table per (type, size) and writes csv_path (NULL: none) in the CSV format of the CPU
+   rows, and with plot_prefix (NULL: none) the throughput charts (bench_plot.c); returns the exit
+   status (1 with one line on stderr when no GPU is usable). */
+int bench_gpu_run(const pscan_dtype *types, int ntypes, const size_t *sizes, int nsizes, int reps,
+                  const char *csv_path, const char *plot_prefix);
+
+#endif /* PSCAN_TOOL_BENCH_GPU_H */
