@@ -1,5 +1,5 @@
 /* Stamps the by-key kernel of one (VAL, OP_E): the value operator (scan_ops.cuh, under VNAME),
- * then the pair accumulator over it and the scan's block scans and look-back (under NAME). */
+ * then the pair accumulator over it and the scan's look-back (under NAME). */
 #include "scan_ops.cuh"
 #undef NAME
 #undef ACC_T
@@ -10,7 +10,6 @@
 #define CX_OP(a, b) VNAME(op)(a, b)
 #define CX_IDENTITY() VNAME(identity)()
 #include "compact_ops.cuh"
-#include "block_scan.cuh"
 #include "lookback.cuh"
 #include "by_key_tile.cuh"
 #undef CX_T

@@ -1,8 +1,8 @@
 /* Include-template: the single-pass kernel of reduce_by_key and scan_by_key (the segmented scan)
  * for one value type and operator; keys of any type (read by size, compared by type at run
  * time). The includer has stamped the value operator under VNAME (scan_ops.cuh), the pair
- * accumulator with the value reduction as x (compact_ops.cuh, CX_BY_KEY) and block_scan.cuh and
- * lookback.cuh under NAME.
+ * accumulator with the value reduction as x (compact_ops.cuh, CX_BY_KEY) and lookback.cuh under
+ * NAME.
  *
  * Each item is the pair (head, value), head = the item starts a run of equal keys; the scan of
  * these pairs under the pair operator gives, at every item, the number of heads so far and the
@@ -29,7 +29,9 @@ enum { NAME(ITEMS) = 16, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
 extern __shared__ __align__(16) unsigned char pscan__by_key_tiles[];
 
 typedef struct NAME(by_key_smem) {
-  ACC_T scan[64]; /* the warp-scans block scan uses 2 x 8, the ordered look-back 32 */
+  ACC_T scan[32]; /* the look-back's window (ordered mode) */
+  unsigned warp_count[PSCAN__WARPS];
+  V_T warp_x[PSCAN__WARPS];
   ACC_T prefix;
   unsigned long long tile_id;
   unsigned long long key_before; /* the bits of the key before the tile */
@@ -68,6 +70,66 @@ static __device__ __forceinline__ unsigned NAME(head_mask)(const pscan__cuda_com
   return heads;
 }
 #undef PSCAN__HEADS_OF
+
+/* A value shuffled up d lanes, in one 32-bit shuffle when it fits. */
+static __device__ __forceinline__ V_T NAME(shfl_up_value)(V_T v, unsigned d) {
+  if (sizeof(V_T) <= 4) {
+    unsigned b = 0;
+    memcpy(&b, &v, sizeof v);
+    b = __shfl_up_sync(PSCAN__FULL_MASK, b, d);
+    memcpy(&v, &b, sizeof v);
+    return v;
+  }
+  return NAME(x_from)(__shfl_up_sync(PSCAN__FULL_MASK, NAME(x_bits)(v), d));
+}
+
+/* The pair operator on a 32-bit head count (a tile has 4096 items): (c, v) = (c1, v1) . (c2, v2). */
+static __device__ __forceinline__ void NAME(combine32)(unsigned *c, V_T *v, unsigned c2, V_T v2) {
+  *v = c2 ? v2 : CX_OP(*v, v2);
+  *c += c2;
+}
+
+/* The block's exclusive scan (and total) of the per-thread pairs (heads, values since the last
+   head), with 32-bit counts: fewer shuffles than the 64-bit pair accumulator, and the same fixed
+   order of combination (so deterministic for floats). */
+static __device__ __forceinline__ void NAME(block_pairs)(NAME(by_key_smem) *sm, unsigned count,
+                                                         V_T x, ACC_T *excl, ACC_T *total) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned c = count;
+  V_T v = x;
+#pragma unroll
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    unsigned c_up = __shfl_up_sync(PSCAN__FULL_MASK, c, d);
+    V_T v_up = NAME(shfl_up_value)(v, d);
+    if (lane >= d) { /* (c_up, v_up) . (c, v) */
+      NAME(combine32)(&c_up, &v_up, c, v);
+      c = c_up;
+      v = v_up;
+    }
+  }
+  if (lane == 31) {
+    sm->warp_count[warp] = c;
+    sm->warp_x[warp] = v;
+  }
+  unsigned c_lane = __shfl_up_sync(PSCAN__FULL_MASK, c, 1); /* the lanes before mine */
+  V_T v_lane = NAME(shfl_up_value)(v, 1);
+  if (lane == 0) {
+    c_lane = 0;
+    v_lane = CX_IDENTITY();
+  }
+  __syncthreads();
+  unsigned c_warps = 0, c_all = 0;
+  V_T v_warps = CX_IDENTITY(), v_all = CX_IDENTITY();
+#pragma unroll
+  for (unsigned w = 0; w < PSCAN__WARPS; w++) {
+    if (w < warp)
+      NAME(combine32)(&c_warps, &v_warps, sm->warp_count[w], sm->warp_x[w]);
+    NAME(combine32)(&c_all, &v_all, sm->warp_count[w], sm->warp_x[w]);
+  }
+  NAME(combine32)(&c_warps, &v_warps, c_lane, v_lane);
+  *excl = NAME(make)(c_warps, v_warps);
+  *total = NAME(make)(c_all, v_all);
+}
 
 /* This thread's values, from and to the shared tile. */
 static __device__ __forceinline__ void NAME(read_values)(const unsigned char *vals, V_T v[ITEMS]) {
@@ -117,7 +179,7 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   }
   /* 2. Prefixes: the thread's within the tile, the tile's by look-back. */
   ACC_T before, total;
-  NAME(block_scan)(PSCAN_BLOCK_WARP_SCANS, agg, sm->scan, &before, &total);
+  NAME(block_pairs)(sm, (unsigned)agg.count, agg.x, &before, &total);
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
   /* 3. Walk the items again from the thread's prefix. */
   ACC_T carry = NAME(op)(tile_before, before);
@@ -148,7 +210,8 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
     ((V_T *)p->vals_out)[through.count - 1] = through.x;
     *p->count_out = through.count;
   }
-  __syncthreads(); /* the buffers are reused by the next tile (single-block mode) */
+  if (running)
+    __syncthreads(); /* single-block mode: the buffers are reused by the next tile */
 }
 
 /* 8-byte values take 32 registers a thread: one block fewer per multiprocessor. */

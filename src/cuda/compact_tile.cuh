@@ -260,7 +260,8 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
       p->counts_out[through.count - 1] = n - through.x;
     *p->count_out = through.count;
   }
-  __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
+  if (running)
+    __syncthreads(); /* single-block mode: the buffer is reused by the next tile */
 }
 
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
