@@ -51,9 +51,12 @@ static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsign
   }
 }
 
-/* Folds predecessors j+1 .. tile-1 (their aggregates) onto acc, strictly left to right. */
+/* Folds predecessors j+1 .. tile-1 (their aggregates) onto acc, strictly left to right, a window
+   of 32 at a time. Lane 0 folds each window out of shared memory: its loads do not depend on acc,
+   so only the operators form the serial chain (a chain of shuffles would add a shuffle's latency
+   to every step). Returns the result in every lane. */
 static __device__ ACC_T NAME(fold_aggregates)(const pscan__cuda_scan_params *p, long long j,
-                                              unsigned long long tile, ACC_T acc) {
+                                              unsigned long long tile, ACC_T acc, ACC_T *window) {
   const int lane = threadIdx.x & 31;
   for (long long first = j + 1; first < (long long)tile; first += 32) {
     long long t = first + lane;
@@ -64,10 +67,14 @@ static __device__ ACC_T NAME(fold_aggregates)(const pscan__cuda_scan_params *p, 
                            NAME(read_word)(p->agg_words, (unsigned long long)t, p->epoch, &v)))
       pscan__backoff(&ns);
     long long count = (long long)tile - first < 32 ? (long long)tile - first : 32;
-    for (int l = 0; l < count; l++)
-      acc = NAME(op)(acc, NAME(shfl)(v, l));
+    window[lane] = v;
+    __syncwarp();
+    if (lane == 0)
+      for (int l = 0; l < count; l++)
+        acc = NAME(op)(acc, window[l]);
+    __syncwarp(); /* the window is rewritten next round */
   }
-  return acc;
+  return NAME(shfl)(acc, 0);
 }
 
 /* Warp 0, deterministic mode: the same prefix, folded strictly left to right from a published
@@ -113,7 +120,7 @@ static __device__ ACC_T NAME(look_back_ordered)(const pscan__cuda_scan_params *p
       base -= 32;
     }
   }
-  return NAME(fold_aggregates)(p, j, tile, acc);
+  return NAME(fold_aggregates)(p, j, tile, acc, window);
 }
 
 /* Warp 0, chained mode (StreamScan): wait for the predecessor's inclusive prefix. */
