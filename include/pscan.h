@@ -102,7 +102,13 @@ typedef enum pscan_backend { PSCAN_BACKEND_AUTO, PSCAN_BACKEND_CPU, PSCAN_BACKEN
    and pscan_last_error(NULL) says why. */
 PSCAN_API pscan_status pscan_create(pscan_ctx **ctx, pscan_backend backend);
 
-/* Frees the context, its worker threads and its scratch memory. NULL is a no-op. */
+/* Frees the context, its worker threads and its scratch memory. NULL is a no-op.
+ * What C cannot check: a pointer that is not a live context (destroyed already, never created,
+ * or any other address) is undefined behaviour in every function, as with free(); so is using
+ * one context from two threads at once (use one context per thread: contexts share nothing).
+ * A NULL ctx is always answered with PSCAN_ERR_INVALID_ARGUMENT. On the CUDA backend, after a
+ * sticky device error (PSCAN_ERR_DEVICE, e.g. an illegal address) CUDA has lost the process's
+ * GPU context: every later CUDA call answers PSCAN_ERR_DEVICE; only a new process recovers. */
 PSCAN_API void pscan_destroy(pscan_ctx *ctx);
 
 /* The backend actually in use (never AUTO); PSCAN_BACKEND_AUTO for ctx == NULL. */
