@@ -221,6 +221,48 @@ for algo, extra, depth, work in [("kogge-stone", [], 4, 15 + 14 + 12 + 8), ("bre
     want = exc16 if extra else inc16
     expect(algo, " ".join(map(str, V16)), extra, [], " ".join(map(str, want)), depth, work)
 
+# ---- 16 elements: every step state against independent models of the textbook networks ----
+# (the lecture slides' 16-element figures: Hillis & Steele's d = 1, 2, 4, 8 rounds, and Blelloch's
+# up-sweep, clear, down-sweep), on random inputs from a printed seed.
+def hillis_steele_states(v):
+    x, rows, d = list(v), [], 1
+    while d < len(x):
+        x = [x[i] + (x[i - d] if i >= d else 0) for i in range(len(x))]
+        rows.append((f"step {len(rows) + 1}: d={d}", " ".join(map(str, x))))
+        d *= 2
+    return rows
+
+
+def blelloch_states(v):
+    x, n, rows, d = list(v), len(v), [], 1
+    while d < n:
+        for i in range(2 * d - 1, n, 2 * d):
+            x[i] += x[i - d]
+        rows.append((f"step {len(rows) + 1}: up-sweep d={d}", " ".join(map(str, x))))
+        d *= 2
+    x[n - 1] = 0
+    rows.append(("clear last (identity)", " ".join(map(str, x))))
+    d = n // 2
+    while d >= 1:
+        for i in range(2 * d - 1, n, 2 * d):
+            x[i - d], x[i] = x[i], x[i] + x[i - d]
+        rows.append((f"step {len(rows)}: down-sweep d={d}", " ".join(map(str, x))))
+        d //= 2
+    return rows
+
+
+import random
+SEED16 = int(os.environ.get("PSCAN_TEST_SEED", random.randrange(1 << 30)))
+print(f"16-element step states: seed {SEED16} (PSCAN_TEST_SEED={SEED16} reproduces them)")
+rng16 = random.Random(SEED16)
+for _ in range(5):
+    v = [rng16.randrange(-9, 10) for _ in range(16)]
+    vals = " ".join(map(str, v))
+    inc = " ".join(str(sum(v[:i + 1])) for i in range(16))
+    exc = " ".join(str(sum(v[:i])) for i in range(16))
+    expect("hillis-steele", vals, [], hillis_steele_states(v), inc, 4)
+    expect("blelloch", vals, ["--exclusive"], blelloch_states(v), exc, 8)
+
 # ---- non-powers of two, operators, inclusive and exclusive: the tool's own check ----
 ALGOS = ["hillis-steele", "kogge-stone", "brent-kung", "blelloch", "sklansky", "hybrid",
          "hierarchical", "decoupled-lookback"]
