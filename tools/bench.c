@@ -52,7 +52,7 @@ static const char bench_help_options[] =
     "                   sizes whose two buffers do not fit in available memory are skipped)\n"
     "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
     "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
-    "  --compact        measure CPU compaction instead (int32, 50%% selected): pscan select_if\n"
+    "  --compact        measure CPU compaction instead (int32, 50% selected): pscan select_if\n"
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
     "                   memcpy; default sizes 2^24 and 2^28 (--quick: 2^24), all thread counts\n"
