@@ -44,23 +44,25 @@ static const char bench_help[] =
 static const char bench_help_options[] =
     "options:\n"
     "  --quick          a short run (under a minute): i32, n = 2^24 and 2^26, 1 thread and all\n"
-    "                   cores, 5 repetitions; other options given override these\n"
+    "                   cores, 5 repetitions; other options given override these. Without\n"
+    "                   --gpu or --compact, the quick GPU run (--gpu --quick) follows when a GPU\n"
+    "                   is usable, with its CSV in FILE-gpu.csv and plots under PREFIX-gpu\n"
     "  --threads LIST   thread counts, 1 to 1024 (default: 1, 2, 4, ... and all cores)\n"
     "  --sizes LIST     element counts: 1000, 2^20, 64K, 16M, 1G (default: 2^10, 2^12 ... 2^28;\n"
     "                   sizes whose two buffers do not fit in available memory are skipped)\n"
     "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
     "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
-    "  --compact        measure CPU compaction instead (int32, 50%% selected): pscan select_if\n"
+    "  --compact        measure CPU compaction instead (int32, 50% selected): pscan select_if\n"
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
     "                   memcpy; default sizes 2^24 and 2^28 (--quick: 2^24), all thread counts\n"
     "  --gpu            measure the CUDA backend instead: inclusive sum with auto, decoupled-\n"
     "                   lookback, chained, reduce-then-scan and scan-then-propagate against\n"
-    "                   cudaMemcpy device to device on the same buffers, timed with CUDA events\n"
-    "                   (medians of --reps batches); same sizes, types and CSV columns (threads\n"
-    "                   0, frac_memcpy = of cudaMemcpy). Needs a CUDA build and a GPU; 'pscan'\n"
-    "                   alone runs it after the CPU benchmark when a GPU is usable. CUB and\n"
-    "                   Thrust, being C++, are measured by bench/gpu_bench.cu instead\n"
+    "                   cub::DeviceScan::InclusiveSum, thrust::inclusive_scan and cudaMemcpy\n"
+    "                   device to device on the same buffers, timed with CUDA events (medians\n"
+    "                   of --reps batches); same sizes, types and CSV columns (threads 0,\n"
+    "                   frac_memcpy = of cudaMemcpy). Needs a CUDA build and a GPU; --quick\n"
+    "                   alone (and 'pscan' alone) runs it after the CPU run when one is usable\n"
     "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
     "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
     "                   frac_memcpy,machine\n"
@@ -362,29 +364,35 @@ static int run_gpu(const bench_opts *o) {
   return bench_gpu_run(o->types, o->ntypes, o->sizes, o->nsizes, (int)o->reps, o->csv, o->plot);
 }
 
-int cmd_bench(int argc, char **argv) {
-  bench_opts o = {.nsizes = 0};
-  bool help;
-  int rc = parse_opts(argc, argv, &o, &help);
-  if (rc != 0 || help) {
-    if (help)
-      fputs(bench_help, stdout), fputs(bench_help_options, stdout);
-    return rc;
-  }
-  if (o.compact && o.nsizes == 0) {
-    o.sizes[o.nsizes++] = (size_t)1 << 24;
-    if (!o.quick)
-      o.sizes[o.nsizes++] = (size_t)1 << 28;
-  }
-  apply_defaults(&o);
-  dedupe(&o);
-  if (o.plot && !bench_plot_check(o.plot)) /* now, not after a long run */
-    return 1;
-  if (o.gpu)
-    return run_gpu(&o);
-  if (o.compact)
-    return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv,
-                             o.plot);
+/* The CSV of the GPU run that follows --quick: FILE with "-gpu" before its extension (out.csv:
+   out-gpu.csv; out: out-gpu). */
+static const char *gpu_csv_name(const char *path, char *buf, size_t len) {
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  const char *dot = strrchr(base, '.');
+  if (!dot || dot == base)
+    snprintf(buf, len, "%s-gpu", path);
+  else
+    snprintf(buf, len, "%.*s-gpu%s", (int)(dot - path), path, dot);
+  return buf;
+}
+
+/* After the CPU run of --quick, the same quick run on the GPU when one is usable (o: the options
+   before the CPU's memory plan dropped sizes); CSV and plots under names of their own. */
+static int run_quick_gpu(const bench_opts *o) {
+  char csv[4096], plot[4096];
+  if (!bench_gpu_usable())
+    return 0;
+  putchar('\n');
+  snprintf(plot, sizeof plot, "%s-gpu", o->plot ? o->plot : "");
+  return bench_gpu_run(o->types, o->ntypes, o->sizes, o->nsizes, (int)o->reps,
+                       o->csv ? gpu_csv_name(o->csv, csv, sizeof csv) : NULL,
+                       o->plot ? plot : NULL);
+}
+
+/* ---- pscan bench: the CPU sweep ---- */
+
+static int run_cpu(bench_opts o) {
+  int rc;
   size_t max_bytes;
   if (!plan_memory(&o, &max_bytes)) {
     cli_error("bench", "no size fits in memory");
@@ -429,4 +437,31 @@ int cmd_bench(int argc, char **argv) {
   fprintf(stderr, "pscan bench: %s in %.1f s\n", rc == 0 ? "done" : "FAILED",
           timing_now() - progress.start);
   return rc;
+}
+
+int cmd_bench(int argc, char **argv) {
+  bench_opts o = {.nsizes = 0};
+  bool help;
+  int rc = parse_opts(argc, argv, &o, &help);
+  if (rc != 0 || help) {
+    if (help)
+      fputs(bench_help, stdout), fputs(bench_help_options, stdout);
+    return rc;
+  }
+  if (o.compact && o.nsizes == 0) {
+    o.sizes[o.nsizes++] = (size_t)1 << 24;
+    if (!o.quick)
+      o.sizes[o.nsizes++] = (size_t)1 << 28;
+  }
+  apply_defaults(&o);
+  dedupe(&o);
+  if (o.plot && !bench_plot_check(o.plot)) /* now, not after a long run */
+    return 1;
+  if (o.gpu)
+    return run_gpu(&o);
+  if (o.compact)
+    return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv,
+                             o.plot);
+  rc = run_cpu(o);
+  return rc == 0 && o.quick ? run_quick_gpu(&o) : rc;
 }

@@ -1,5 +1,5 @@
 /* The benchmark behind `pscan bench`: bench.c plans the sweep and reports it (table, CSV,
- * progress); a backend file measures one point of it (bench_cpu.c; a CUDA one will follow). */
+ * progress); a backend file measures one point of it (bench_cpu.c; bench_gpu.c for --gpu). */
 #ifndef PSCAN_TOOL_BENCH_H
 #define PSCAN_TOOL_BENCH_H
 
@@ -22,7 +22,9 @@ typedef enum bench_impl {
   IMPL_TBB,         /*   tbb::parallel_scan, */
   IMPL_OMP,         /*   OpenMP `scan` */
   IMPL_CUDA_PSCAN,  /* the library's CUDA backend, one row per algorithm (bench_gpu.c; threads 0) */
-  IMPL_CUDA_MEMCPY  /* cudaMemcpy device to device on the same buffers: the GPU's ceiling */
+  IMPL_CUDA_MEMCPY, /* cudaMemcpy device to device on the same buffers: the GPU's ceiling */
+  IMPL_CUB,         /* the GPU peers (peers_cub.h): cub::DeviceScan::InclusiveSum, */
+  IMPL_THRUST       /*   thrust::inclusive_scan */
 } bench_impl;
 
 typedef struct bench_result {

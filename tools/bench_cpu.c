@@ -122,7 +122,8 @@ static pscan_status run_call(const call *c) {
   case IMPL_STD_PAR: peer_cxx_scan(PEER_STD_PAR, r->threads, r->type, b->in, b->out, r->n); break;
   case IMPL_TBB: peer_cxx_scan(PEER_TBB, r->threads, r->type, b->in, b->out, r->n); break;
   case IMPL_OMP: peer_cxx_scan(PEER_OMP, r->threads, r->type, b->in, b->out, r->n); break;
-  case IMPL_CUDA_PSCAN: case IMPL_CUDA_MEMCPY: return PSCAN_ERR_INTERNAL; /* bench_gpu.c's */
+  case IMPL_CUDA_PSCAN: case IMPL_CUDA_MEMCPY: case IMPL_CUB: case IMPL_THRUST:
+    return PSCAN_ERR_INTERNAL; /* bench_gpu.c's */
   }
   return PSCAN_OK;
 }

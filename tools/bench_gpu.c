@@ -1,10 +1,11 @@
-/* `pscan bench --gpu`: the CUDA backend's inclusive SUM with every GPU algorithm, and cudaMemcpy
- * device to device on the same two buffers as the ceiling. Rows go through bench_report.c (table
- * and CSV), like the CPU's.
+/* `pscan bench --gpu`: the CUDA backend's inclusive SUM with every GPU algorithm, its peers
+ * cub::DeviceScan::InclusiveSum and thrust::inclusive_scan (peers_cub.cu), and cudaMemcpy device
+ * to device on the same two buffers as the ceiling. Rows go through bench_report.c (table and
+ * CSV), like the CPU's.
  *
  * Timing: per implementation, one warm-up call whose result is copied back and checked against
  * the plain loop, and one calibration batch; then reps rounds, each timing one batch of every
- * implementation in turn with CUDA events on the default stream. A batch repeats the call often
+ * implementation in turn with CUDA events on the default stream (CUB and Thrust too). A batch repeats the call often
  * enough to last MIN_BATCH_MS, so launch overhead is amortised the way a stream of calls
  * amortises it. The result is the median batch divided by its calls. */
 #include "bench.h"
@@ -12,6 +13,7 @@
 #include "cli.h"
 #include "device_buf.h"
 #include "peers_cpu.h"
+#include "peers_cub.h"
 #include "timing.h"
 
 #include <cuda_runtime_api.h>
@@ -27,7 +29,7 @@ enum { MAX_INNER = 1 << 14, MAX_REPS = 1000, POISON = 0x7F };
 static const pscan_algo gpu_algos[] = {PSCAN_ALGO_DECOUPLED_LOOKBACK, PSCAN_ALGO_CHAINED,
                                        PSCAN_ALGO_REDUCE_THEN_SCAN,
                                        PSCAN_ALGO_SCAN_THEN_PROPAGATE, PSCAN_ALGO_AUTO};
-enum { NALGOS = sizeof gpu_algos / sizeof gpu_algos[0], NIMPLS = NALGOS + 1 };
+enum { NALGOS = sizeof gpu_algos / sizeof gpu_algos[0], NIMPLS = NALGOS + 3 };
 
 typedef struct gpu_bench {
   void *d_in, *d_out; /* device buffers of max_bytes */
@@ -71,6 +73,7 @@ static void gpu_free(gpu_bench *g) {
     cudaEventDestroy(g->start);
     cudaEventDestroy(g->stop);
   }
+  peer_gpu_release();
   pscan_destroy(g->ctx);
 }
 
@@ -121,14 +124,31 @@ static bool fits_gpu(pscan_dtype t, size_t n, size_t free_bytes) {
 
 /* ---- one call, one batch ---- */
 
+/* A peer's cudaError_t as point_error's message. */
+static int peer_error(const gpu_bench *g, const bench_result *r, int e) {
+  char what[160];
+  cudaGetLastError(); /* clear a non-sticky error */
+  snprintf(what, sizeof what, "%s (%s)", cudaGetErrorString((cudaError_t)e),
+           cudaGetErrorName((cudaError_t)e));
+  return point_error(g, r, what);
+}
+
+/* One call of r's implementation on the default stream, where the library's calls go too. */
 static int enqueue(gpu_bench *g, const bench_result *r) {
-  if (r->impl == IMPL_CUDA_MEMCPY) {
-    cudaError_t e = cudaMemcpyAsync(g->d_out, g->d_in, r->n * pscan_dtype_size(r->type),
-                                    cudaMemcpyDeviceToDevice, 0);
-    return e == cudaSuccess ? 0 : cuda_error(e, "cudaMemcpyAsync");
+  int e = cudaSuccess;
+  switch (r->impl) {
+  case IMPL_CUDA_MEMCPY:
+    e = cudaMemcpyAsync(g->d_out, g->d_in, r->n * pscan_dtype_size(r->type),
+                        cudaMemcpyDeviceToDevice, 0);
+    break;
+  case IMPL_CUB: e = peer_gpu_scan(PEER_CUB, r->type, g->d_in, g->d_out, r->n, NULL); break;
+  case IMPL_THRUST: e = peer_gpu_scan(PEER_THRUST, r->type, g->d_in, g->d_out, r->n, NULL); break;
+  default:
+    return pscan_inclusive_scan(g->ctx, g->d_in, g->d_out, r->n, r->type, PSCAN_SUM) == PSCAN_OK
+               ? 0
+               : point_error(g, r, NULL);
   }
-  pscan_status s = pscan_inclusive_scan(g->ctx, g->d_in, g->d_out, r->n, r->type, PSCAN_SUM);
-  return s == PSCAN_OK ? 0 : point_error(g, r, NULL);
+  return e == cudaSuccess ? 0 : peer_error(g, r, e);
 }
 
 /* inner calls between two events; the time of one call through *seconds. */
@@ -198,6 +218,10 @@ static int plan(pscan_dtype t, size_t n, bench_result *out) {
     out[1 + a].impl = IMPL_CUDA_PSCAN;
     out[1 + a].algo = gpu_algos[a];
   }
+  out[1 + NALGOS] = base;
+  out[1 + NALGOS].impl = IMPL_CUB;
+  out[2 + NALGOS] = base;
+  out[2 + NALGOS].impl = IMPL_THRUST;
   return NIMPLS;
 }
 
@@ -301,8 +325,10 @@ int bench_gpu_run(const pscan_dtype *types, int ntypes, const size_t *sizes, int
     printf("pscan bench --gpu: libpscan %s, CUDA backend on %s, inclusive sum, median of %d "
            "batches timed with CUDA events\n"
            "GB/s counts bytes read + written (2 x n x element size); 'of memcpy': speed as a "
-           "fraction of cudaMemcpy\ndevice to device on the same buffers. CUB and Thrust: "
-           "bench/gpu_bench.cu (C++).\n",
+           "fraction of cudaMemcpy\ndevice to device on the same buffers; the peers CUB "
+           "DeviceScan::InclusiveSum and thrust::inclusive_scan\n(thrust::cuda::par, as a Thrust "
+           "user calls it: it synchronizes after every call) run on the same\nbuffers and "
+           "stream.\n",
            pscan_version_string(), machine, reps);
     if (csv_path && !bench_csv_open(&csv, csv_path))
       rc = 1;

@@ -1,6 +1,6 @@
 /* `pscan bench --gpu` (bench_gpu.c): the CUDA backend's inclusive sum, every algorithm, against
- * cudaMemcpy device to device on the same buffers, timed with CUDA events. In a build without
- * CUDA, bench_gpu_none.c says so. CUB and Thrust are C++ and stay in bench/gpu_bench.cu. */
+ * CUB and Thrust (peers_cub.cu) and cudaMemcpy device to device on the same buffers, timed with
+ * CUDA events. In a build without CUDA, bench_gpu_none.c says so. */
 #ifndef PSCAN_TOOL_BENCH_GPU_H
 #define PSCAN_TOOL_BENCH_GPU_H
 

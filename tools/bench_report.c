@@ -21,6 +21,8 @@ const char *bench_impl_label(const bench_result *r, char *buf, size_t len) {
   case IMPL_OMP: snprintf(buf, len, "OpenMP scan"); break;
   case IMPL_CUDA_PSCAN: snprintf(buf, len, "cuda %s", cli_algo_name(r->algo)); break;
   case IMPL_CUDA_MEMCPY: snprintf(buf, len, "cudaMemcpy"); break;
+  case IMPL_CUB: snprintf(buf, len, "cub DeviceScan"); break;
+  case IMPL_THRUST: snprintf(buf, len, "thrust inclusive_scan"); break;
   }
   return buf;
 }
@@ -31,13 +33,16 @@ static const char *impl_csv_name(bench_impl i) {
                                       [IMPL_REDUCE] = "reduce", [IMPL_STD_SEQ] = "std-seq",
                                       [IMPL_STD_PAR] = "std-par", [IMPL_TBB] = "tbb-scan",
                                       [IMPL_OMP] = "omp-scan", [IMPL_CUDA_PSCAN] = "pscan-cuda",
-                                      [IMPL_CUDA_MEMCPY] = "cudaMemcpy"};
+                                      [IMPL_CUDA_MEMCPY] = "cudaMemcpy", [IMPL_CUB] = "cub",
+                                      [IMPL_THRUST] = "thrust"};
   return names[i];
 }
 
 /* ---- Reporting one (type, n) group: every thread count of it. ---- */
 
-static bool on_gpu(bench_impl i) { return i == IMPL_CUDA_PSCAN || i == IMPL_CUDA_MEMCPY; }
+static bool on_gpu(bench_impl i) {
+  return i == IMPL_CUDA_PSCAN || i == IMPL_CUDA_MEMCPY || i == IMPL_CUB || i == IMPL_THRUST;
+}
 
 /* r's speed as a fraction of impl's at the same type, n and threads; < 0 if not measured. A GPU
    row's memcpy is cudaMemcpy. */
@@ -74,13 +79,18 @@ static bool is_scan_peer(bench_impl i) {
   return i == IMPL_PLAIN_LOOP || (i >= IMPL_STD_SEQ && i <= IMPL_OMP);
 }
 
+/* The first row of impl in g (of the library's CUDA backend: auto's); NULL if none. */
+static const bench_result *find_impl(const bench_group *g, bench_impl impl) {
+  for (int i = 0; i < g->count; i++)
+    if (g->r[i].impl == impl && (impl != IMPL_CUDA_PSCAN || g->r[i].algo == PSCAN_ALGO_AUTO))
+      return &g->r[i];
+  return NULL;
+}
+
 /* One line per thread count: pscan auto against the fastest scan peer a user could run with as
    many threads (the one-thread peers included), and against the plain loop. */
 static void print_ratios(const bench_group *g) {
-  const bench_result *loop = NULL;
-  for (int i = 0; i < g->count; i++)
-    if (g->r[i].impl == IMPL_PLAIN_LOOP)
-      loop = &g->r[i];
+  const bench_result *loop = find_impl(g, IMPL_PLAIN_LOOP);
   for (int i = 0; i < g->count; i++) {
     const bench_result *a = &g->r[i], *best = NULL;
     if (a->impl != IMPL_PSCAN || a->algo != PSCAN_ALGO_AUTO)
@@ -102,6 +112,27 @@ static void print_ratios(const bench_group *g) {
       printf(", %.2fx the plain loop", loop->seconds / a->seconds);
     putchar('\n');
   }
+}
+
+/* GPU groups: "pscan cuda auto: 1.11x CUB, 1.35x Thrust, 90% of cudaMemcpy". */
+static void print_gpu_ratios(const bench_group *g) {
+  static const struct {
+    bench_impl impl;
+    const char *name;
+  } peers[] = {{IMPL_CUB, "CUB"}, {IMPL_THRUST, "Thrust"}};
+  const bench_result *a = find_impl(g, IMPL_CUDA_PSCAN), *copy = find_impl(g, IMPL_CUDA_MEMCPY);
+  const char *sep = ": ";
+  if (!a)
+    return;
+  printf("  pscan cuda auto");
+  for (size_t i = 0; i < sizeof peers / sizeof peers[0]; i++) {
+    const bench_result *p = find_impl(g, peers[i].impl);
+    if (p)
+      printf("%s%.2fx %s", sep, p->seconds / a->seconds, peers[i].name), sep = ", ";
+  }
+  if (copy)
+    printf("%s%.0f%% of cudaMemcpy", sep, copy->seconds / a->seconds * 100);
+  putchar('\n');
 }
 
 void bench_print_group(const bench_group *g) {
@@ -128,6 +159,7 @@ void bench_print_group(const bench_group *g) {
            percent(fraction_of(g, r, IMPL_MEMCPY), fm, sizeof fm));
   }
   print_ratios(g);
+  print_gpu_ratios(g);
   fflush(stdout);
 }
 

@@ -3,7 +3,6 @@
  * `pscan COMMAND [OPTIONS]`, one entry per command in the table below; each command parses its
  * own options and has its own --help. Without a command, pscan runs the main job: the self-check,
  * then the quick benchmark. The file commands (scan, select, ..., scan-by-key) are cmd_files.c. */
-#include "bench_gpu.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -38,7 +37,7 @@ static void print_help(void) {
          "Parallel prefix scans (libpscan %s).\n"
          "\n"
          "Without a command, pscan runs the main job: 'pscan selfcheck' and, if it passes,\n"
-         "'pscan bench --quick', then 'pscan bench --gpu --quick' when a GPU is usable.\n"
+         "'pscan bench --quick', which measures the GPU too when one is usable.\n"
          "\n"
          "commands:\n",
          pscan_version_string());
@@ -62,13 +61,7 @@ static int main_job(void) {
   if (rc != 0)
     return rc;
   putchar('\n');
-  rc = cmd_bench(2, bench_argv);
-  if (rc != 0 || !bench_gpu_usable())
-    return rc;
-  char gpu[] = "--gpu";
-  char *gpu_argv[] = {bench, gpu, quick, NULL};
-  putchar('\n');
-  return cmd_bench(3, gpu_argv);
+  return cmd_bench(2, bench_argv); /* the GPU's quick run too, when one is usable */
 }
 
 int main(int argc, char **argv) {
