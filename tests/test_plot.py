@@ -97,7 +97,7 @@ def test_scan_plots():
     prefix = os.path.join(WORK, "x")
     r = run(QUICK + ["--threads", "1", "--plot", prefix])
     check(r.returncode == 0, f"bench --plot: exit {r.returncode}: {r.stderr}")
-    for kind in ("throughput", "scaling"):
+    for kind in ("throughput", "scaling", "speedup"):
         path = f"{prefix}-{kind}-i32.png"
         check(f"wrote {path}" in r.stdout, f"'wrote {path}' not printed")
         check_png(path, kind)
@@ -109,7 +109,7 @@ def test_two_types_two_thread_counts():
     r = run(QUICK + ["--threads", "1,2", "--types", "i32,f64", "--plot", prefix])
     check(r.returncode == 0, f"bench --types i32,f64 --plot: exit {r.returncode}: {r.stderr}")
     for t in ("i32", "f64"):
-        for kind in ("throughput", "scaling"):
+        for kind in ("throughput", "scaling", "speedup"):
             check_png(f"{prefix}-{kind}-{t}.png", f"{kind} {t}")
 
 

@@ -3,7 +3,10 @@
  *                               per implementation, memcpy and the streaming copy dashed as the
  *                               ceilings (what runs on one thread only is drawn at one thread);
  *   PREFIX-scaling-TYPE.png     Gelem/s against threads at the largest n: pscan auto, the scan
- *                               peers and the two copies.
+ *                               peers and the two copies;
+ *   PREFIX-speedup-TYPE.png     pscan auto's speedup over each scan peer (time of the peer / time
+ *                               of pscan auto) against n, at the largest thread count (the GPU
+ *                               run: over CUB and Thrust).
  * The read-only reduction is left out: it moves half the bytes, so it is no ceiling. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
@@ -167,6 +170,56 @@ static bool scaling(const bench_plot *p, pscan_dtype t, const char *prefix, cons
   return bench_plot_save(&c, prefix, suffix);
 }
 
+/* A scan peer: what a user would call instead of pscan (not a copy, not the reduction). */
+static bool is_peer(bench_impl i) {
+  return i == IMPL_PLAIN_LOOP || i == IMPL_STD_SEQ || i == IMPL_STD_PAR || i == IMPL_TBB ||
+         i == IMPL_OMP || i == IMPL_CUB || i == IMPL_THRUST;
+}
+static bool is_pscan_auto(const bench_result *r) {
+  return (r->impl == IMPL_PSCAN || r->impl == IMPL_CUDA_PSCAN) && r->algo == PSCAN_ALGO_AUTO;
+}
+
+/* The seconds of pscan auto at (t, n, threads); 0 when not measured. */
+static double auto_seconds(const bench_plot *p, pscan_dtype t, size_t n, int threads) {
+  for (int i = 0; i < p->count; i++)
+    if (p->r[i].type == t && p->r[i].n == n && p->r[i].threads == threads &&
+        is_pscan_auto(&p->r[i]))
+      return p->r[i].seconds;
+  return 0;
+}
+
+static bool speedup(const bench_plot *p, pscan_dtype t, const char *prefix, const char *machine) {
+  static plot_chart c;
+  int threads;
+  size_t max_n;
+  char suffix[64], label[PLOT_LABEL];
+  type_extent(p, t, &threads, &max_n);
+  memset(&c, 0, sizeof c);
+  for (int i = 0; i < p->count; i++) {
+    const bench_result *r = &p->r[i];
+    bool single = r->threads == 1 && threads > 1 && !multi_threaded(p, r);
+    double mine = auto_seconds(p, t, r->n, threads);
+    if (r->type != t || !is_peer(r->impl) || !(r->threads == threads || single) || mine <= 0)
+      continue;
+    char peer[PLOT_LABEL - 20]; /* room for "over " and " (1 thread)" */
+    bench_impl_label(r, peer, sizeof peer);
+    snprintf(label, sizeof label, "over %s%s", peer, single ? " (1 thread)" : "");
+    plot_point(plot_series_get(&c, label, false), (double)r->n, r->seconds / mine);
+  }
+  if (threads == 0)
+    snprintf(c.title, sizeof c.title, "pscan auto's speedup over the peers, %s, GPU",
+             cli_dtype_name(t));
+  else
+    snprintf(c.title, sizeof c.title, "pscan auto's speedup over the peers, %s, %d thread%s",
+             cli_dtype_name(t), threads, threads == 1 ? "" : "s");
+  snprintf(c.subtitle, sizeof c.subtitle, "%s", machine);
+  snprintf(c.xlabel, sizeof c.xlabel, "elements (n)");
+  snprintf(c.ylabel, sizeof c.ylabel, "speedup (x, median times)");
+  c.x_pow2_labels = true;
+  snprintf(suffix, sizeof suffix, "speedup-%s", cli_dtype_name(t));
+  return bench_plot_save(&c, prefix, suffix);
+}
+
 bool bench_plot_write(const bench_plot *p, const char *prefix, const char *machine) {
   bool ok = true, done[PSCAN_DTYPE_COUNT] = {false};
   for (int i = 0; i < p->count; i++) {
@@ -176,6 +229,7 @@ bool bench_plot_write(const bench_plot *p, const char *prefix, const char *machi
     done[t] = true;
     ok = throughput(p, t, prefix, machine) && ok;
     ok = scaling(p, t, prefix, machine) && ok;
+    ok = speedup(p, t, prefix, machine) && ok;
   }
   return ok;
 }
