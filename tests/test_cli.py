@@ -16,6 +16,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_check import check, finish  # noqa: E402
+
 PSCAN = sys.argv[1]
 WORK = sys.argv[2]
 shutil.rmtree(WORK, ignore_errors=True)
@@ -23,7 +26,6 @@ os.makedirs(WORK)
 SEED = int(os.environ.get("PSCAN_TEST_SEED", random.randrange(1 << 32)))
 print(f"seed {SEED} (PSCAN_TEST_SEED={SEED} reproduces this run)")
 rng = random.Random(SEED)
-passed = failed = 0
 
 # dtype -> (struct code, numpy descr without byte order, integer bits or None)
 TYPES = {
@@ -34,13 +36,6 @@ TYPES = {
 INTS = [t for t in TYPES if TYPES[t][2]]
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def path(name):
@@ -522,5 +517,4 @@ if STATE == "gpu":  # the same round trips on the GPU
     EXTRA = []
 else:
     test_cuda_refused(STATE)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -16,21 +16,16 @@ import subprocess
 import sys
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_check import check, finish  # noqa: E402
+
 PSCAN = os.path.abspath(sys.argv[1])
 WORK = sys.argv[2]
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-passed = failed = 0
 QUICK = ["bench", "--quick", "--reps", "1", "--sizes", "2^12,2^14"]
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def run(args, cwd=None):
@@ -151,5 +146,4 @@ def test_help():
 for name, fn in list(globals().items()):
     if name.startswith("test_") and callable(fn):
         fn()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

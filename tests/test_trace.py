@@ -8,27 +8,22 @@ The expected step states below were worked out by hand from the definitions of e
 operator x inclusive/exclusive against the tool's own sequential check, and --svg (parsed with
 xml.etree, written atomically). Ends with "N passed, N failed" like the C tests."""
 import os
+import random
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_check import check, finish  # noqa: E402
 
 PSCAN = sys.argv[1]
 WORK = sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
-passed = failed = 0
 
 KH = "4 6 7 1 2 8 5 2"
 EX = "3 1 7 0 4 1 6 3"
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def run(args, stdin=None):
@@ -252,6 +247,7 @@ def blelloch_states(v):
 
 
 import random
+
 SEED16 = int(os.environ.get("PSCAN_TEST_SEED", random.randrange(1 << 30)))
 print(f"16-element step states: seed {SEED16} (PSCAN_TEST_SEED={SEED16} reproduces them)")
 rng16 = random.Random(SEED16)
@@ -340,5 +336,4 @@ bad = os.path.join(WORK, "no-such-dir", "x.svg")
 r = run(["--algo", "sklansky", "--svg", bad, "1", "2"])
 check(r.returncode == 1 and not os.path.exists(bad), f"--svg into a missing directory: exit {r.returncode}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -1,0 +1,19 @@
+"""What the Python tests of the pscan tool share (test_cli.py, test_plot.py, test_trace.py):
+check() counts a passed or failed expectation, printing the failed ones; finish() ends the run
+with "N passed, N failed" and the exit status, like the C tests."""
+import sys
+
+_counts = {"passed": 0, "failed": 0}
+
+
+def check(cond, what):
+    if cond:
+        _counts["passed"] += 1
+    else:
+        _counts["failed"] += 1
+        print("FAIL:", what)
+
+
+def finish():
+    print(f"{_counts['passed']} passed, {_counts['failed']} failed")
+    sys.exit(1 if _counts["failed"] else 0)
