@@ -230,7 +230,8 @@ static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
       return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s %s",
                          pscan__dtype_name(c->val_type), pscan__op_name(c->op));
   }
-  pscan__cpu_job job = {.op = &op.base, .in = c->in, .out = c->out, .n = c->n};
+  pscan__cpu_job job = {.op = &op.base, .in = c->in, .out = c->out, .n = c->n,
+                        .stream = pscan__cpu_stream_output(c->n * c->size)};
   /* The default: 64 KiB of per-thread buffer (items, and run heads' positions for run-length
      encoding), which stays in cache with the input it was gathered from. The buffer holds a
      whole partition, so a partition longer than the input is cut to the input. */

@@ -309,11 +309,11 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       continue;
     }
     if (kept)
-      memcpy(out + before.count * size, items, kept * size);
+      pscan__cpu_copy_out(out + before.count * size, items, kept * size, job->stream);
     if (c->kind == PSCAN__COMPACT_PARTITION_IF && kept < len) {
       size_t rejected = len - kept, rejected_before = start - before.count;
-      memcpy(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
-             rejected * size);
+      pscan__cpu_copy_out(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
+                          rejected * size, job->stream);
     }
     if (rle) {
       /* A run's length is known where the next head is: each head closes the run before it

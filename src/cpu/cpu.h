@@ -76,6 +76,9 @@ const pscan__cpu_op *pscan__cpu_avx512_op(pscan_dtype in, pscan_dtype acc, pscan
 /* Whether a scan writing out_bytes should use non-temporal stores: only when the output cannot
    stay in the last-level cache for a later reader anyway (PSCAN_CPU_STREAM overrides; kernels.c). */
 bool pscan__cpu_stream_output(size_t out_bytes);
+/* memcpy, or with stream a copy whose stores bypass the caches (x86-64: SSE2 non-temporal
+   stores, then an sfence, so the data are visible in order with what the caller stores next). */
+void pscan__cpu_copy_out(void *dst, const void *src, size_t bytes, bool stream);
 /* Fills *op for a user operator on elements of elem_size bytes. */
 void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn fn, void *user);
 
