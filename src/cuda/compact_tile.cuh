@@ -226,10 +226,14 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
                      &before_last, &total_count, &total_last);
   const ACC_T before = NAME(make)(before_count, start + (unsigned)max(before_last, 0));
   const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
-  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
-  /* 3. Gather: kept items at the front, in order; partition_if's rejected ones at the back of
-     the tile's valid range, reversed. Every thread takes its items into registers first: the
-     gather writes over the staged input. */
+  /* The aggregate goes out now, so that successors can pass this tile while it gathers;
+     tile_prefix publishes it again (the same word) before its look-back. */
+  if (p->lb.mode == PSCAN__MODE_LOOKBACK && tile > 0 && threadIdx.x == 0)
+    NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
+  /* 3. Gather, with the ranks within the tile (no need to wait for the predecessors): kept items
+     at the front, in order; partition_if's rejected ones at the back of the tile's valid range,
+     reversed. Every thread takes its items into registers first: the gather writes over the
+     staged input. */
   T items[ITEMS];
   NAME(read_items)(sm->tile, 0, ITEMS, items);
   __syncthreads();
@@ -241,10 +245,11 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
     else if (partition && (unsigned)i < mine)
       *NAME(gathered)(sm->tile, valid - 1 - rejected_rank++) = items[i];
   }
+  /* 4. The tile's prefix by look-back (warp 0); then the coalesced stores. */
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
   if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
     NAME(close_runs)(p, NAME(op)(tile_before, before), keep, start + first);
   __syncthreads();
-  /* 4. Coalesced stores. */
   const unsigned long long kept_before = tile_before.count;
   const unsigned kept = (unsigned)total.count, written = partition ? valid : kept;
   T *out = (T *)p->out;
