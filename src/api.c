@@ -141,16 +141,12 @@ pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *out, size_t
 /* ---- Compaction and segmented scan: validated here, run on backends that offer them (the CPU
    backend). ---- */
 
-/* Hands a validated compaction request to the backend; n == 0 selects nothing. */
+/* Hands a validated compaction request to the backend, n == 0 included: the backend writes the
+   count (0), which on the CUDA backend may be device memory. */
 static pscan_status run_compact(pscan_ctx *ctx, const char *fn, const pscan__compact_call *call) {
   if (!ctx->backend->compact)
     return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend does not offer compaction", fn,
                 ctx->backend->name);
-  if (call->n == 0 && ctx->backend != &pscan__cuda_backend) { /* (a CUDA count may be device
-                                                                    memory: the backend writes it) */
-    *call->num_selected = 0;
-    return PSCAN_OK;
-  }
   return ctx->backend->compact(ctx, call);
 }
 

@@ -28,7 +28,8 @@ typedef struct pscan__scan_call {
 } pscan__scan_call;
 
 /* One validated compaction request (pscan_select_if, pscan_select_flagged, pscan_partition_if,
-   pscan_unique, pscan_run_length_encode, pscan_reduce_by_key). n >= 1; out == in allowed for
+   pscan_unique, pscan_run_length_encode, pscan_reduce_by_key). n may be 0 (the backend writes
+   the count 0); out == in allowed for
    all but PARTITION_IF and REDUCE_BY_KEY;
    flags (SELECT_FLAGGED) and counts_out (RUN_LENGTH) overlap neither in nor out. */
 typedef enum {

@@ -222,6 +222,10 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
    (decoupled look-back on all configured threads). */
 static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   cpu_state *st = ctx->impl;
+  if (c->n == 0) { /* nothing to select (scan_by_key never comes here with n == 0) */
+    *c->num_selected = 0;
+    return PSCAN_OK;
+  }
   pscan__cpu_compact_op op;
   pscan__cpu_count_op(&op, c);
   if (c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY) {
