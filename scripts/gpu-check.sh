@@ -2,6 +2,9 @@
 # Everything the CUDA backend needs checked, in one call on the device machine:
 #   scripts/gpu-check.sh [build] [test] [sanitize] [perturb] [bench] [cpubench] [big]
 #   (default: all but big)
+# For iterating on kernels: [fastbuild] (the GPU tests and benchmark only), [quicktest]
+# (PSCAN_TEST_QUICK=1 scan and compaction suites), [scanbench] (i32/f32/i64/f64 at 2^16, 2^20, 2^24, 2^28,
+# no tile strategies), [compactbench] (the compaction family against CUB).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +22,29 @@ if has build; then
   log "build"
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/build.log" 2>&1 &&
     cmake --build build-gpu -j "$(nproc)" >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
+fi
+if has fastbuild; then
+  log "build (GPU tests and benchmark)"
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/build.log" 2>&1 &&
+    cmake --build build-gpu -j "$(nproc)" --target pscan_gpu_bench test_cuda_scan test_cuda_compact \
+      >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
+fi
+if has quicktest; then
+  for test in test_cuda_scan test_cuda_compact; do
+    log "$test (PSCAN_TEST_QUICK=1)"
+    PSCAN_TEST_QUICK=1 "./build-gpu/tests/$test" >"$OUT/quick-$test.log" 2>&1 || status=1
+    tail -2 "$OUT/quick-$test.log" | tee -a "$OUT/summary.txt"
+  done
+fi
+if has scanbench; then
+  log "GPU scan benchmark"
+  ./build-gpu/pscan_gpu_bench --quick --min-log 16 --max-log 28 --csv "$OUT/gpu_bench.csv" >"$OUT/gpu_bench.txt" 2>&1 || status=1
+  grep -E " 2\^(16|26|28|30) " "$OUT/gpu_bench.txt" | grep -E "memcpy|cub|auto |deterministic" | tee -a "$OUT/summary.txt"
+fi
+if has compactbench; then
+  log "GPU compaction benchmark"
+  ./build-gpu/pscan_gpu_bench --compact --csv "$OUT/gpu_compact.csv" >"$OUT/gpu_compact.txt" 2>&1 || status=1
+  grep -E "2\^28" "$OUT/gpu_compact.txt" | head -16 | tee -a "$OUT/summary.txt"
 fi
 if has test; then
   log "ctest (all labels)"

@@ -35,6 +35,8 @@ typedef struct NAME(by_key_smem) {
   ACC_T prefix;
   unsigned long long tile_id;
   unsigned long long key_before; /* the bits of the key before the tile */
+  unsigned first_head;           /* scan_by_key: the tile's first run head (valid if none) */
+  V_T first_run;                 /* reduce_by_key: the tile's part of the run its first head closes */
 } NAME(by_key_smem);
 
 /* Bit i: this thread's item i starts a run (items past the end never do). The thread's keys are
@@ -151,6 +153,149 @@ static __device__ __forceinline__ V_T NAME(segment_result)(const pscan__cuda_com
   return p->has_init ? VNAME(op)(init, carry.x) : carry.x;
 }
 
+/* scan_by_key's second half. An item after the tile's first head (its run starts inside the
+   tile) has its result without the predecessors: those results are stored while warp 0 looks
+   back, and only the items before the first head wait for the tile's prefix. */
+static __device__ __forceinline__ void NAME(scan_tile)(const pscan__cuda_compact_params *p,
+                                                       NAME(by_key_smem) *sm,
+                                                       unsigned long long tile,
+                                                       unsigned char *vals,
+                                                       unsigned long long start, unsigned valid,
+                                                       unsigned heads, unsigned mine, ACC_T before,
+                                                       ACC_T total, ACC_T *running) {
+  const unsigned first = threadIdx.x * ITEMS;
+  if (before.count == 0 && heads != 0)
+    sm->first_head = first + (unsigned)__ffs(heads) - 1; /* default (no head): valid */
+  /* 1. Results from the thread's prefix within the tile. Before the first head they are partial
+     (the values since the tile's start): the tile's prefix completes them below. */
+  ACC_T carry = before;
+  V_T v[ITEMS];
+  NAME(read_values)(vals, v);
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++) {
+    if (i >= mine)
+      break;
+    const bool head = heads >> i & 1u;
+    const ACC_T through = NAME(op)(carry, NAME(make)(head, v[i]));
+    if (through.count > 0)
+      v[i] = NAME(segment_result)(p, head, carry, through);
+    else
+      v[i] = p->exclusive ? carry.x : through.x;
+    carry = through;
+  }
+  NAME(write_values)(vals, v);
+  __syncthreads();
+  /* 2. The final results go out: whole 16-byte chunks from the first head on. */
+  const unsigned h = sm->first_head;
+  const bool vec = p->vals_vector_io && valid == TILE;
+  enum { PER_CHUNK = 16 / sizeof(V_T) };
+  const unsigned late = vec ? (h + PER_CHUNK - 1) / PER_CHUNK * PER_CHUNK : h;
+  pscan__unstage_from(p->vals_out, vals, start, valid, sizeof(V_T), vec, late);
+  /* 3. The tile's prefix (warp 0 looks back), then the items before the chunk of the first head. */
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  V_T init;
+  memcpy(&init, &p->init, sizeof init);
+  for (unsigned i = threadIdx.x; i < late; i += PSCAN__THREADS) {
+    V_T x = *(const V_T *)(vals + pscan__swz(i * (unsigned)sizeof(V_T)));
+    if (i < h) {
+      x = CX_OP(tile_before.x, x);
+      if (p->has_init)
+        x = VNAME(op)(init, x);
+    }
+    ((V_T *)p->vals_out)[start + i] = x;
+  }
+  if (running)
+    __syncthreads(); /* single-block mode: the buffers are reused by the next tile */
+}
+
+/* reduce_by_key's last tile closes the last run and writes the count. */
+static __device__ __forceinline__ void NAME(close_last_run)(const pscan__cuda_compact_params *p,
+                                                            unsigned long long tile,
+                                                            ACC_T tile_before, ACC_T total) {
+  if (tile == p->lb.num_tiles - 1 && threadIdx.x == 0) {
+    const ACC_T through = NAME(op)(tile_before, total);
+    ((V_T *)p->vals_out)[through.count - 1] = through.x;
+    *p->count_out = through.count;
+  }
+}
+
+/* reduce_by_key, the plain way: look back, then each head writes its key and closes the run
+   before it, straight to global memory. */
+static __device__ __forceinline__ void NAME(reduce_tile_direct)(
+    const pscan__cuda_compact_params *p, NAME(by_key_smem) *sm, unsigned long long tile,
+    const unsigned char *keys, const unsigned char *vals, unsigned heads, unsigned mine,
+    ACC_T before, ACC_T total, ACC_T *running) {
+  const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  ACC_T carry = NAME(op)(tile_before, before);
+  V_T v[ITEMS];
+  NAME(read_values)(vals, v);
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++) {
+    if (i >= mine)
+      break;
+    const bool head = heads >> i & 1u;
+    if (head) {
+      if (carry.count > 0)
+        ((V_T *)p->vals_out)[carry.count - 1] = carry.x;
+      pscan__store_bits(p->out, carry.count, ks, pscan__elem_bits(keys, first + i, ks));
+    }
+    carry = NAME(op)(carry, NAME(make)(head, v[i]));
+  }
+  NAME(close_last_run)(p, tile, tile_before, total);
+}
+
+/* Whether a tile with `heads` run heads can gather its results over its values: heads - 1
+   closed runs' values from the front, the heads' positions (16 bits) from the back. */
+static __device__ __forceinline__ bool NAME(gather_fits)(unsigned long long heads) {
+  return heads > 0 && (heads - 1) * sizeof(V_T) + 2 * heads <= (unsigned long long)TILE * sizeof(V_T);
+}
+
+/* reduce_by_key when the results fit over the values (runs longer than ~1.5 items): like the
+   keys kernel, the block gathers its heads' positions and the values of the runs that close
+   inside the tile with ranks within the tile (no predecessor needed), and only then looks back,
+   so that its predecessors have had that long to publish; the stores follow. The run that
+   closes at the tile's first head began in a predecessor: it alone waits for the prefix. */
+static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
+    const pscan__cuda_compact_params *p, NAME(by_key_smem) *sm, unsigned long long tile,
+    const unsigned char *keys, unsigned char *vals, unsigned heads, unsigned mine, ACC_T before,
+    ACC_T total, ACC_T *running) {
+  const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
+  const unsigned tile_heads = (unsigned)total.count;
+  V_T v[ITEMS];
+  NAME(read_values)(vals, v);
+  __syncthreads(); /* every thread has its values: the gather writes over them */
+  V_T *run_value = (V_T *)vals; /* [r - 1]: the run closed by the tile's head r */
+  unsigned short *head_at = (unsigned short *)(vals + TILE * sizeof(V_T)) - tile_heads;
+  ACC_T carry = before;
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++) {
+    if (i >= mine)
+      break;
+    const bool head = heads >> i & 1u;
+    if (head) {
+      const unsigned r = (unsigned)carry.count;
+      head_at[r] = (unsigned short)(first + i);
+      if (r > 0)
+        run_value[r - 1] = carry.x;
+      else
+        sm->first_run = carry.x; /* to be completed by the tile's prefix */
+    }
+    carry = NAME(op)(carry, NAME(make)(head, v[i]));
+  }
+  __syncthreads();
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  const unsigned long long base = tile_before.count;
+  for (unsigned j = threadIdx.x; j < tile_heads; j += PSCAN__THREADS) {
+    pscan__store_bits(p->out, base + j, ks, pscan__elem_bits(keys, head_at[j], ks));
+    if (j > 0)
+      ((V_T *)p->vals_out)[base + j - 1] = run_value[j - 1];
+    else if (base > 0)
+      ((V_T *)p->vals_out)[base - 1] = CX_OP(tile_before.x, sm->first_run);
+  }
+  NAME(close_last_run)(p, tile, tile_before, total);
+}
+
 static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
                                          NAME(by_key_smem) *sm, unsigned long long tile,
                                          ACC_T *running) {
@@ -161,11 +306,15 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   const unsigned ks = (unsigned)p->key_size;
   const bool scan = p->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
-  /* 1. Read the tile's keys and values (and the key before the tile) once. */
-  pscan__stage(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
-  pscan__stage(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
-  if (threadIdx.x == 0 && start > 0)
-    sm->key_before = pscan__load_bits(p->in, start - 1, ks);
+  /* 1. Read the tile's keys and values (and the key before the tile) once, both in flight. */
+  pscan__stage_start(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
+  pscan__stage_start(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
+  if (threadIdx.x == 0) {
+    if (start > 0)
+      sm->key_before = pscan__load_bits(p->in, start - 1, ks);
+    sm->first_head = valid;
+  }
+  pscan__stage_wait();
   __syncthreads();
   const unsigned heads = NAME(head_mask)(p, sm, keys, start, mine);
   ACC_T agg = NAME(identity)();
@@ -177,39 +326,19 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
       if (i < mine)
         agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, v[i]));
   }
-  /* 2. Prefixes: the thread's within the tile, the tile's by look-back. */
+  /* 2. The thread's prefix within the tile; the tile's aggregate goes out at once. */
   ACC_T before, total;
   NAME(block_pairs)(sm, (unsigned)agg.count, agg.x, &before, &total);
-  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
-  /* 3. Walk the items again from the thread's prefix. */
-  ACC_T carry = NAME(op)(tile_before, before);
-  V_T v[ITEMS];
-  NAME(read_values)(vals, v);
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++) {
-    if (i >= mine)
-      break;
-    const bool head = heads >> i & 1u;
-    const ACC_T through = NAME(op)(carry, NAME(make)(head, v[i]));
-    if (scan) {
-      v[i] = NAME(segment_result)(p, head, carry, through);
-    } else if (head) {
-      if (carry.count > 0)
-        ((V_T *)p->vals_out)[carry.count - 1] = carry.x;
-      pscan__store_bits(p->out, carry.count, ks, pscan__elem_bits(keys, first + i, ks));
-    }
-    carry = through;
-  }
+  if (p->lb.mode == PSCAN__MODE_LOOKBACK && tile > 0 && threadIdx.x == 0)
+    NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
   if (scan) {
-    NAME(write_values)(vals, v);
-    __syncthreads();
-    pscan__unstage(p->vals_out, vals, start, valid, sizeof(V_T),
-                   p->vals_vector_io && valid == TILE);
-  } else if (tile == p->lb.num_tiles - 1 && threadIdx.x == 0) {
-    const ACC_T through = NAME(op)(tile_before, total);
-    ((V_T *)p->vals_out)[through.count - 1] = through.x;
-    *p->count_out = through.count;
+    NAME(scan_tile)(p, sm, tile, vals, start, valid, heads, mine, before, total, running);
+    return;
   }
+  if (NAME(gather_fits)(total.count))
+    NAME(reduce_tile_gathered)(p, sm, tile, keys, vals, heads, mine, before, total, running);
+  else
+    NAME(reduce_tile_direct)(p, sm, tile, keys, vals, heads, mine, before, total, running);
   if (running)
     __syncthreads(); /* single-block mode: the buffers are reused by the next tile */
 }

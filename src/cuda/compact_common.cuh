@@ -11,17 +11,18 @@
 #include "common.cuh"
 #include "../internal.h"
 
-/* Global elements [first, first + count) of size bytes -> buf. vec: the range starts 16-byte
-   aligned and is a whole number of 16-byte chunks (a full tile of an aligned array). */
-static __device__ __forceinline__ void pscan__stage(unsigned char *buf, const void *g,
-                                                    unsigned long long first, unsigned count,
-                                                    unsigned size, bool vec) {
+/* Starts copying global elements [first, first + count) of size bytes -> buf; the copy is done
+   (for this thread's part) after pscan__stage_wait(). Several stagings may be in flight at once.
+   vec: the range starts 16-byte aligned and is a whole number of 16-byte chunks (a full tile of
+   an aligned array); otherwise the elements are copied through registers at once. */
+static __device__ __forceinline__ void pscan__stage_start(unsigned char *buf, const void *g,
+                                                          unsigned long long first, unsigned count,
+                                                          unsigned size, bool vec) {
   const unsigned char *src = (const unsigned char *)g + first * size;
   if (vec) {
     for (unsigned c = threadIdx.x; c < count * size / 16; c += PSCAN__THREADS)
       pscan__cp_async16(buf + pscan__swz(c * 16), src + 16 * c);
     pscan__cp_async_commit();
-    pscan__cp_async_wait_all();
     return;
   }
   for (unsigned i = threadIdx.x; i < count; i += PSCAN__THREADS) {
@@ -35,17 +36,29 @@ static __device__ __forceinline__ void pscan__stage(unsigned char *buf, const vo
   }
 }
 
-/* buf -> global elements [first, first + count), the reverse of pscan__stage. */
-static __device__ __forceinline__ void pscan__unstage(void *g, const unsigned char *buf,
-                                                      unsigned long long first, unsigned count,
-                                                      unsigned size, bool vec) {
+/* Waits for this thread's stagings; a barrier then makes the whole tile visible. */
+static __device__ __forceinline__ void pscan__stage_wait(void) { pscan__cp_async_wait_all(); }
+
+/* pscan__stage_start, then pscan__stage_wait. */
+static __device__ __forceinline__ void pscan__stage(unsigned char *buf, const void *g,
+                                                    unsigned long long first, unsigned count,
+                                                    unsigned size, bool vec) {
+  pscan__stage_start(buf, g, first, count, size, vec);
+  pscan__stage_wait();
+}
+
+/* buf -> global elements [first + from, first + count), the reverse of pscan__stage (vec: from is
+   a whole number of 16-byte chunks). */
+static __device__ __forceinline__ void pscan__unstage_from(void *g, const unsigned char *buf,
+                                                           unsigned long long first, unsigned count,
+                                                           unsigned size, bool vec, unsigned from) {
   unsigned char *dst = (unsigned char *)g + first * size;
   if (vec) {
-    for (unsigned c = threadIdx.x; c < count * size / 16; c += PSCAN__THREADS)
+    for (unsigned c = from * size / 16 + threadIdx.x; c < count * size / 16; c += PSCAN__THREADS)
       __stcs((uint4 *)(dst + 16 * c), *(const uint4 *)(buf + pscan__swz(c * 16)));
     return;
   }
-  for (unsigned i = threadIdx.x; i < count; i += PSCAN__THREADS) {
+  for (unsigned i = from + threadIdx.x; i < count; i += PSCAN__THREADS) {
     const unsigned char *s = buf + pscan__swz(i * size);
     switch (size) {
     case 1: dst[i] = *s; break;
