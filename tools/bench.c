@@ -403,7 +403,11 @@ static int run_cpu(bench_opts o) {
   bench_csv csv = {NULL, NULL};
   if (o.csv && !bench_csv_open(&csv, o.csv))
     return 1;
-  bench_cpu *b = bench_cpu_create(max_bytes);
+  int most_threads = 1;
+  for (int i = 0; i < o.nthreads; i++)
+    if (o.threads[i] > most_threads)
+      most_threads = o.threads[i];
+  bench_cpu *b = bench_cpu_create(max_bytes, most_threads);
   if (!b) {
     bench_csv_close(&csv, o.csv, false);
     return 1;

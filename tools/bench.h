@@ -107,9 +107,11 @@ bool bench_plot_save(const plot_chart *c, const char *prefix, const char *suffix
 
 typedef struct bench_cpu bench_cpu;
 
-/* Two buffers of max_bytes each, touched once so page faults stay out of the timings. NULL
-   after printing why on failure. */
-bench_cpu *bench_cpu_create(size_t max_bytes);
+/* Two buffers of max_bytes each, touched once so page faults stay out of the timings: by
+   `threads` threads, each its even share (where a machine has several memory nodes, pages then
+   sit near the threads that use them, as after a user's own parallel initialisation). NULL after
+   printing why on failure. */
+bench_cpu *bench_cpu_create(size_t max_bytes, int threads);
 void bench_cpu_destroy(bench_cpu *b);
 /* How many implementations bench_cpu_measure reports for p (at most BENCH_MAX_PER_POINT). */
 int bench_cpu_count(const bench_point *p);

@@ -48,7 +48,7 @@ static const pscan_algo scan_algos[] = {PSCAN_ALGO_SEQUENTIAL, PSCAN_ALGO_DECOUP
                                         PSCAN_ALGO_SCAN_THEN_PROPAGATE, PSCAN_ALGO_AUTO};
 enum { NSCAN_ALGOS = sizeof scan_algos / sizeof scan_algos[0] };
 
-bench_cpu *bench_cpu_create(size_t max_bytes) {
+bench_cpu *bench_cpu_create(size_t max_bytes, int threads) {
   bench_cpu *b = calloc(1, sizeof *b);
   size_t bytes = (max_bytes + 63) / 64 * 64;
   if (b) {
@@ -60,8 +60,15 @@ bench_cpu *bench_cpu_create(size_t max_bytes) {
     bench_cpu_destroy(b);
     return NULL;
   }
-  memset(b->in, 0, bytes); /* first touch, outside every timing */
-  memset(b->out, 0, bytes);
+  team *tm = team_create(threads); /* first touch, outside every timing */
+  if (tm) {
+    peer_zero(tm, b->in, bytes);
+    peer_zero(tm, b->out, bytes);
+    team_destroy(tm);
+  } else {
+    memset(b->in, 0, bytes);
+    memset(b->out, 0, bytes);
+  }
   b->max_bytes = bytes;
   return b;
 }

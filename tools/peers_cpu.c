@@ -129,6 +129,16 @@ static void copy_task(void *arg, int tid, int nthreads) {
 
 static void copy_memcpy(char *dst, const char *src, size_t bytes) { memcpy(dst, src, bytes); }
 
+static void zero_bytes(char *dst, const char *src, size_t bytes) {
+  (void)src;
+  memset(dst, 0, bytes);
+}
+
+void peer_zero(team *tm, void *dst, size_t bytes) {
+  share_job job = {.dst = dst, .bytes = bytes, .copy = zero_bytes};
+  team_run(tm, copy_task, &job);
+}
+
 void peer_memcpy(team *tm, void *dst, const void *src, size_t bytes) {
   share_job job = {.dst = dst, .src = src, .bytes = bytes, .copy = copy_memcpy};
   team_run(tm, copy_task, &job);

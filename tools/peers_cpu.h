@@ -26,6 +26,8 @@ void peer_fill_input(pscan_dtype t, void *in, size_t n, uint64_t seed);
 
 /* Copies with memcpy, each thread of team taking an even, 64-byte-aligned share. */
 void peer_memcpy(team *tm, void *dst, const void *src, size_t bytes);
+/* Zeroes dst, each thread of tm its even share (first touch). */
+void peer_zero(team *tm, void *dst, size_t bytes);
 /* Copies with non-temporal stores (AVX2 or SSE2 where the CPU has them, else a plain loop),
    shared the same way. */
 void peer_stream_copy(team *tm, void *dst, const void *src, size_t bytes);

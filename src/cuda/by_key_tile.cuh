@@ -353,7 +353,11 @@ __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_
       NAME(by_key_tile)(&p, &sm, tile, &running);
     return;
   }
-  NAME(by_key_tile)(&p, &sm, pscan__compact_tile_id(&p.lb, &sm.tile_id), NULL);
+  NAME(by_key_tile)(&p, &sm,
+                    pscan__compact_tile_id(&p.lb, &sm.tile_id, TILE,
+                                           p.keys_vector_io && p.vals_vector_io, p.in,
+                                           (unsigned)p.key_size, p.vals_in, sizeof(V_T)),
+                    NULL);
 }
 
 static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {

@@ -75,6 +75,19 @@ static __device__ __forceinline__ void pscan__cp_async_wait_all(void) {
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
 
+/* Asks L2 to fetch `bytes` (a multiple of 16) of global memory from a 16-byte aligned address:
+   a hint (sm_90 bulk prefetch), nothing waits for it.
+   Use: while a block waits for its tile id (an atomic: a round trip to L2), L2 can already fetch
+   the tile the block will most likely get. Ids are handed out in the order blocks start, nearly
+   blockIdx order, so the guess is the tile numbered like the block. A wrong guess costs no
+   extra DRAM traffic: each tile is prefetched once, by the block of its number, and read soon
+   after by whichever block got it. */
+static __device__ __forceinline__ void pscan__prefetch_l2(const void *g, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(g)),
+               "r"(bytes)
+               : "memory");
+}
+
 /* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
    they wait for. */
 static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {

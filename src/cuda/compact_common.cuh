@@ -142,12 +142,22 @@ static __device__ __forceinline__ bool pscan__keys_equal(unsigned long long a, u
 
 /* The tile a block works on: from the tile counter in the single-pass modes (so that every
    predecessor of a waiting tile has started), else the block index. */
+/* While waiting, L2 fetches the likely tile (pscan__prefetch_l2): `tile` elements of a_size bytes
+   from a (and of b_size bytes from b, unless b_size is 0); vec: both arrays are 16-byte aligned. */
 static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
-    const pscan__cuda_scan_params *lb, unsigned long long *slot) {
+    const pscan__cuda_scan_params *lb, unsigned long long *slot, unsigned tile, bool vec,
+    const void *a, unsigned a_size, const void *b, unsigned b_size) {
   if (lb->mode != PSCAN__MODE_LOOKBACK && lb->mode != PSCAN__MODE_CHAINED)
     return blockIdx.x;
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
+    const unsigned long long first = (unsigned long long)blockIdx.x * tile;
+    if (vec && first + tile <= lb->n) {
+      pscan__prefetch_l2((const char *)a + first * a_size, tile * a_size);
+      if (b_size)
+        pscan__prefetch_l2((const char *)b + first * b_size, tile * b_size);
+    }
     *slot = atomicAdd(lb->tile_counter, 1ull) - lb->tile_base;
+  }
   __syncthreads();
   return *slot;
 }

@@ -278,7 +278,10 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
       NAME(compact_tile)(&p, &sm, tile, &running);
     return;
   }
-  NAME(compact_tile)(&p, &sm, pscan__compact_tile_id(&p.lb, &sm.tile_id), NULL);
+  NAME(compact_tile)(&p, &sm,
+                     pscan__compact_tile_id(&p.lb, &sm.tile_id, TILE, p.keys_vector_io, p.in,
+                                            sizeof(T), NULL, 0),
+                     NULL);
 }
 
 static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {

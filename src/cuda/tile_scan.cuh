@@ -195,8 +195,11 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
   }
   unsigned long long tile = blockIdx.x;
   if (p.mode == PSCAN__MODE_LOOKBACK || p.mode == PSCAN__MODE_CHAINED) {
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+      if (p.vector_io && (tile + 1) * TILE <= p.n) /* the likely tile (common.cuh) */
+        pscan__prefetch_l2((const IN_T *)p.in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
       sm.tile_id = atomicAdd(p.tile_counter, 1ull) - p.tile_base;
+    }
     __syncthreads();
     tile = sm.tile_id;
   }
