@@ -52,6 +52,8 @@ static const char bench_help_options[] =
     "                   sizes whose two buffers do not fit in available memory are skipped)\n"
     "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
     "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
+    "  --partition N    elements per partition for pscan's CPU runs (PSCAN_PARAM_PARTITION_SIZE,\n"
+    "                   64 to 2^30; default: the library's choice, 64 KB of input)\n"
     "  --compact        measure CPU compaction instead (int32, 50% selected): pscan select_if\n"
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
@@ -89,6 +91,7 @@ typedef struct bench_opts {
   pscan_dtype types[CLI_MAX_LIST];
   int ntypes;
   long reps;
+  long partition; /* PSCAN_PARAM_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
   bool quick, compact, gpu;
   const char *csv, *plot;
 } bench_opts;
@@ -129,6 +132,9 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
         return EXIT_USAGE;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--reps", &v)) != 0) {
       if (m < 0 || !cli_parse_int(cmd, "--reps", v, 1, 1000, &o->reps))
+        return EXIT_USAGE;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--partition", &v)) != 0) {
+      if (m < 0 || !cli_parse_int(cmd, "--partition", v, 64, 1L << 30, &o->partition))
         return EXIT_USAGE;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--csv", &o->csv)) != 0) {
       if (m < 0 || !named(cmd, "--csv", "a file name", o->csv))
@@ -311,6 +317,8 @@ static void print_header(const bench_opts *o, const char *machine) {
   const char *isa = getenv("PSCAN_CPU_ISA"), *stream = getenv("PSCAN_CPU_STREAM");
   printf("PSCAN_CPU_ISA=%s PSCAN_CPU_STREAM=%s\n", isa ? isa : "(unset: best)",
          stream ? stream : "(unset: auto)");
+  if (o->partition > 0)
+    printf("partition: %ld elements (--partition)\n", o->partition);
   sysinfo_cpu a, b;
   double others, steal;
   struct timespec pause = {0, 200 * 1000 * 1000};
@@ -407,7 +415,7 @@ static int run_cpu(bench_opts o) {
   for (int i = 0; i < o.nthreads; i++)
     if (o.threads[i] > most_threads)
       most_threads = o.threads[i];
-  bench_cpu *b = bench_cpu_create(max_bytes, most_threads);
+  bench_cpu *b = bench_cpu_create(max_bytes, most_threads, o.partition);
   if (!b) {
     bench_csv_close(&csv, o.csv, false);
     return 1;

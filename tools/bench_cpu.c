@@ -38,6 +38,7 @@ struct bench_cpu {
   size_t filled_n;
   per_threads slots[CLI_MAX_LIST];
   int nslots;
+  long partition; /* PSCAN_PARAM_PARTITION_SIZE, 0: the library's choice */
   volatile uint64_t sink; /* keeps the reduction's result alive */
 };
 
@@ -48,7 +49,7 @@ static const pscan_algo scan_algos[] = {PSCAN_ALGO_SEQUENTIAL, PSCAN_ALGO_DECOUP
                                         PSCAN_ALGO_SCAN_THEN_PROPAGATE, PSCAN_ALGO_AUTO};
 enum { NSCAN_ALGOS = sizeof scan_algos / sizeof scan_algos[0] };
 
-bench_cpu *bench_cpu_create(size_t max_bytes, int threads) {
+bench_cpu *bench_cpu_create(size_t max_bytes, int threads, long partition) {
   bench_cpu *b = calloc(1, sizeof *b);
   size_t bytes = (max_bytes + 63) / 64 * 64;
   if (b) {
@@ -70,6 +71,7 @@ bench_cpu *bench_cpu_create(size_t max_bytes, int threads) {
     memset(b->out, 0, bytes);
   }
   b->max_bytes = bytes;
+  b->partition = partition;
   return b;
 }
 
@@ -97,6 +99,8 @@ static per_threads *slot_for(bench_cpu *b, int threads) {
   pscan_status st = pscan_create(&s.ctx, PSCAN_BACKEND_CPU);
   if (st == PSCAN_OK)
     st = pscan_set_param(s.ctx, PSCAN_PARAM_THREADS, threads);
+  if (st == PSCAN_OK && b->partition > 0)
+    st = pscan_set_param(s.ctx, PSCAN_PARAM_PARTITION_SIZE, b->partition);
   if (st != PSCAN_OK || !s.tm) {
     cli_error("bench", "cannot set up %d threads: %s", threads,
               st != PSCAN_OK ? pscan_last_error(s.ctx) : "pthread_create failed");

@@ -21,6 +21,14 @@ enum { AUTO_SEQUENTIAL_BELOW = 1 << 16, AUTO_MIN_ELEMS_PER_THREAD = 1 << 15 };
 /* Default partition: this many bytes of input, so a partition stays in the core's cache between
    the reduction and the scan of the single-pass strategy. */
 enum { AUTO_PARTITION_BYTES = 64 << 10, MIN_PARTITION = 64 };
+/* With many threads (AUTO_LARGE_THREADS or more) an input of at least AUTO_LARGE_INPUT bytes (far
+   beyond any last-level cache) scans in partitions of AUTO_LARGE_PARTITION_BYTES: a quarter as
+   many look-backs and partition claims for the threads to contend on, and each partition still
+   fits a core's L2 between its reduction and its scan. Measured (bench/NOTES.md): +2-13% on 16
+   threads at 2^28, 1 MiB partitions -25%, and slower on 2 threads, so fewer threads keep 64 KiB.
+   Deterministic order-sensitive scans always use 64 KiB: their partition boundaries fix the
+   order of combination, which must not depend on the thread count. */
+enum { AUTO_LARGE_INPUT = 64 << 20, AUTO_LARGE_PARTITION_BYTES = 256 << 10, AUTO_LARGE_THREADS = 16 };
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
@@ -102,10 +110,15 @@ static pscan_status ensure_work(pscan_ctx *ctx, cpu_state *st, size_t bytes) {
   return PSCAN_OK;
 }
 
+static int configured_threads(const pscan_ctx *ctx);
+
 static size_t partition_size(const pscan_ctx *ctx, const pscan__scan_call *c) {
   if (ctx->params[PSCAN_PARAM_PARTITION_SIZE] > 0)
     return (size_t)ctx->params[PSCAN_PARAM_PARTITION_SIZE];
-  size_t part = AUTO_PARTITION_BYTES / c->in_size;
+  const bool fixed_order = ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c);
+  const bool large = !fixed_order && configured_threads(ctx) >= AUTO_LARGE_THREADS &&
+                     c->n >= AUTO_LARGE_INPUT / c->in_size;
+  size_t part = (large ? AUTO_LARGE_PARTITION_BYTES : AUTO_PARTITION_BYTES) / c->in_size;
   return part < MIN_PARTITION ? MIN_PARTITION : part;
 }
 
