@@ -54,25 +54,33 @@ static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsign
 /* Folds predecessors j+1 .. tile-1 (their aggregates) onto acc, strictly left to right, a window
    of 32 at a time. Lane 0 folds each window out of shared memory: its loads do not depend on acc,
    so only the operators form the serial chain (a chain of shuffles would add a shuffle's latency
-   to every step). Returns the result in every lane. */
+   to every step). The next window's words are requested before lane 0 folds the current one, so
+   the round trip to L2 overlaps the fold. Returns the result in every lane. */
 static __device__ ACC_T NAME(fold_aggregates)(const pscan__cuda_scan_params *p, long long j,
                                               unsigned long long tile, ACC_T acc, ACC_T *window) {
   const int lane = threadIdx.x & 31;
-  for (long long first = j + 1; first < (long long)tile; first += 32) {
-    long long t = first + lane;
-    ACC_T v = NAME(identity)();
+  long long first = j + 1;
+  ACC_T v = NAME(identity)();
+  bool ready = first + lane >= (long long)tile ||
+               NAME(read_word)(p->agg_words, (unsigned long long)(first + lane), p->epoch, &v);
+  while (first < (long long)tile) {
     unsigned ns = 8;
-    while (!__all_sync(PSCAN__FULL_MASK,
-                       t >= (long long)tile ||
-                           NAME(read_word)(p->agg_words, (unsigned long long)t, p->epoch, &v)))
+    while (!__all_sync(PSCAN__FULL_MASK, ready)) { /* wait for this window's aggregates */
       pscan__backoff(&ns);
-    long long count = (long long)tile - first < 32 ? (long long)tile - first : 32;
+      ready = NAME(read_word)(p->agg_words, (unsigned long long)(first + lane), p->epoch, &v);
+    }
+    const long long count = (long long)tile - first < 32 ? (long long)tile - first : 32;
     window[lane] = v;
     __syncwarp();
+    const long long next = first + 32;
+    v = NAME(identity)(); /* the next window's words, in flight during the fold */
+    ready = next + lane >= (long long)tile ||
+            NAME(read_word)(p->agg_words, (unsigned long long)(next + lane), p->epoch, &v);
     if (lane == 0)
       for (int l = 0; l < count; l++)
         acc = NAME(op)(acc, window[l]);
     __syncwarp(); /* the window is rewritten next round */
+    first = next;
   }
   return NAME(shfl)(acc, 0);
 }
