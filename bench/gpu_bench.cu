@@ -207,10 +207,16 @@ __global__ void random_fill(int *data, float *vals, uint8_t *flags, size_t n, un
   }
 }
 
+__global__ void widen_values(double *d, const float *f, size_t n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    d[i] = f[i];
+}
+
 struct CompactBufs {
   size_t n;
   int *data, *keys, *out, *out2, *tmp_i;
   float *vals, *vout;
+  double *dvals, *dvout; // the same values as 8-byte floats (by-key ops with 8-byte values)
   uint8_t *flags;
   uint64_t *counts;
   size_t *nsel;
@@ -293,6 +299,17 @@ static void bench_compact_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, boo
     CK(cub::DeviceScan::InclusiveSumByKey(cub_temp(tb), tb, b.keys, b.vals, b.vout, (int64_t)n)); });
   compact_row("pscan", "inclusive_sum_by_key_run500", n, 3.0 * n * 4, copy_gbs, [&] {
     PK(pscan_scan_by_key(ctx, b.keys, PSCAN_I32, b.vals, b.vout, n, PSCAN_F32, PSCAN_SUM, 0, nullptr)); });
+  // The same with 8-byte (f64) values: bytes are keys (4) + values (8) read, values written.
+  CK(cub::DeviceReduce::ReduceByKey(nullptr, tb, b.keys, b.out, b.dvals, b.dvout, b.cub_nsel, cuda::std::plus<double>(), (int64_t)n));
+  compact_row("cub", "reduce_by_key_f64_run500", n, n * 12.0, copy_gbs, [&] {
+    CK(cub::DeviceReduce::ReduceByKey(cub_temp(tb), tb, b.keys, b.out, b.dvals, b.dvout, b.cub_nsel, cuda::std::plus<double>(), (int64_t)n)); });
+  compact_row("pscan", "reduce_by_key_f64_run500", n, n * 12.0, copy_gbs, [&] {
+    PK(pscan_reduce_by_key(ctx, b.keys, PSCAN_I32, b.dvals, PSCAN_F64, b.out, b.dvout, n, PSCAN_SUM, b.nsel)); });
+  CK(cub::DeviceScan::InclusiveSumByKey(nullptr, tb, b.keys, b.dvals, b.dvout, (int64_t)n));
+  compact_row("cub", "inclusive_sum_by_key_f64_run500", n, n * 20.0, copy_gbs, [&] {
+    CK(cub::DeviceScan::InclusiveSumByKey(cub_temp(tb), tb, b.keys, b.dvals, b.dvout, (int64_t)n)); });
+  compact_row("pscan", "inclusive_sum_by_key_f64_run500", n, n * 20.0, copy_gbs, [&] {
+    PK(pscan_scan_by_key(ctx, b.keys, PSCAN_I32, b.dvals, b.dvout, n, PSCAN_F64, PSCAN_SUM, 0, nullptr)); });
 }
 
 static void bench_compact(const Opts &o, pscan_ctx *ctx) {
@@ -306,12 +323,15 @@ static void bench_compact(const Opts &o, pscan_ctx *ctx) {
   CK(cudaMalloc(&b.tmp_i, max_n * 4));
   CK(cudaMalloc(&b.vals, max_n * 4));
   CK(cudaMalloc(&b.vout, max_n * 4));
+  CK(cudaMalloc(&b.dvals, max_n * 8));
+  CK(cudaMalloc(&b.dvout, max_n * 8));
   CK(cudaMalloc(&b.flags, max_n));
   CK(cudaMalloc(&b.counts, max_n * 8));
   CK(cudaMalloc(&b.nsel, sizeof(size_t)));
   CK(cudaMalloc(&b.cub_nsel, sizeof(int64_t)));
   random_fill<<<1024, 256>>>(b.data, b.vals, b.flags, max_n, 12345u);
   run_heads<<<1024, 256>>>(b.tmp_i, max_n, 500);
+  widen_values<<<1024, 256>>>(b.dvals, b.vals, max_n);
   size_t tb = 0;
   CK(cub::DeviceScan::InclusiveSum(nullptr, tb, b.tmp_i, b.keys, (int64_t)max_n));
   CK(cub::DeviceScan::InclusiveSum(cub_temp(tb), tb, b.tmp_i, b.keys, (int64_t)max_n));
@@ -323,7 +343,7 @@ static void bench_compact(const Opts &o, pscan_ctx *ctx) {
   }
   bench_compact_at(ctx, b, max_n, true);
   for (void *p : {(void *)b.data, (void *)b.keys, (void *)b.out, (void *)b.out2, (void *)b.tmp_i,
-                  (void *)b.vals, (void *)b.vout, (void *)b.flags, (void *)b.counts, (void *)b.nsel,
+                  (void *)b.vals, (void *)b.vout, (void *)b.dvals, (void *)b.dvout, (void *)b.flags, (void *)b.counts, (void *)b.nsel,
                   (void *)b.cub_nsel})
     CK(cudaFree(p));
 }
