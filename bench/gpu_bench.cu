@@ -6,6 +6,7 @@
 //   pscan_gpu_bench [--quick] [--types i32,f32,i64,f64] [--min-log 10] [--max-log 30]
 //                   [--csv FILE] [--blocks] [--deterministic]
 //   pscan_gpu_bench --compact [--quick] [--csv FILE]
+//   pscan_gpu_bench --latency
 //
 // --compact: the compaction family against CUB instead of the scans (int32 data, 50% uniform
 // random selection, runs of average length 500: the setup of Merrill & Garland's Figure 12), at
@@ -13,6 +14,11 @@
 // ../shared/anchors: select_if n*4 read + kept*4 written, partition_if 2n*4, select_flagged
 // n*4 + n + kept*4, unique and run-length encoding n*4 read, reduce_by_key 2n*4 read,
 // inclusive sum by key 3n*4.
+//
+// --latency: where a small call's time goes (n = 2^10 .. 2^16, i32 and f64): per call in
+// back-to-back batches (what the scan rows report), the host's time to issue one call (the
+// batch's wall time before it waits), and one call alone (event, call, event, wait), for pscan,
+// CUB, cudaMemcpyAsync and an empty kernel; printed only.
 //
 // Bytes counted: n elements read + n written. GB/s = 1e9 bytes/s. "frac" = fraction of the
 // copy's GB/s at the same n.
@@ -26,6 +32,7 @@
 #include <thrust/scan.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,7 +59,7 @@
   } while (0)
 
 struct Opts {
-  bool quick = false, blocks = false, deterministic = false, compact = false;
+  bool quick = false, blocks = false, deterministic = false, compact = false, latency = false;
   int min_log = 10, max_log = 30;
   std::vector<std::string> types{"i32", "f32", "i64", "f64"};
   const char *csv = "gpu_bench.csv";
@@ -175,6 +182,82 @@ static void bench_type(const Opts &o, pscan_ctx *ctx, const char *tname, pscan_d
       report("pscan", "auto-deterministic", "auto", tname, n, sizeof(T), t, copy_gbs);
       PK(pscan_set_param(ctx, PSCAN_PARAM_DETERMINISTIC, 0));
     }
+  }
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+}
+
+static void *cub_temp(size_t bytes);
+
+// ---- small calls: host issue time, back-to-back time, one call alone ----
+
+__global__ void empty_kernel(pscan_ctx *unused) { (void)unused; }
+
+struct Latency {
+  double per_call, host_issue, alone;
+};
+
+template <class F> static Latency latency_of(F fn) {
+  for (int i = 0; i < 20; i++) fn();
+  CK(cudaDeviceSynchronize());
+  const int per_batch = 200, batches = 15;
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<double> back, host, alone;
+  for (int k = 0; k < batches; k++) {
+    CK(cudaEventRecord(a));
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < per_batch; i++) fn();
+    auto t1 = std::chrono::steady_clock::now();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    back.push_back(ms * 1e-3 / per_batch);
+    host.push_back(std::chrono::duration<double>(t1 - t0).count() / per_batch);
+  }
+  for (int k = 0; k < 101; k++) {
+    CK(cudaEventRecord(a));
+    fn();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    alone.push_back(ms * 1e-3);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return {median(back), median(host), median(alone)};
+}
+
+static void latency_row(const char *what, const char *type, int lg, Latency l) {
+  printf("%-10s %-4s 2^%-3d per call %6.2f us   host issue %6.2f us   alone %6.2f us\n", what, type,
+         lg, l.per_call * 1e6, l.host_issue * 1e6, l.alone * 1e6);
+  fflush(stdout);
+}
+
+template <class T> static void latency_type(pscan_ctx *ctx, const char *tname, pscan_dtype dt) {
+  const size_t max_n = (size_t)1 << 16;
+  T *in, *out;
+  CK(cudaMalloc(&in, max_n * sizeof(T)));
+  CK(cudaMalloc(&out, max_n * sizeof(T)));
+  fill(in, max_n);
+  PK(pscan_set_param(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_AUTO));
+  for (int lg = 10; lg <= 16; lg += 2) {
+    size_t n = (size_t)1 << lg, temp_bytes = 0;
+    latency_row("empty", tname, lg, latency_of([&] { empty_kernel<<<1, 32>>>(ctx); }));
+    latency_row("memcpy", tname, lg, latency_of([&] {
+                  CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice));
+                }));
+    CK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, (int64_t)n));
+    void *temp = cub_temp(temp_bytes);
+    latency_row("cub", tname, lg, latency_of([&] {
+                  CK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, (int64_t)n));
+                }));
+    latency_row("pscan", tname, lg, latency_of([&] {
+                  PK(pscan_inclusive_scan(ctx, in, out, n, dt, PSCAN_SUM));
+                }));
   }
   CK(cudaFree(in));
   CK(cudaFree(out));
@@ -354,6 +437,7 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     if (a == "--quick") o.quick = true;
     else if (a == "--compact") o.compact = true;
+    else if (a == "--latency") o.latency = true;
     else if (a == "--blocks") o.blocks = true;
     else if (a == "--deterministic") o.deterministic = true;
     else if (a == "--min-log" && i + 1 < argc) o.min_log = atoi(argv[++i]);
@@ -378,6 +462,12 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, %d SMs, pscan %s\n", prop.name, prop.multiProcessorCount, pscan_version_string());
+  if (o.latency) {
+    latency_type<int32_t>(ctx, "i32", PSCAN_I32);
+    latency_type<double>(ctx, "f64", PSCAN_F64);
+    pscan_destroy(ctx);
+    return 0;
+  }
   if (o.compact) bench_compact(o, ctx);
   for (auto &t : o.types) {
     if (o.compact) break;

@@ -4,7 +4,9 @@
 #   (default: all but big)
 # For iterating on kernels: [fastbuild] (the GPU tests and benchmark only), [quicktest]
 # (PSCAN_TEST_QUICK=1 scan and compaction suites), [scanbench] (i32/f32/i64/f64 at 2^16, 2^20, 2^24, 2^28,
-# no tile strategies), [compactbench] (the compaction family against CUB).
+# no tile strategies), [compactbench] (the compaction family against CUB), [latency] (where a
+# small call's time goes: pscan_gpu_bench --latency), [ab] (A/B: pscan_gpu_bench from a second
+# build with the extra CUDA flags in $AB_FLAGS, alternating with build-gpu's, $AB_ARGS: its args).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,25 @@ if has scanbench; then
   log "GPU scan benchmark"
   ./build-gpu/pscan_gpu_bench --quick --min-log 16 --max-log 28 --csv "$OUT/gpu_bench.csv" >"$OUT/gpu_bench.txt" 2>&1 || status=1
   grep -E " 2\^(16|26|28|30) " "$OUT/gpu_bench.txt" | grep -E "memcpy|cub|auto |deterministic" | tee -a "$OUT/summary.txt"
+fi
+if has latency; then
+  log "small-call latency"
+  ./build-gpu/pscan_gpu_bench --latency >"$OUT/latency.txt" 2>&1 || status=1
+  tee -a "$OUT/summary.txt" <"$OUT/latency.txt"
+fi
+if has ab; then
+  log "A/B: build-ab with ${AB_FLAGS:-?}; pscan_gpu_bench ${AB_ARGS:-}"
+  { cmake -S . -B build-ab -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=${AB_FLAGS:-}" &&
+      cmake --build build-ab -j "$(nproc)" --target pscan_gpu_bench; } >"$OUT/ab-build.log" 2>&1 ||
+    { status=1; log "A/B BUILD FAILED"; tail -20 "$OUT/ab-build.log"; }
+  for round in 1 2; do
+    for side in gpu ab; do
+      # shellcheck disable=SC2086
+      ./build-$side/pscan_gpu_bench ${AB_ARGS:-} --csv "$OUT/ab-$side-$round.csv" >"$OUT/ab-$side-$round.txt" 2>&1 || status=1
+      echo "-- $side round $round" >>"$OUT/summary.txt"
+      grep -E "memcpy|cub |auto |deterministic|pscan " "$OUT/ab-$side-$round.txt" | grep -vE "chained|reduce-then|scan-then|sequential" >>"$OUT/summary.txt"
+    done
+  done
 fi
 if has compactbench; then
   log "GPU compaction benchmark"
