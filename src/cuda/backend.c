@@ -39,6 +39,7 @@ typedef struct cuda_state {
   char *status[3];
   size_t status_bytes[3];
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
+  uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
@@ -83,6 +84,24 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
   return PSCAN_OK;
 }
 
+/* Single-pass grids of at most one block per multiprocessor launch cooperatively: the runtime
+   then guarantees that every block is resident at once, so a tile can take its block's index and
+   skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
+   and still never wait on a predecessor that is not running. PSCAN_CUDA_COOPERATIVE=0 turns it
+   off (for measurements). */
+static uint64_t cooperative_grid_limit(int device) {
+  const char *env = getenv("PSCAN_CUDA_COOPERATIVE");
+  int coop = 0, sms = 0;
+  if (env && strcmp(env, "0") == 0)
+    return 0;
+  if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return coop && sms > 0 ? (uint64_t)sms : 0;
+}
+
 static pscan_status cuda_init(pscan_ctx *ctx) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -98,6 +117,8 @@ static pscan_status cuda_init(pscan_ctx *ctx) {
   pscan_status s = use_device(ctx, st);
   if (s == PSCAN_OK && (e = cudaEventCreateWithFlags(&st->ordering, cudaEventDisableTiming)))
     s = cuda_fail(ctx, e, "cudaEventCreate");
+  if (s == PSCAN_OK)
+    st->coop_tiles = cooperative_grid_limit(st->device);
   if (s != PSCAN_OK) {
     pscan__free(st);
     ctx->impl = NULL;
@@ -268,6 +289,15 @@ static size_t multipass_bytes(const plan *pl, uint64_t n, const pscan__cuda_kern
   return bytes;
 }
 
+typedef int (*scan_launcher)(const pscan__cuda_scan_params *, uint64_t, void *);
+
+/* A launcher's cudaError_t (or the test hook's injected launch failure). */
+static int call_launcher(scan_launcher fn, const pscan__cuda_scan_params *p, uint64_t grid,
+                         void *stream) {
+  return pscan__fault_inject(PSCAN__FAULT_LAUNCH) ? (int)cudaErrorLaunchFailure
+                                                   : fn(p, grid, stream);
+}
+
 static pscan_status launch(pscan_ctx *ctx, int (*fn)(const pscan__cuda_scan_params *, uint64_t, void *),
                            const pscan__cuda_scan_params *p, uint64_t grid, const char *what) {
   cuda_state *st = ctx->impl;
@@ -276,8 +306,7 @@ static pscan_status launch(pscan_ctx *ctx, int (*fn)(const pscan__cuda_scan_para
   if (grid > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "%s: %llu tiles exceed the grid limit", what,
                        (unsigned long long)grid);
-  int e = pscan__fault_inject(PSCAN__FAULT_LAUNCH) ? (int)cudaErrorLaunchFailure
-                                                    : fn(p, grid, st->stream);
+  int e = call_launcher(fn, p, grid, st->stream);
   if (e != cudaSuccess)
     return cuda_fail(ctx, (cudaError_t)e, what);
   return PSCAN_OK;
@@ -303,6 +332,17 @@ static pscan_status launch_single_pass(pscan_ctx *ctx, const pscan__cuda_kernels
                                        pscan__cuda_scan_params *p) {
   cuda_state *st = ctx->impl;
   p->tile_base = st->tile_base;
+  p->tile_from_block = p->num_tiles <= st->coop_tiles;
+  if (p->tile_from_block) {
+    int e = call_launcher(k->scan, p, p->num_tiles, st->stream);
+    if (e == cudaSuccess)
+      return PSCAN_OK; /* (the counter was not used) */
+    if (e != cudaErrorCooperativeLaunchTooLarge)
+      return cuda_fail(ctx, (cudaError_t)e, "single-pass scan (cooperative)");
+    cudaGetLastError(); /* fewer multiprocessors than the device has (MPS, partitions): */
+    st->coop_tiles = 0; /* take tile ids from the counter from now on */
+    p->tile_from_block = 0;
+  }
   PSCAN__CHECK(launch(ctx, k->scan, p, p->num_tiles, "single-pass scan"));
   st->tile_base += p->num_tiles;
   return PSCAN_OK;

@@ -36,6 +36,7 @@ typedef struct pscan__cuda_scan_params {
   void *incl_words;  /* per tile: (inclusive prefix, epoch) */
   unsigned long long *tile_counter;
   unsigned long long tile_base; /* value of *tile_counter when this launch starts */
+  int tile_from_block; /* a cooperative launch (every block resident at once): tile = blockIdx.x */
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
 } pscan__cuda_scan_params;

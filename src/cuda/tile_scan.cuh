@@ -10,7 +10,9 @@
  *
  * Single-pass strategies run one tile per block with tile ids from an atomic counter: a tile
  * starts the moment its id is taken, so a tile that others wait for is always being worked on
- * (bench/NOTES.md: holding a prefetched tile id made look-backs wait and cost 40%). */
+ * (bench/NOTES.md: holding a prefetched tile id made look-backs wait and cost 40%). Grids of at
+ * most one block per multiprocessor are launched cooperatively instead (every block resident at
+ * once, so every predecessor is running) and take their block's index: no atomic round trip. */
 
 enum {
   /* A batch holds at most 16 items and 64 bytes of accumulators (16 of 4 bytes, 8 of 8 bytes:
@@ -194,7 +196,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
     return;
   }
   unsigned long long tile = blockIdx.x;
-  if (p.mode == PSCAN__MODE_LOOKBACK || p.mode == PSCAN__MODE_CHAINED) {
+  if ((p.mode == PSCAN__MODE_LOOKBACK || p.mode == PSCAN__MODE_CHAINED) && !p.tile_from_block) {
     if (threadIdx.x == 0) {
       if (p.vector_io && (tile + 1) * TILE <= p.n) /* the likely tile (common.cuh) */
         pscan__prefetch_l2((const IN_T *)p.in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
@@ -231,6 +233,11 @@ __global__ void __launch_bounds__(PSCAN__THREADS)
 }
 
 static int NAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  if (p->tile_from_block) { /* backend.c: launch_single_pass */
+    void *args[] = {(void *)p};
+    return (int)cudaLaunchCooperativeKernel((const void *)NAME(scan_kernel), dim3((unsigned)grid),
+                                            dim3(PSCAN__THREADS), args, 0, (cudaStream_t)stream);
+  }
   NAME(scan_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
