@@ -40,6 +40,7 @@ typedef struct cuda_state {
   size_t status_bytes[3];
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
+  unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
@@ -117,8 +118,20 @@ static pscan_status cuda_init(pscan_ctx *ctx) {
   pscan_status s = use_device(ctx, st);
   if (s == PSCAN_OK && (e = cudaEventCreateWithFlags(&st->ordering, cudaEventDisableTiming)))
     s = cuda_fail(ctx, e, "cudaEventCreate");
-  if (s == PSCAN_OK)
+  if (s == PSCAN_OK) {
     st->coop_tiles = cooperative_grid_limit(st->device);
+    /* 2 us between the first wave's rows measured best on the H100 (bench/NOTES.md, session 4);
+       PSCAN_CUDA_STAGGER_NS overrides it, 0 turns it off. */
+    int sms = 0;
+    const char *env = getenv("PSCAN_CUDA_STAGGER_NS");
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) == cudaSuccess &&
+        sms > 0) {
+      st->stagger_ns = env ? (unsigned)strtoul(env, NULL, 10) : 2000u;
+      st->sm_count = (unsigned)sms;
+    } else {
+      cudaGetLastError();
+    }
+  }
   if (s != PSCAN_OK) {
     pscan__free(st);
     ctx->impl = NULL;
@@ -342,6 +355,10 @@ static pscan_status launch_single_pass(pscan_ctx *ctx, const pscan__cuda_kernels
     cudaGetLastError(); /* fewer multiprocessors than the device has (MPS, partitions): */
     st->coop_tiles = 0; /* take tile ids from the counter from now on */
     p->tile_from_block = 0;
+  }
+  if (p->num_tiles > 2 * PSCAN__MIN_BLOCKS * (uint64_t)st->sm_count) {
+    p->stagger_ns = st->stagger_ns;
+    p->sm_count = st->sm_count;
   }
   PSCAN__CHECK(launch(ctx, k->scan, p, p->num_tiles, "single-pass scan"));
   st->tile_base += p->num_tiles;

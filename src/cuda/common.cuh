@@ -15,12 +15,10 @@
 #define PSCAN__NAME5(f, a, b, c) PSCAN__NAME5_(f, a, b, c)
 
 #define PSCAN__THREADS 256
-/* Tuning knobs (bench/NOTES.md): bytes of a tile per thread, and the register bound. */
+/* Tuning knobs (bench/NOTES.md): bytes of a tile per thread; the register bound
+   (PSCAN__MIN_BLOCKS) is in launch.h, which the host code reads too. */
 #ifndef PSCAN__THREAD_BYTES
 #define PSCAN__THREAD_BYTES 128
-#endif
-#ifndef PSCAN__MIN_BLOCKS
-#define PSCAN__MIN_BLOCKS 5
 #endif
 #define PSCAN__WARPS (PSCAN__THREADS / 32)
 #define PSCAN__FULL_MASK 0xffffffffu

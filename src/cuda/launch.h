@@ -10,6 +10,12 @@
 extern "C" {
 #endif
 
+/* Resident blocks per multiprocessor the single-pass kernels are built for (their register
+   bound): one wave of a launch is PSCAN__MIN_BLOCKS x the multiprocessors. */
+#ifndef PSCAN__MIN_BLOCKS
+#define PSCAN__MIN_BLOCKS 5
+#endif
+
 /* How the tile-scan kernel learns the exclusive prefix of each tile. */
 typedef enum pscan__cuda_mode {
   PSCAN__MODE_LOOKBACK, /* single pass, decoupled look-back over a warp-wide window */
@@ -37,6 +43,10 @@ typedef struct pscan__cuda_scan_params {
   unsigned long long *tile_counter;
   unsigned long long tile_base; /* value of *tile_counter when this launch starts */
   int tile_from_block; /* a cooperative launch (every block resident at once): tile = blockIdx.x */
+  /* Launches of more than two waves: a first-wave block of rank r = blockIdx.x / sm_count
+     (0 .. PSCAN__MIN_BLOCKS-1) waits r x stagger_ns before it takes its tile (tile_scan.cuh). */
+  unsigned stagger_ns;
+  unsigned sm_count;
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
 } pscan__cuda_scan_params;
