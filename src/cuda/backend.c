@@ -88,19 +88,21 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
 /* Single-pass grids of at most one block per multiprocessor launch cooperatively: the runtime
    then guarantees that every block is resident at once, so a tile can take its block's index and
    skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
-   and still never wait on a predecessor that is not running. PSCAN_CUDA_COOPERATIVE=0 turns it
-   off (for measurements). */
-static uint64_t cooperative_grid_limit(int device) {
-  const char *env = getenv("PSCAN_CUDA_COOPERATIVE");
+   and still never wait on a predecessor that is not running. Launches of more than two waves
+   start their first wave's rows 2 us apart (launch.h; measured best on the H100, bench/NOTES.md,
+   session 4). PSCAN_CUDA_COOPERATIVE=0 and PSCAN_CUDA_STAGGER_NS=N change them (measurements). */
+static void configure_launches(cuda_state *st) {
   int coop = 0, sms = 0;
-  if (env && strcmp(env, "0") == 0)
-    return 0;
-  if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, st->device) != cudaSuccess ||
+      sms <= 0) {
     cudaGetLastError();
-    return 0;
+    return; /* neither */
   }
-  return coop && sms > 0 ? (uint64_t)sms : 0;
+  const char *no_coop = getenv("PSCAN_CUDA_COOPERATIVE"), *stagger = getenv("PSCAN_CUDA_STAGGER_NS");
+  st->coop_tiles = coop && !(no_coop && strcmp(no_coop, "0") == 0) ? (uint64_t)sms : 0;
+  st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;
+  st->sm_count = (unsigned)sms;
 }
 
 static pscan_status cuda_init(pscan_ctx *ctx) {
@@ -118,20 +120,8 @@ static pscan_status cuda_init(pscan_ctx *ctx) {
   pscan_status s = use_device(ctx, st);
   if (s == PSCAN_OK && (e = cudaEventCreateWithFlags(&st->ordering, cudaEventDisableTiming)))
     s = cuda_fail(ctx, e, "cudaEventCreate");
-  if (s == PSCAN_OK) {
-    st->coop_tiles = cooperative_grid_limit(st->device);
-    /* 2 us between the first wave's rows measured best on the H100 (bench/NOTES.md, session 4);
-       PSCAN_CUDA_STAGGER_NS overrides it, 0 turns it off. */
-    int sms = 0;
-    const char *env = getenv("PSCAN_CUDA_STAGGER_NS");
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) == cudaSuccess &&
-        sms > 0) {
-      st->stagger_ns = env ? (unsigned)strtoul(env, NULL, 10) : 2000u;
-      st->sm_count = (unsigned)sms;
-    } else {
-      cudaGetLastError();
-    }
-  }
+  if (s == PSCAN_OK)
+    configure_launches(st);
   if (s != PSCAN_OK) {
     pscan__free(st);
     ctx->impl = NULL;
