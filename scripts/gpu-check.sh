@@ -6,7 +6,8 @@
 # (PSCAN_TEST_QUICK=1 scan and compaction suites), [scanbench] (i32/f32/i64/f64 at 2^16, 2^20, 2^24, 2^28,
 # no tile strategies), [compactbench] (the compaction family against CUB), [latency] (where a
 # small call's time goes: pscan_gpu_bench --latency), [ab] (A/B: pscan_gpu_bench from a second
-# build with the extra CUDA flags in $AB_FLAGS, alternating with build-gpu's, $AB_ARGS: its args).
+# build with the extra CUDA flags in $AB_FLAGS, or build-gpu's run with the environment $AB_ENV,
+# alternating with build-gpu's; $AB_ARGS: its args).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -49,14 +50,23 @@ if has latency; then
   tee -a "$OUT/summary.txt" <"$OUT/latency.txt"
 fi
 if has ab; then
-  log "A/B: build-ab with ${AB_FLAGS:-?}; pscan_gpu_bench ${AB_ARGS:-}"
-  { cmake -S . -B build-ab -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=${AB_FLAGS:-}" &&
-      cmake --build build-ab -j "$(nproc)" --target pscan_gpu_bench; } >"$OUT/ab-build.log" 2>&1 ||
-    { status=1; log "A/B BUILD FAILED"; tail -20 "$OUT/ab-build.log"; }
+  # Side "ab": a second build with $AB_FLAGS, or, when AB_FLAGS is empty, build-gpu's binary run
+  # with the environment $AB_ENV (e.g. AB_ENV=PSCAN_CUDA_STAGGER_NS=0 for a runtime knob).
+  log "A/B: ${AB_FLAGS:+build-ab with $AB_FLAGS}${AB_ENV:+env $AB_ENV}; pscan_gpu_bench ${AB_ARGS:-}"
+  ab_bin=./build-gpu/pscan_gpu_bench
+  if [[ -n ${AB_FLAGS:-} ]]; then
+    ab_bin=./build-ab/pscan_gpu_bench
+    { cmake -S . -B build-ab -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=$AB_FLAGS" &&
+        cmake --build build-ab -j "$(nproc)" --target pscan_gpu_bench; } >"$OUT/ab-build.log" 2>&1 ||
+      { status=1; log "A/B BUILD FAILED"; tail -20 "$OUT/ab-build.log"; }
+  fi
   for round in 1 2; do
     for side in gpu ab; do
+      run=(./build-gpu/pscan_gpu_bench)
+      # shellcheck disable=SC2206
+      [[ $side == ab ]] && run=(env ${AB_ENV:-} "$ab_bin")
       # shellcheck disable=SC2086
-      ./build-$side/pscan_gpu_bench ${AB_ARGS:-} --csv "$OUT/ab-$side-$round.csv" >"$OUT/ab-$side-$round.txt" 2>&1 || status=1
+      "${run[@]}" ${AB_ARGS:-} --csv "$OUT/ab-$side-$round.csv" >"$OUT/ab-$side-$round.txt" 2>&1 || status=1
       echo "-- $side round $round" >>"$OUT/summary.txt"
       grep -E "memcpy|cub |auto |deterministic|pscan " "$OUT/ab-$side-$round.txt" | grep -vE "chained|reduce-then|scan-then|sequential" >>"$OUT/summary.txt"
     done

@@ -328,6 +328,14 @@ static pscan_status launch_compact(pscan_ctx *ctx, const pscan__cuda_compact_ker
   return PSCAN_OK;
 }
 
+/* Launches of more than two waves stagger their first wave (common.cuh). */
+static void stagger_long_launch(const cuda_state *st, pscan__cuda_scan_params *p) {
+  if (p->num_tiles > 2 * PSCAN__MIN_BLOCKS * (uint64_t)st->sm_count) {
+    p->stagger_ns = st->stagger_ns;
+    p->sm_count = st->sm_count;
+  }
+}
+
 /* A single-pass launch: one block per tile, tile ids from the counter. The counter advances only
    if the kernel runs: a launch that fails leaves tile_base where it was (else every later launch
    would compute its tile ids from a base past the counter). */
@@ -346,10 +354,7 @@ static pscan_status launch_single_pass(pscan_ctx *ctx, const pscan__cuda_kernels
     st->coop_tiles = 0; /* take tile ids from the counter from now on */
     p->tile_from_block = 0;
   }
-  if (p->num_tiles > 2 * PSCAN__MIN_BLOCKS * (uint64_t)st->sm_count) {
-    p->stagger_ns = st->stagger_ns;
-    p->sm_count = st->sm_count;
-  }
+  stagger_long_launch(st, p);
   PSCAN__CHECK(launch(ctx, k->scan, p, p->num_tiles, "single-pass scan"));
   st->tile_base += p->num_tiles;
   return PSCAN_OK;
@@ -531,6 +536,8 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   p.lb.tile_counter = (unsigned long long *)(void *)st->work;
   p.lb.tile_base = st->tile_base;
   p.lb.epoch = st->compact_epoch;
+  if (p.lb.mode != PSCAN__MODE_SINGLE)
+    stagger_long_launch(st, &p.lb);
   p.kind = (int)c->kind;
   p.cmp = (int)c->cmp;
   p.key_type = (int)c->type;

@@ -371,7 +371,10 @@ static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t gri
       return (int)e;
     opted_in = 1;
   }
-  NAME(by_key_kernel)<<<(unsigned)grid, PSCAN__THREADS, smem, (cudaStream_t)stream>>>(*p);
+  pscan__cuda_compact_params q = *p;
+  if (q.lb.stagger_ns)
+    q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)NAME(by_key_kernel), smem);
+  NAME(by_key_kernel)<<<(unsigned)grid, PSCAN__THREADS, smem, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
 

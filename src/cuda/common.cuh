@@ -86,6 +86,33 @@ static __device__ __forceinline__ void pscan__prefetch_l2(const void *g, unsigne
                : "memory");
 }
 
+/* Staggered first wave, for launches of more than two waves (backend.c sets stagger_ns then):
+   if the whole first wave asked for its tiles at once, every tile would arrive at about the same
+   time (DRAM interleaves the requests), and the blocks would then scan, look back and store in
+   phase, wave after wave, with the loads idle in between. A first-wave block of row
+   r = blockIdx.x / sm_count (r < stagger_rows, the blocks resident per multiprocessor) waits
+   r x stagger_ns before it takes its tile, which pipelines the rows from the first tile on
+   (bench/NOTES.md, session 4). Called by thread 0 before the tile-id atomic. */
+static __device__ __forceinline__ void pscan__stagger_first_wave(const pscan__cuda_scan_params *p) {
+  if (p->stagger_ns && blockIdx.x < p->stagger_rows * p->sm_count) {
+    const unsigned row = blockIdx.x / p->sm_count;
+    for (unsigned k = 0; k < row; k++)
+      __nanosleep(p->stagger_ns);
+  }
+}
+
+/* Host side: the blocks of `kernel` resident per multiprocessor (the rows of a first wave),
+   0 if the runtime cannot say (then nothing is staggered). */
+static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
+  int rows = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&rows, kernel, PSCAN__THREADS, dynamic_smem) !=
+      cudaSuccess) {
+    cudaGetLastError(); /* (not a sticky error) */
+    rows = 0;
+  }
+  return rows;
+}
+
 /* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
    they wait for. */
 static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {

@@ -150,6 +150,7 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
   if (lb->mode != PSCAN__MODE_LOOKBACK && lb->mode != PSCAN__MODE_CHAINED)
     return blockIdx.x;
   if (threadIdx.x == 0) {
+    pscan__stagger_first_wave(lb);
     const unsigned long long first = (unsigned long long)blockIdx.x * tile;
     if (vec && first + tile <= lb->n) {
       pscan__prefetch_l2((const char *)a + first * a_size, tile * a_size);

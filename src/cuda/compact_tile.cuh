@@ -285,7 +285,10 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
 }
 
 static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {
-  NAME(keys_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+  pscan__cuda_compact_params q = *p;
+  if (q.lb.stagger_ns)
+    q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)NAME(keys_kernel), 0);
+  NAME(keys_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
 

@@ -43,10 +43,12 @@ typedef struct pscan__cuda_scan_params {
   unsigned long long *tile_counter;
   unsigned long long tile_base; /* value of *tile_counter when this launch starts */
   int tile_from_block; /* a cooperative launch (every block resident at once): tile = blockIdx.x */
-  /* Launches of more than two waves: a first-wave block of rank r = blockIdx.x / sm_count
-     (0 .. PSCAN__MIN_BLOCKS-1) waits r x stagger_ns before it takes its tile (tile_scan.cuh). */
+  /* Launches of more than two waves: a first-wave block of row r = blockIdx.x / sm_count
+     (r < stagger_rows) waits r x stagger_ns before it takes its tile (common.cuh). backend.c sets
+     stagger_ns and sm_count; the launcher sets stagger_rows, the kernel's blocks per SM. */
   unsigned stagger_ns;
   unsigned sm_count;
+  unsigned stagger_rows;
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
 } pscan__cuda_scan_params;

@@ -198,16 +198,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
   unsigned long long tile = blockIdx.x;
   if ((p.mode == PSCAN__MODE_LOOKBACK || p.mode == PSCAN__MODE_CHAINED) && !p.tile_from_block) {
     if (threadIdx.x == 0) {
-      /* Staggered start: if the whole first wave asked for its tiles at once, every tile would
-         arrive at about the same time (DRAM interleaves the requests), and the blocks would then
-         scan, look back and store in phase, wave after wave, with the loads idle in between.
-         Starting the wave's rows ~2 us apart pipelines them from the first tile on
-         (bench/NOTES.md, session 4). */
-      if (p.stagger_ns && blockIdx.x < PSCAN__MIN_BLOCKS * p.sm_count) {
-        unsigned rank = blockIdx.x / p.sm_count;
-        for (unsigned k = 0; k < rank; k++)
-          __nanosleep(p.stagger_ns);
-      }
+      pscan__stagger_first_wave(&p);
       if (p.vector_io && (tile + 1) * TILE <= p.n) /* the likely tile (common.cuh) */
         pscan__prefetch_l2((const IN_T *)p.in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
       sm.tile_id = atomicAdd(p.tile_counter, 1ull) - p.tile_base;
@@ -248,7 +239,10 @@ static int NAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, vo
     return (int)cudaLaunchCooperativeKernel((const void *)NAME(scan_kernel), dim3((unsigned)grid),
                                             dim3(PSCAN__THREADS), args, 0, (cudaStream_t)stream);
   }
-  NAME(scan_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+  pscan__cuda_scan_params q = *p;
+  if (q.stagger_ns)
+    q.stagger_rows = (unsigned)pscan__wave_rows((const void *)NAME(scan_kernel), 0);
+  NAME(scan_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
 static int NAME(launch_reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
