@@ -117,12 +117,15 @@ static bool run_case(const scan_case *c, test_rng *r) {
 static const pscan_dtype all_types[] = {PSCAN_I8,  PSCAN_I16, PSCAN_I32, PSCAN_I64, PSCAN_U8,
                                         PSCAN_U16, PSCAN_U32, PSCAN_U64, PSCAN_F32, PSCAN_F64};
 
-/* Sizes around the tile sizes of every type (2048 .. 32768 elements), around a wave of resident
-   tiles (132 SMs x 5 blocks), and random ones. */
+/* Sizes around the tile sizes of every type (large tiles: 2048 .. 32768 elements; small tiles:
+   1024 .. 8192), around a wave of resident tiles (132 SMs x 5 blocks), around the largest input
+   scanned in small tiles (132 of them: the last four, used by the strategy matrix), and random
+   ones. */
 static size_t pick_size(test_rng *r, int i) {
   static const size_t fixed[] = {1, 2, 31, 32, 33, 255, 257, 2047, 2048, 2049, 4095, 4096, 4097,
                                  8191, 8192, 8193, 16383, 16385, 32767, 32769, 3 * 8192 + 5,
-                                 (1 << 16) + 1, 132 * 5 * 4096 + 1, 132 * 5 * 8192 - 1};
+                                 (1 << 16) + 1, 132 * 5 * 4096 + 1, 132 * 5 * 8192 - 1,
+                                 132 * 1024 + 1, 132 * 2048, 132 * 2048 + 1, 132 * 4096 - 3};
   size_t nfixed = sizeof fixed / sizeof fixed[0];
   if (light())
     return i % 2 ? 3 * 8192 + 5 : 1000; /* one tile, and several tiles with a look-back */

@@ -41,6 +41,7 @@ typedef struct cuda_state {
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
+  bool small_tiles;               /* small inputs scan in small tiles (use_small_tiles) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
@@ -90,7 +91,8 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
    skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
    and still never wait on a predecessor that is not running. Launches of more than two waves
    start their first wave's rows 2 us apart (launch.h; measured best on the H100, bench/NOTES.md,
-   session 4). PSCAN_CUDA_COOPERATIVE=0 and PSCAN_CUDA_STAGGER_NS=N change them (measurements). */
+   session 4). PSCAN_CUDA_COOPERATIVE=0, PSCAN_CUDA_STAGGER_NS=N and PSCAN_CUDA_SMALL_TILES=0
+   change them (for measurements). */
 static void configure_launches(cuda_state *st) {
   int coop = 0, sms = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) != cudaSuccess ||
@@ -100,6 +102,8 @@ static void configure_launches(cuda_state *st) {
     return; /* neither */
   }
   const char *no_coop = getenv("PSCAN_CUDA_COOPERATIVE"), *stagger = getenv("PSCAN_CUDA_STAGGER_NS");
+  const char *small = getenv("PSCAN_CUDA_SMALL_TILES");
+  st->small_tiles = !(small && strcmp(small, "0") == 0);
   st->coop_tiles = coop && !(no_coop && strcmp(no_coop, "0") == 0) ? (uint64_t)sms : 0;
   st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;
   st->sm_count = (unsigned)sms;
@@ -406,6 +410,19 @@ static pscan_status scan_level(pscan_ctx *ctx, const plan *pl, const pscan__cuda
   return launch(ctx, k->propagate, &p, p.num_tiles - 1, "propagation");
 }
 
+/* A small input, one that would leave most multiprocessors without a large tile, scans in small
+   tiles (8 KB, stamp.cuh): at 2^16 i32, 32 tiles instead of 8, each a quarter of the work, which
+   shortens the call (bench/NOTES.md, session 5). Single pass and the default block strategy only:
+   the small tiles are stamped for those. */
+static bool use_small_tiles(const cuda_state *st, const pscan_ctx *ctx,
+                            const pscan__cuda_kernels *k, uint64_t n) {
+  const int64_t algo = ctx->params[PSCAN_PARAM_ALGO];
+  return st->small_tiles && k->scan_small &&
+         ctx->params[PSCAN_PARAM_BLOCK_ALGO] == PSCAN_BLOCK_AUTO &&
+         (algo == PSCAN_ALGO_AUTO || algo == PSCAN_ALGO_DECOUPLED_LOOKBACK) &&
+         (n + k->small_tile_items - 1) / k->small_tile_items <= st->sm_count;
+}
+
 /* Only float sums and products depend on the order of combination; every other result is the
    same whichever way the look-back folds, so deterministic mode only slows those. */
 static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
@@ -425,6 +442,13 @@ static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
              .start_bits = internal_identity(c->out_type, c->op)};
   if (pl.block_algo == PSCAN_BLOCK_AUTO)
     pl.block_algo = PSCAN_BLOCK_WARP_SCANS;
+  pscan__cuda_kernels small;
+  if (use_small_tiles(st, ctx, k, c->n)) {
+    small = *k;
+    small.scan = k->scan_small;
+    small.tile_items = k->small_tile_items;
+    k = &small;
+  }
 
   uint64_t tiles = tiles_of(c->n, k);
   int fmt = k->status_word_bytes == 16;

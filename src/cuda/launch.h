@@ -60,6 +60,9 @@ typedef struct pscan__cuda_kernels {
   int (*propagate)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream); /* out = pfx ⊕ out */
   unsigned tile_items; /* elements per tile */
   unsigned status_word_bytes; /* 8 for accumulation types up to 4 bytes, else 16 */
+  /* The single-pass scan over small tiles (8 KB), for inputs that fill few large ones. */
+  int (*scan_small)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
+  unsigned small_tile_items;
 } pscan__cuda_kernels;
 
 /* NULL when (in, acc, op) is not offered. */

@@ -29,7 +29,9 @@
    PSCAN__NAME5(launch_reduce, PAIR_IN, PAIR_OUT, OPX),                                          \
    PSCAN__NAME5(launch_propagate, PAIR_IN, PAIR_OUT, OPX),                                       \
    PSCAN__NAME5(TILE, PAIR_IN, PAIR_OUT, OPX),                                                   \
-   PSCAN__CAT(PSCAN__SIZE_, PAIR_OUT) == 8 ? 16u : 8u},
+   PSCAN__CAT(PSCAN__SIZE_, PAIR_OUT) == 8 ? 16u : 8u,                                           \
+   PSCAN__CAT(PSCAN__NAME5(launch_scan, PAIR_IN, PAIR_OUT, OPX), _small),                        \
+   PSCAN__CAT(PSCAN__NAME5(TILE, PAIR_IN, PAIR_OUT, OPX), _small)},
 
 extern "C" const pscan__cuda_kernels PSCAN__NAME5(pscan__cuda_kernels, PAIR_IN, PAIR_OUT,
                                                   table)[PSCAN_OP_COUNT] = {

@@ -2,5 +2,21 @@
 #include "scan_ops.cuh"
 #include "block_scan.cuh"
 #include "lookback.cuh"
+/* Tiles of PSCAN__THREAD_BYTES per thread (32 KB): every strategy. */
+#define TNAME(f) NAME(f)
+#define TILE_THREAD_BYTES PSCAN__THREAD_BYTES
+#define TILE_SCAN_ONLY 0
+#include "tile_scan.cuh"
+/* Small tiles (32 bytes per thread: 8 KB), single pass only: a small input spread over more
+   multiprocessors, each with less to do (backend.c: small_tiles). */
+#define TNAME(f) PSCAN__CAT(NAME(f), _small)
+#define TILE_THREAD_BYTES 32
+#define TILE_SCAN_ONLY 1
 #include "tile_scan.cuh"
 #undef NAME
+#undef IN_T
+#undef ACC_T
+#undef WRAP_T
+#undef ACC_SIZE
+#undef IS_FLOAT
+#undef OP

@@ -18,46 +18,47 @@ enum {
   /* A batch holds at most 16 items and 64 bytes of accumulators (16 of 4 bytes, 8 of 8 bytes:
      small types would otherwise need more registers than 5 blocks per SM leave), and at least 16
      bytes of input. */
-  NAME(ITEMS_A) = 64 / ACC_SIZE > 16 ? 16 : 64 / ACC_SIZE,
-  NAME(ITEMS_B) = 16 / sizeof(IN_T) > (unsigned)NAME(ITEMS_A) ? 16 / sizeof(IN_T) : NAME(ITEMS_A),
-  NAME(ITEMS) = NAME(ITEMS_B) > 32 ? 32 : NAME(ITEMS_B),
-  /* Batches per tile: up to PSCAN__THREAD_BYTES per thread (128: 32 KB tiles). A widening scan
+  TNAME(BATCH_BYTES) = TILE_THREAD_BYTES < 64 ? TILE_THREAD_BYTES : 64,
+  TNAME(ITEMS_A) = TNAME(BATCH_BYTES) / ACC_SIZE > 16 ? 16 : TNAME(BATCH_BYTES) / ACC_SIZE,
+  TNAME(ITEMS_B) = 16 / sizeof(IN_T) > (unsigned)TNAME(ITEMS_A) ? 16 / sizeof(IN_T) : TNAME(ITEMS_A),
+  TNAME(ITEMS) = TNAME(ITEMS_B) > 32 ? 32 : TNAME(ITEMS_B),
+  /* Batches per tile: up to TILE_THREAD_BYTES per thread (128: 32 KB tiles). A widening scan
      writes results over input that other batches have not read yet, so it keeps to one batch. */
-  NAME(ELEM_MAX) = sizeof(IN_T) > ACC_SIZE ? sizeof(IN_T) : ACC_SIZE,
-  NAME(BATCHES_A) = PSCAN__THREAD_BYTES / (NAME(ITEMS) * NAME(ELEM_MAX)),
-  NAME(BATCHES) = ACC_SIZE > sizeof(IN_T) || NAME(BATCHES_A) < 1 ? 1 : NAME(BATCHES_A),
-  NAME(ITEMS_TOTAL) = NAME(ITEMS) * NAME(BATCHES),
-  NAME(TILE) = PSCAN__THREADS * NAME(ITEMS_TOTAL),
-  NAME(IN_CHUNKS) = NAME(ITEMS) * sizeof(IN_T) / 16, /* 16-byte chunks of input per batch */
-  NAME(OUT_CHUNKS) = NAME(ITEMS) * ACC_SIZE / 16,    /* ... and of output */
-  NAME(TILE_BYTES) = NAME(TILE) * NAME(ELEM_MAX)
+  TNAME(ELEM_MAX) = sizeof(IN_T) > ACC_SIZE ? sizeof(IN_T) : ACC_SIZE,
+  TNAME(BATCHES_A) = TILE_THREAD_BYTES / (TNAME(ITEMS) * TNAME(ELEM_MAX)),
+  TNAME(BATCHES) = ACC_SIZE > sizeof(IN_T) || TNAME(BATCHES_A) < 1 ? 1 : TNAME(BATCHES_A),
+  TNAME(ITEMS_TOTAL) = TNAME(ITEMS) * TNAME(BATCHES),
+  TNAME(TILE) = PSCAN__THREADS * TNAME(ITEMS_TOTAL),
+  TNAME(IN_CHUNKS) = TNAME(ITEMS) * sizeof(IN_T) / 16, /* 16-byte chunks of input per batch */
+  TNAME(OUT_CHUNKS) = TNAME(ITEMS) * ACC_SIZE / 16,    /* ... and of output */
+  TNAME(TILE_BYTES) = TNAME(TILE) * TNAME(ELEM_MAX)
 };
-#define ITEMS NAME(ITEMS)
-#define BATCHES NAME(BATCHES)
-#define TILE NAME(TILE)
+#define ITEMS TNAME(ITEMS)
+#define BATCHES TNAME(BATCHES)
+#define TILE TNAME(TILE)
 
-typedef struct NAME(smem) {
-  __align__(16) unsigned char tile[NAME(TILE_BYTES)];
+typedef struct TNAME(smem) {
+  __align__(16) unsigned char tile[TNAME(TILE_BYTES)];
   ACC_T scan[2 * PSCAN__THREADS];
   ACC_T prefix; /* the tile's exclusive prefix, broadcast by warp 0 */
   unsigned long long tile_id;
-} NAME(smem);
+} TNAME(smem);
 
-static __device__ __forceinline__ unsigned NAME(tile_valid)(const pscan__cuda_scan_params *p,
+static __device__ __forceinline__ unsigned TNAME(tile_valid)(const pscan__cuda_scan_params *p,
                                                             unsigned long long tile) {
   const unsigned long long start = tile * (unsigned long long)TILE;
   return p->n - start < (unsigned long long)TILE ? (unsigned)(p->n - start) : TILE;
 }
 
 /* Global -> shared (swizzled) for tile elements [start, start + valid). */
-static __device__ __forceinline__ void NAME(load_tile)(const pscan__cuda_scan_params *p,
+static __device__ __forceinline__ void TNAME(load_tile)(const pscan__cuda_scan_params *p,
                                                        unsigned char *buf, unsigned long long start,
                                                        unsigned valid) {
   const IN_T *in = (const IN_T *)p->in + start;
   if (p->vector_io && valid == TILE) {
     const uint4 *src = (const uint4 *)in;
 #pragma unroll
-    for (int v = 0; v < NAME(IN_CHUNKS) * BATCHES; v++) {
+    for (int v = 0; v < TNAME(IN_CHUNKS) * BATCHES; v++) {
       unsigned c = threadIdx.x + v * PSCAN__THREADS;
       pscan__cp_async16(buf + pscan__swz(c * 16), src + c);
     }
@@ -71,12 +72,12 @@ static __device__ __forceinline__ void NAME(load_tile)(const pscan__cuda_scan_pa
 
 /* Shared -> batch b of this thread's items, in the accumulation type. Items past the end of a
    partial tile read as the identity. */
-static __device__ __forceinline__ void NAME(read_batch)(const unsigned char *buf, unsigned valid,
+static __device__ __forceinline__ void TNAME(read_batch)(const unsigned char *buf, unsigned valid,
                                                         int b, ACC_T items[ITEMS]) {
   enum { PER_CHUNK = 16 / sizeof(IN_T) };
-  const unsigned first_chunk = (threadIdx.x * BATCHES + b) * NAME(IN_CHUNKS);
+  const unsigned first_chunk = (threadIdx.x * BATCHES + b) * TNAME(IN_CHUNKS);
 #pragma unroll
-  for (int q = 0; q < NAME(IN_CHUNKS); q++) {
+  for (int q = 0; q < TNAME(IN_CHUNKS); q++) {
     uint4 c = *(const uint4 *)(buf + pscan__swz((first_chunk + q) * 16));
     IN_T v[PER_CHUNK];
     memcpy(v, &c, 16);
@@ -94,11 +95,11 @@ static __device__ __forceinline__ void NAME(read_batch)(const unsigned char *buf
 }
 
 /* Batch b of this thread's results -> shared (swizzled, accumulation type), over the input. */
-static __device__ __forceinline__ void NAME(write_batch)(unsigned char *out_buf, int b,
+static __device__ __forceinline__ void TNAME(write_batch)(unsigned char *out_buf, int b,
                                                          const ACC_T items[ITEMS]) {
-  const unsigned first_chunk = (threadIdx.x * BATCHES + b) * NAME(OUT_CHUNKS);
+  const unsigned first_chunk = (threadIdx.x * BATCHES + b) * TNAME(OUT_CHUNKS);
 #pragma unroll
-  for (int q = 0; q < NAME(OUT_CHUNKS); q++) {
+  for (int q = 0; q < TNAME(OUT_CHUNKS); q++) {
     uint4 c;
     memcpy(&c, items + q * (16 / ACC_SIZE), 16);
     *(uint4 *)(out_buf + pscan__swz((first_chunk + q) * 16)) = c;
@@ -106,14 +107,14 @@ static __device__ __forceinline__ void NAME(write_batch)(unsigned char *out_buf,
 }
 
 /* Shared -> global for the tile's results. */
-static __device__ __forceinline__ void NAME(store_tile)(const pscan__cuda_scan_params *p,
+static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_params *p,
                                                         const unsigned char *buf,
                                                         unsigned long long start, unsigned valid) {
   ACC_T *out = (ACC_T *)p->out + start;
   if (p->vector_io && valid == TILE) {
     uint4 *dst = (uint4 *)out;
 #pragma unroll
-    for (int v = 0; v < NAME(OUT_CHUNKS) * BATCHES; v++) {
+    for (int v = 0; v < TNAME(OUT_CHUNKS) * BATCHES; v++) {
       unsigned c = threadIdx.x + v * PSCAN__THREADS;
       __stcs(dst + c, *(const uint4 *)(buf + pscan__swz(c * 16)));
     }
@@ -124,13 +125,13 @@ static __device__ __forceinline__ void NAME(store_tile)(const pscan__cuda_scan_p
 }
 
 /* The reduction of this thread's items (all batches). */
-static __device__ __forceinline__ ACC_T NAME(thread_total)(const unsigned char *buf,
+static __device__ __forceinline__ ACC_T TNAME(thread_total)(const unsigned char *buf,
                                                            unsigned valid) {
   ACC_T items[ITEMS];
   ACC_T mine = NAME(identity)();
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    NAME(read_batch)(buf, valid, b, items);
+    TNAME(read_batch)(buf, valid, b, items);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
       mine = NAME(op)(mine, items[i]);
@@ -139,12 +140,14 @@ static __device__ __forceinline__ ACC_T NAME(thread_total)(const unsigned char *
 }
 
 /* Scans a tile already in sm->tile and stores it. */
-static __device__ void NAME(scan_loaded_tile)(const pscan__cuda_scan_params *p, NAME(smem) *sm,
+static __device__ void TNAME(scan_loaded_tile)(const pscan__cuda_scan_params *p, TNAME(smem) *sm,
                                               unsigned long long tile, ACC_T *running) {
   const unsigned long long start = tile * (unsigned long long)TILE;
-  const unsigned valid = NAME(tile_valid)(p, tile);
+  const unsigned valid = TNAME(tile_valid)(p, tile);
   ACC_T before, total;
-  NAME(block_scan)(p->block_algo, NAME(thread_total)(sm->tile, valid), sm->scan, &before, &total);
+  /* (The small tiles serve PSCAN_BLOCK_AUTO only: warp scans.) */
+  const int block_algo = TILE_SCAN_ONLY ? (int)PSCAN_BLOCK_WARP_SCANS : p->block_algo;
+  NAME(block_scan)(block_algo, TNAME(thread_total)(sm->tile, valid), sm->scan, &before, &total);
   ACC_T carry = NAME(op)(NAME(tile_prefix)(p, &sm->prefix, sm->scan, tile, total, running), before);
   /* Results overwrite the input in place. A wider output (one batch) lands over other threads'
      input, so it waits until every thread has read its own. */
@@ -152,7 +155,7 @@ static __device__ void NAME(scan_loaded_tile)(const pscan__cuda_scan_params *p, 
   ACC_T items[ITEMS];
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    NAME(read_batch)(sm->tile, valid, b, items);
+    TNAME(read_batch)(sm->tile, valid, b, items);
     if (p->exclusive) {
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) {
@@ -171,28 +174,28 @@ static __device__ void NAME(scan_loaded_tile)(const pscan__cuda_scan_params *p, 
     }
     if (widen)
       __syncthreads(); /* every thread has read its input chunks of this batch region */
-    NAME(write_batch)(sm->tile, b, items);
+    TNAME(write_batch)(sm->tile, b, items);
   }
   __syncthreads();
-  NAME(store_tile)(p, sm->tile, start, valid);
+  TNAME(store_tile)(p, sm->tile, start, valid);
   __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
 }
 
-static __device__ void NAME(scan_one_tile)(const pscan__cuda_scan_params *p, NAME(smem) *sm,
+static __device__ void TNAME(scan_one_tile)(const pscan__cuda_scan_params *p, TNAME(smem) *sm,
                                            unsigned long long tile, ACC_T *running) {
-  NAME(load_tile)(p, sm->tile, tile * (unsigned long long)TILE, NAME(tile_valid)(p, tile));
+  TNAME(load_tile)(p, sm->tile, tile * (unsigned long long)TILE, TNAME(tile_valid)(p, tile));
   __syncthreads();
-  NAME(scan_loaded_tile)(p, sm, tile, running);
+  TNAME(scan_loaded_tile)(p, sm, tile, running);
 }
 
 /* At least PSCAN__MIN_BLOCKS resident blocks per multiprocessor (5: <= 51 registers). */
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
-    NAME(scan_kernel)(const pscan__cuda_scan_params p) {
-  __shared__ NAME(smem) sm;
+    TNAME(scan_kernel)(const pscan__cuda_scan_params p) {
+  __shared__ TNAME(smem) sm;
   if (p.mode == PSCAN__MODE_SINGLE) {
     ACC_T running = p.has_init ? NAME(from_bits)((NAME(bits_t))p.init) : NAME(identity)();
     for (unsigned long long tile = 0; tile < p.num_tiles; tile++)
-      NAME(scan_one_tile)(&p, &sm, tile, &running);
+      TNAME(scan_one_tile)(&p, &sm, tile, &running);
     return;
   }
   unsigned long long tile = blockIdx.x;
@@ -206,60 +209,61 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
     __syncthreads();
     tile = sm.tile_id;
   }
-  NAME(scan_one_tile)(&p, &sm, tile, NULL);
+  TNAME(scan_one_tile)(&p, &sm, tile, NULL);
 }
 
+#if !TILE_SCAN_ONLY /* the multi-pass strategies use the large tiles only */
 /* Reduce-then-scan, first pass: tile totals (tile 0 without init). */
 __global__ void __launch_bounds__(PSCAN__THREADS)
-    NAME(reduce_kernel)(const pscan__cuda_scan_params p) {
-  __shared__ NAME(smem) sm;
+    TNAME(reduce_kernel)(const pscan__cuda_scan_params p) {
+  __shared__ TNAME(smem) sm;
   const unsigned long long tile = blockIdx.x;
-  const unsigned valid = NAME(tile_valid)(&p, tile);
-  NAME(load_tile)(&p, sm.tile, tile * (unsigned long long)TILE, valid);
+  const unsigned valid = TNAME(tile_valid)(&p, tile);
+  TNAME(load_tile)(&p, sm.tile, tile * (unsigned long long)TILE, valid);
   __syncthreads();
-  ACC_T total = NAME(block_reduce)(NAME(thread_total)(sm.tile, valid), sm.scan);
+  ACC_T total = NAME(block_reduce)(TNAME(thread_total)(sm.tile, valid), sm.scan);
   if (threadIdx.x == 0)
     ((ACC_T *)p.tile_values)[tile] = total;
 }
 
 /* Scan-then-propagate, last pass: out = prefix(tile) ⊕ out for tiles 1 .. num_tiles-1. */
 __global__ void __launch_bounds__(PSCAN__THREADS)
-    NAME(propagate_kernel)(const pscan__cuda_scan_params p) {
+    TNAME(propagate_kernel)(const pscan__cuda_scan_params p) {
   const unsigned long long tile = blockIdx.x + 1ull, start = tile * (unsigned long long)TILE;
-  const unsigned valid = NAME(tile_valid)(&p, tile);
+  const unsigned valid = TNAME(tile_valid)(&p, tile);
   const ACC_T e = ((const ACC_T *)p.tile_values)[tile];
   ACC_T *out = (ACC_T *)p.out + start;
   for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
     out[i] = NAME(op)(e, out[i]);
 }
+#endif
 
-static int NAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+static int TNAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
   if (p->tile_from_block) { /* backend.c: launch_single_pass */
     void *args[] = {(void *)p};
-    return (int)cudaLaunchCooperativeKernel((const void *)NAME(scan_kernel), dim3((unsigned)grid),
+    return (int)cudaLaunchCooperativeKernel((const void *)TNAME(scan_kernel), dim3((unsigned)grid),
                                             dim3(PSCAN__THREADS), args, 0, (cudaStream_t)stream);
   }
   pscan__cuda_scan_params q = *p;
   if (q.stagger_ns)
-    q.stagger_rows = (unsigned)pscan__wave_rows((const void *)NAME(scan_kernel), 0);
-  NAME(scan_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
+    q.stagger_rows = (unsigned)pscan__wave_rows((const void *)TNAME(scan_kernel), 0);
+  TNAME(scan_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
-static int NAME(launch_reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
-  NAME(reduce_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+#if !TILE_SCAN_ONLY
+static int TNAME(launch_reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  TNAME(reduce_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
-static int NAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
-  NAME(propagate_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
+static int TNAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  TNAME(propagate_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
+#endif
 
 #undef ITEMS
 #undef BATCHES
 #undef TILE
-#undef IN_T
-#undef ACC_T
-#undef WRAP_T
-#undef ACC_SIZE
-#undef IS_FLOAT
-#undef OP
+#undef TNAME
+#undef TILE_THREAD_BYTES
+#undef TILE_SCAN_ONLY
