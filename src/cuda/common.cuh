@@ -20,6 +20,10 @@
 #ifndef PSCAN__THREAD_BYTES
 #define PSCAN__THREAD_BYTES 128
 #endif
+/* ... and of a small tile (stamp.cuh), at least 16. */
+#ifndef PSCAN__SMALL_THREAD_BYTES
+#define PSCAN__SMALL_THREAD_BYTES 32
+#endif
 #define PSCAN__WARPS (PSCAN__THREADS / 32)
 #define PSCAN__FULL_MASK 0xffffffffu
 
