@@ -42,6 +42,7 @@ typedef struct cuda_state {
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   bool small_tiles;               /* small inputs scan in small tiles (use_small_tiles) */
+  bool dense_stores;              /* selections store kept items 16 bytes at a time */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
@@ -91,8 +92,8 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
    skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
    and still never wait on a predecessor that is not running. Launches of more than two waves
    start their first wave's rows 2 us apart (launch.h; measured best on the H100, bench/NOTES.md,
-   session 4). PSCAN_CUDA_COOPERATIVE=0, PSCAN_CUDA_STAGGER_NS=N and PSCAN_CUDA_SMALL_TILES=0
-   change them (for measurements). */
+   session 4). PSCAN_CUDA_COOPERATIVE=0, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0 and
+   PSCAN_CUDA_DENSE_STORES=0 change them (for measurements). */
 static void configure_launches(cuda_state *st) {
   int coop = 0, sms = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) != cudaSuccess ||
@@ -104,6 +105,8 @@ static void configure_launches(cuda_state *st) {
   const char *no_coop = getenv("PSCAN_CUDA_COOPERATIVE"), *stagger = getenv("PSCAN_CUDA_STAGGER_NS");
   const char *small = getenv("PSCAN_CUDA_SMALL_TILES");
   st->small_tiles = !(small && strcmp(small, "0") == 0);
+  const char *dense = getenv("PSCAN_CUDA_DENSE_STORES");
+  st->dense_stores = !(dense && strcmp(dense, "0") == 0);
   st->coop_tiles = coop && !(no_coop && strcmp(no_coop, "0") == 0) ? (uint64_t)sms : 0;
   st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;
   st->sm_count = (unsigned)sms;
@@ -573,6 +576,7 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   if (c->init)
     memcpy(&p.init, c->init, c->val_size);
   p.keys_vector_io = (uintptr_t)c->in % 16 == 0;
+  p.dense_stores = st->dense_stores;
   p.vals_vector_io = (uintptr_t)c->vals_in % 16 == 0 && (uintptr_t)c->vals_out % 16 == 0;
   p.in = c->in;
   p.flags = c->flags;

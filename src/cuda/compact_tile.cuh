@@ -205,8 +205,40 @@ static __device__ __forceinline__ void NAME(close_runs)(const pscan__cuda_compac
   }
 }
 
-static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, NAME(keys_smem) *sm,
-                                          unsigned long long tile, ACC_T *running) {
+/* The kept items, gathered at the front of buf, -> out[0 .. kept) (out: where this tile's first
+   kept item goes): 16-byte streaming stores for the destination's whole 16-byte chunks, item
+   stores at both ends. The bytes written are the ones the item stores would write (in place
+   stays safe). Only the kernel for selections (keys_kernel_dense) carries it: the extra registers
+   cost the read-bound run-head kinds more than they gain (bench/NOTES.md, session 3). */
+static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned char *buf,
+                                                               unsigned kept) {
+  enum { V = 16 / sizeof(T) };
+  unsigned head = (unsigned)((0u - (uintptr_t)out) & 15u) / (unsigned)sizeof(T);
+  if (head > kept)
+    head = kept;
+  const unsigned chunks = (kept - head) / V, tail = head + chunks * V;
+  if (threadIdx.x < head)
+    out[threadIdx.x] = *NAME(gathered)(buf, threadIdx.x);
+  uint4 *dst = (uint4 *)(void *)(out + head);
+  for (unsigned c = threadIdx.x; c < chunks; c += PSCAN__THREADS) {
+    T v[V];
+#pragma unroll
+    for (int k = 0; k < V; k++)
+      v[k] = *NAME(gathered)(buf, head + c * V + (unsigned)k);
+    uint4 u;
+    memcpy(&u, v, 16);
+    __stcs(dst + c, u);
+  }
+  for (unsigned j = tail + threadIdx.x; j < kept; j += PSCAN__THREADS)
+    out[j] = *NAME(gathered)(buf, j);
+}
+
+/* dense: the kernel for selections (select_if, select_flagged, partition_if), whose kept items
+   leave with store_kept_packed. */
+static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_compact_params *p,
+                                                          NAME(keys_smem) *sm,
+                                                          unsigned long long tile, ACC_T *running,
+                                                          const bool dense) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;
@@ -253,7 +285,9 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
   const unsigned long long kept_before = tile_before.count;
   const unsigned kept = (unsigned)total.count, written = partition ? valid : kept;
   T *out = (T *)p->out;
-  for (unsigned j = threadIdx.x; j < written; j += PSCAN__THREADS) {
+  if (dense)
+    NAME(store_kept_packed)(out + kept_before, sm->tile, kept);
+  for (unsigned j = (dense ? kept : 0u) + threadIdx.x; j < written; j += PSCAN__THREADS) {
     if (j < kept)
       out[kept_before + j] = *NAME(gathered)(sm->tile, j);
     else /* rejected: the r-th of the input goes to out[n-1-r] */
@@ -269,26 +303,43 @@ static __device__ void NAME(compact_tile)(const pscan__cuda_compact_params *p, N
     __syncthreads(); /* single-block mode: the buffer is reused by the next tile */
 }
 
+static __device__ __forceinline__ void NAME(keys_body)(const pscan__cuda_compact_params *p,
+                                                       NAME(keys_smem) *sm, const bool dense) {
+  if (p->lb.mode == PSCAN__MODE_SINGLE) {
+    ACC_T running = NAME(identity)();
+    for (unsigned long long tile = 0; tile < p->lb.num_tiles; tile++)
+      NAME(compact_tile)(p, sm, tile, &running, dense);
+    return;
+  }
+  NAME(compact_tile)(p, sm,
+                     pscan__compact_tile_id(&p->lb, &sm->tile_id, TILE, p->keys_vector_io, p->in,
+                                            sizeof(T), NULL, 0),
+                     NULL, dense);
+}
+
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
     NAME(keys_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
-  if (p.lb.mode == PSCAN__MODE_SINGLE) {
-    ACC_T running = NAME(identity)();
-    for (unsigned long long tile = 0; tile < p.lb.num_tiles; tile++)
-      NAME(compact_tile)(&p, &sm, tile, &running);
-    return;
-  }
-  NAME(compact_tile)(&p, &sm,
-                     pscan__compact_tile_id(&p.lb, &sm.tile_id, TILE, p.keys_vector_io, p.in,
-                                            sizeof(T), NULL, 0),
-                     NULL);
+  NAME(keys_body)(&p, &sm, false);
+}
+
+__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
+    NAME(keys_kernel_dense)(const pscan__cuda_compact_params p) {
+  __shared__ NAME(keys_smem) sm;
+  NAME(keys_body)(&p, &sm, true);
 }
 
 static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {
+  const bool dense = p->kind != PSCAN__COMPACT_UNIQUE && p->kind != PSCAN__COMPACT_RUN_LENGTH &&
+                     p->dense_stores;
+  const void *kernel = dense ? (const void *)NAME(keys_kernel_dense) : (const void *)NAME(keys_kernel);
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)
-    q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)NAME(keys_kernel), 0);
-  NAME(keys_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
+    q.lb.stagger_rows = (unsigned)pscan__wave_rows(kernel, 0);
+  if (dense)
+    NAME(keys_kernel_dense)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
+  else
+    NAME(keys_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
 
