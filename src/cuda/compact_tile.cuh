@@ -141,7 +141,7 @@ static __device__ __forceinline__ T *NAME(gathered)(unsigned char *buf, unsigned
    the end of the tile are cut off by the caller). prev: the item before the batch (run heads). */
 static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_compact_params *p,
                                                             const T items[BATCH], unsigned long long at,
-                                                            bool full, T *prev) {
+                                                            bool full, T *prev, const bool dense) {
   unsigned keep = 0;
   if (p->kind == PSCAN__COMPACT_SELECT_FLAGGED) {
     const uint8_t *f = p->flags + at;
@@ -156,7 +156,8 @@ static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_co
       for (unsigned i = 0; i < BATCH && at + i < p->lb.n; i++)
         keep |= (f[i] != 0 ? 1u : 0u) << i;
     }
-  } else if (p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_PARTITION_IF) {
+  } else if (dense || p->kind == PSCAN__COMPACT_SELECT_IF ||
+             p->kind == PSCAN__COMPACT_PARTITION_IF) {
     T x;
     memcpy(&x, &p->value, sizeof x);
     keep = NAME(keep_where)(p->cmp, items, x);
@@ -176,7 +177,7 @@ static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_co
 static __device__ __forceinline__ unsigned NAME(keep_mask)(const pscan__cuda_compact_params *p,
                                                            const NAME(keys_smem) *sm,
                                                            unsigned long long start,
-                                                           unsigned mine) {
+                                                           unsigned mine, const bool dense) {
   const unsigned first = threadIdx.x * ITEMS;
   T prev = sm->before_tile;
   if (threadIdx.x > 0)
@@ -186,7 +187,8 @@ static __device__ __forceinline__ unsigned NAME(keep_mask)(const pscan__cuda_com
   for (unsigned b = 0; b < ITEMS / BATCH; b++) {
     T items[BATCH];
     NAME(read_items)(sm->tile, b * BATCH, BATCH, items);
-    keep |= NAME(keep_batch)(p, items, start + first + b * BATCH, mine == ITEMS, &prev) << (b * BATCH);
+    keep |= NAME(keep_batch)(p, items, start + first + b * BATCH, mine == ITEMS, &prev, dense)
+            << (b * BATCH);
   }
   return mine >= ITEMS ? keep : keep & ((1u << mine) - 1u);
 }
@@ -243,14 +245,17 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;
   const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
-  const bool heads = p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH;
+  /* (The dense kernel serves selections only: the run-head code is compiled out of it.) */
+  const bool heads =
+      !dense && (p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH);
+  const bool rle = !dense && p->kind == PSCAN__COMPACT_RUN_LENGTH;
   const bool partition = p->kind == PSCAN__COMPACT_PARTITION_IF;
   /* 1. Read the tile (and the item before it) once. */
   pscan__stage(sm->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
   if (heads && threadIdx.x == 0 && start > 0)
     sm->before_tile = ((const T *)p->in)[start - 1];
   __syncthreads();
-  const unsigned keep = NAME(keep_mask)(p, sm, start, mine);
+  const unsigned keep = NAME(keep_mask)(p, sm, start, mine, dense);
   /* 2. The thread's prefix within the tile, the tile's by look-back. */
   unsigned before_count, total_count;
   int before_last, total_last;
@@ -279,7 +284,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   }
   /* 4. The tile's prefix by look-back (warp 0); then the coalesced stores. */
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
-  if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+  if (rle)
     NAME(close_runs)(p, NAME(op)(tile_before, before), keep, start + first);
   __syncthreads();
   const unsigned long long kept_before = tile_before.count;
@@ -295,7 +300,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   }
   if (tile == p->lb.num_tiles - 1 && threadIdx.x == 0) {
     const ACC_T through = NAME(op)(tile_before, total);
-    if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+    if (rle)
       p->counts_out[through.count - 1] = n - through.x;
     *p->count_out = through.count;
   }
