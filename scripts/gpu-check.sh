@@ -19,7 +19,9 @@ status=0
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
-log "$(tail -1 "$OUT/gpu.txt"), $(nproc) CPUs, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+# The device tool copies the working tree, but its .git can be older than the tree: pass
+# PSCAN_COMMIT=<local HEAD> to label the run with the commit it really ran.
+log "$(tail -1 "$OUT/gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?') (device .git: may be stale)}"
 
 if has build; then
   log "build"
