@@ -563,6 +563,87 @@ static void test_big(void) {
 }
 #endif
 
+#ifdef TEST_COMPACT_ON_CUDA
+/* ---- device arrays that do not start on a 16-byte boundary ----
+   The mirrors of the other tests are fresh cudaMalloc blocks (256-byte aligned); here in and out
+   start 0..V-1 items past one, so that the selections' 16-byte chunk stores (compact_tile.cuh:
+   store_kept_packed) meet every head length, and the keys are read item by item. i32 and u8
+   items, ~50% kept, several tiles; select_if, select_flagged and partition_if against a loop,
+   called directly on the device buffers (the parentheses skip compact_on_cuda.h's mirrors). */
+static void unaligned_case(pscan_ctx *ctx, size_t size, size_t n, size_t in_off, size_t out_off) {
+  unsigned char *h_in = test_malloc(n * size), *want = test_malloc(n * size);
+  unsigned char *got = test_malloc(n * size);
+  uint8_t *h_flags = test_malloc(n);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t x = (uint32_t)test_rand(&rng);
+    memcpy(h_in + i * size, &x, size);
+    h_flags[i] = (uint8_t)(x >> 31);
+  }
+  const int32_t v32 = 0;
+  const uint8_t v8 = 128;
+  const pscan_dtype t = size == 4 ? PSCAN_I32 : PSCAN_U8;
+  /* the reference: items < value (i32 < 0, u8 < 128), flagged ones, and partition's order */
+  size_t kept_lt = 0, kept_fl = 0;
+  for (size_t i = 0; i < n; i++) {
+    const unsigned char *x = h_in + i * size;
+    bool lt = size == 4 ? *(const int32_t *)(const void *)x < v32 : *x < v8;
+    if (lt)
+      kept_lt++;
+    if (h_flags[i])
+      kept_fl++;
+  }
+  unsigned char *d_in, *d_out;
+  uint8_t *d_flags;
+  CUDA_OK(cudaMalloc((void **)&d_in, (n + 16) * size));
+  CUDA_OK(cudaMalloc((void **)&d_out, (n + 16) * size));
+  CUDA_OK(cudaMalloc((void **)&d_flags, n));
+  CUDA_OK(cudaMemcpy(d_in + in_off * size, h_in, n * size, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(d_flags, h_flags, n, cudaMemcpyHostToDevice));
+  for (int op = 0; op < 3; op++) {
+    size_t count = 0, w = 0, r = 0;
+    const void *value = size == 4 ? (const void *)&v32 : (const void *)&v8;
+    pscan_status st =
+        op == 0 ? (pscan_select_if)(ctx, d_in + in_off * size, d_out + out_off * size, n, t, PSCAN_LT,
+                                  value, &count)
+        : op == 1 ? (pscan_select_flagged)(ctx, d_in + in_off * size, d_flags,
+                                         d_out + out_off * size, n, t, &count)
+                  : (pscan_partition_if)(ctx, d_in + in_off * size, d_out + out_off * size, n, t,
+                                       PSCAN_LT, value, &count);
+    for (size_t i = 0; i < n; i++) {
+      const unsigned char *x = h_in + i * size;
+      bool keep = op == 1 ? h_flags[i] != 0
+                          : size == 4 ? *(const int32_t *)(const void *)x < v32 : *x < v8;
+      if (keep)
+        memcpy(want + w++ * size, x, size);
+      else if (op == 2) /* rejected: from the back, reversed */
+        memcpy(want + (n - 1 - r++) * size, x, size);
+    }
+    size_t written = op == 2 ? n : w;
+    CUDA_OK(cudaMemcpy(got, d_out + out_off * size, written * size, cudaMemcpyDeviceToHost));
+    CHECK(st == PSCAN_OK && count == (op == 1 ? kept_fl : kept_lt) &&
+              memcmp(got, want, written * size) == 0,
+          "%s %s n=%zu, in +%zu, out +%zu items: %s, count %zu (want %zu) or items differ",
+          op == 0 ? "select_if" : op == 1 ? "select_flagged" : "partition_if", size == 4 ? "i32" : "u8",
+          n, in_off, out_off, pscan_status_name(st), count, op == 1 ? kept_fl : kept_lt);
+  }
+  CUDA_OK(cudaFree(d_in));
+  CUDA_OK(cudaFree(d_out));
+  CUDA_OK(cudaFree(d_flags));
+  free(h_in);
+  free(want);
+  free(got);
+  free(h_flags);
+}
+
+static void test_unaligned_device(void) {
+  pscan_ctx *ctx = ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO});
+  for (size_t off = 0; off < 4; off++) /* i32: every offset within 16 bytes */
+    unaligned_case(ctx, 4, 3 * 8192 + 77, off, (off * 3) % 4);
+  for (size_t off = 0; off < 16; off += 5) /* u8 */
+    unaligned_case(ctx, 1, 3 * 32768 + 77, off, (off * 7) % 16);
+}
+#endif
+
 #ifndef TEST_COMPACT_ON_CUDA
 /* ---- refusals write nothing, not even the count ---- */
 
@@ -699,6 +780,8 @@ int main(void) {
   printf("scan_by_key: %.2f s\n", test_seconds() - t0);
   test_large();
 #ifdef TEST_COMPACT_ON_CUDA
+  test_unaligned_device();
+  printf("unaligned device arrays: %.2f s\n", test_seconds() - t0);
   test_big();
 #endif
   pscan_destroy(ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}));
