@@ -7,7 +7,8 @@
 # no tile strategies), [compactbench] (the compaction family against CUB), [latency] (where a
 # small call's time goes: pscan_gpu_bench --latency), [ab] (A/B: pscan_gpu_bench from a second
 # build with the extra CUDA flags in $AB_FLAGS, or build-gpu's run with the environment $AB_ENV,
-# alternating with build-gpu's; $AB_ARGS: its args).
+# alternating with build-gpu's; $AB_ARGS: its args), [profile] (Nsight Compute on one launch each of
+# the i32 scan at 2^26, unique and reduce_by_key at 2^25: where the warps stall).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +74,23 @@ if has ab; then
       grep -E "memcpy|cub |auto |deterministic|pscan " "$OUT/ab-$side-$round.txt" | grep -vE "chained|reduce-then|scan-then|sequential" >>"$OUT/summary.txt"
     done
   done
+fi
+if has profile; then
+  # One launch of each kernel after a few warm-up calls; clocks left alone (device README).
+  prof() { # name, kernel regex, benchmark args...
+    local name=$1 kernel=$2
+    shift 2
+    log "ncu: $name"
+    ncu --clock-control none --set full --import-source no -k "regex:$kernel" --launch-skip 3 \
+      --launch-count 1 -o "$OUT/prof-$name" ./build-gpu/pscan_gpu_bench "$@" >"$OUT/prof-$name.log" 2>&1 || status=1
+    ncu --import "$OUT/prof-$name.ncu-rep" --page details >"$OUT/prof-$name.txt" 2>&1
+    ncu --import "$OUT/prof-$name.ncu-rep" --page source --csv --print-source sass >"$OUT/prof-$name-sass.csv" 2>&1
+    grep -E "DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Stall|Warp Cycles Per Issued" \
+      "$OUT/prof-$name.txt" | head -20 >>"$OUT/summary.txt"
+  }
+  prof scan_i32_2p26 '^scan_kernel_I32_I32_SUM$' --quick --min-log 26 --max-log 26 --types i32
+  prof unique_2p25 '^keys_kernel_keys_I32_x$' --compact --quick
+  prof reduce_by_key_2p25 '^by_key_kernel_bykey_F32_SUM$' --compact --quick
 fi
 if has compactbench; then
   log "GPU compaction benchmark"
