@@ -17,21 +17,9 @@ static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params 
     bool inclusive = true, ready = true;
     *v = NAME(identity)();
     if (j >= 0) {
-#if PSCAN_LOOKBACK_SERIAL_POLL
       inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
       if (!inclusive)
         ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, v);
-#else
-      /* Both words at once: one round trip to L2 a round instead of two (the aggregate is
-         needed in nearly every round: ncu counted 34,130 aggregate reads against 34,463
-         inclusive ones for 8,192 tiles, bench/NOTES.md session 6). */
-      ACC_T a;
-      inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
-      ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, &a);
-      if (!inclusive)
-        *v = a;
-      ready = ready || inclusive;
-#endif
     }
     if (__all_sync(PSCAN__FULL_MASK, ready))
       return inclusive;
