@@ -7,7 +7,7 @@
 # no tile strategies), [compactbench] (the compaction family against CUB), [latency] (where a
 # small call's time goes: pscan_gpu_bench --latency), [ab] (A/B: pscan_gpu_bench from a second
 # build with the extra CUDA flags in $AB_FLAGS, or build-gpu's run with the environment $AB_ENV,
-# alternating with build-gpu's; $AB_ARGS: its args), [profile] (Nsight Compute on one launch each of
+# alternating with build-gpu's; $AB_ARGS: its args, several sets separated by ';'), [profile] (Nsight Compute on one launch each of
 # the i32 scan at 2^26, unique and reduce_by_key at 2^25: where the warps stall).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
@@ -63,15 +63,21 @@ if has ab; then
         cmake --build build-ab -j "$(nproc)" --target pscan_gpu_bench; } >"$OUT/ab-build.log" 2>&1 ||
       { status=1; log "A/B BUILD FAILED"; tail -20 "$OUT/ab-build.log"; }
   fi
+  # AB_ARGS may hold several argument sets separated by ';' (e.g. a scan and a --compact run).
+  IFS=';' read -ra ab_sets <<<"${AB_ARGS:-}"
+  [[ ${#ab_sets[@]} -gt 0 ]] || ab_sets=("")
   for round in 1 2; do
-    for side in gpu ab; do
-      run=(./build-gpu/pscan_gpu_bench)
-      # shellcheck disable=SC2206
-      [[ $side == ab ]] && run=(env ${AB_ENV:-} "$ab_bin")
-      # shellcheck disable=SC2086
-      "${run[@]}" ${AB_ARGS:-} --csv "$OUT/ab-$side-$round.csv" >"$OUT/ab-$side-$round.txt" 2>&1 || status=1
-      echo "-- $side round $round" >>"$OUT/summary.txt"
-      grep -E "memcpy|cub |auto |deterministic|pscan " "$OUT/ab-$side-$round.txt" | grep -vE "chained|reduce-then|scan-then|sequential" >>"$OUT/summary.txt"
+    for k in "${!ab_sets[@]}"; do
+      for side in gpu ab; do
+        run=(./build-gpu/pscan_gpu_bench)
+        # shellcheck disable=SC2206
+        [[ $side == ab ]] && run=(env ${AB_ENV:-} "$ab_bin")
+        f="$OUT/ab-$side-$round-$k"
+        # shellcheck disable=SC2086
+        "${run[@]}" ${ab_sets[$k]} --csv "$f.csv" >"$f.txt" 2>&1 || status=1
+        echo "-- $side round $round: ${ab_sets[$k]}" >>"$OUT/summary.txt"
+        grep -E "memcpy|cub |auto |deterministic|pscan " "$f.txt" | grep -vE "chained|reduce-then|scan-then|sequential" >>"$OUT/summary.txt"
+      done
     done
   done
 fi
