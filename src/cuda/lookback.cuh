@@ -46,17 +46,8 @@ static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsign
         v = NAME(op)(far, v);
     }
     acc = NAME(op)(NAME(shfl)(v, 0), acc);
-    if (pmask) {
-#if !PSCAN_LOOKBACK_NO_HELP
-      /* Lanes before the prefix now hold their tiles' inclusive prefixes (the prefix folded
-         with aggregates): publish them for those tiles, so that successors find a prefix
-         nearby instead of walking back past tiles that are still in their own look-back. Their
-         owners publish the same value (up to float rounding) when they finish. */
-      if (lane < stop)
-        NAME(publish)(p->incl_words, (unsigned long long)(base - lane), v, p->epoch);
-#endif
+    if (pmask)
       return acc;
-    }
   }
 }
 
