@@ -119,9 +119,17 @@ static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
 
 /* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
    they wait for. */
+/* Waits for a predecessor sleep PSCAN__BACKOFF_FIRST_NS, then about twice as long each time, up
+   to PSCAN__BACKOFF_MAX_NS. */
+#ifndef PSCAN__BACKOFF_FIRST_NS
+#define PSCAN__BACKOFF_FIRST_NS 8
+#endif
+#ifndef PSCAN__BACKOFF_MAX_NS
+#define PSCAN__BACKOFF_MAX_NS 256
+#endif
 static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {
   __nanosleep(*ns);
-  *ns = *ns < 256 ? *ns * 2 + 8 : 256;
+  *ns = *ns < PSCAN__BACKOFF_MAX_NS ? *ns * 2 + 8 : PSCAN__BACKOFF_MAX_NS;
 }
 
 /* Stress builds only (cmake -DPSCAN_CUDA_PERTURB=ON): a tile sleeps a pseudo-random time, from

@@ -12,7 +12,7 @@
    inclusive identity and are never reached past tile 0, which always publishes a prefix. */
 static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params *p, long long j,
                                                   ACC_T *v) {
-  unsigned ns = 8;
+  unsigned ns = PSCAN__BACKOFF_FIRST_NS;
   for (;;) {
     bool inclusive = true, ready = true;
     *v = NAME(identity)();
@@ -64,7 +64,7 @@ static __device__ ACC_T NAME(fold_aggregates)(const pscan__cuda_scan_params *p, 
   bool ready = first + lane >= (long long)tile ||
                NAME(read_word)(p->agg_words, (unsigned long long)(first + lane), p->epoch, &v);
   while (first < (long long)tile) {
-    unsigned ns = 8;
+    unsigned ns = PSCAN__BACKOFF_FIRST_NS;
     while (!__all_sync(PSCAN__FULL_MASK, ready)) { /* wait for this window's aggregates */
       pscan__backoff(&ns);
       ready = NAME(read_word)(p->agg_words, (unsigned long long)(first + lane), p->epoch, &v);
@@ -112,7 +112,7 @@ static __device__ ACC_T NAME(look_back_ordered)(const pscan__cuda_scan_params *p
   }
   long long j = -1;
   ACC_T acc = NAME(identity)();
-  unsigned ns = 8;
+  unsigned ns = PSCAN__BACKOFF_FIRST_NS;
   for (long long base = (long long)tile - 33; j < 0;) { /* find a published prefix further back */
     long long t = base - lane;
     ACC_T w = NAME(identity)();
