@@ -188,8 +188,17 @@ static __device__ void TNAME(scan_one_tile)(const pscan__cuda_scan_params *p, TN
   TNAME(scan_loaded_tile)(p, sm, tile, running);
 }
 
-/* At least PSCAN__MIN_BLOCKS resident blocks per multiprocessor (5: <= 51 registers). */
-__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__MIN_BLOCKS)
+/* Resident blocks per multiprocessor: a tile's block spends about half its life waiting on its
+   look-back (ncu, bench/NOTES.md session 6), so a sixth block per multiprocessor keeps more
+   bytes in flight: +0.8 to +1.4 points for i32, +0.6 to +3 for f64 at 2^24-2^28. 32-bit float
+   accumulators keep five: with six they measured -0.8 points at 2^28 and no gain at 2^24-2^26
+   (why f32 differs from i32 I have not pinned down). Small tiles keep five (one wave at most). */
+#if TILE_SCAN_ONLY || (IS_FLOAT && ACC_SIZE == 4)
+#define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS
+#else
+#define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS_HIGH
+#endif
+__global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
     TNAME(scan_kernel)(const pscan__cuda_scan_params p) {
   __shared__ TNAME(smem) sm;
   if (p.mode == PSCAN__MODE_SINGLE) {
@@ -264,6 +273,7 @@ static int TNAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t gr
 #undef ITEMS
 #undef BATCHES
 #undef TILE
+#undef TILE_MIN_BLOCKS
 #undef TNAME
 #undef TILE_THREAD_BYTES
 #undef TILE_SCAN_ONLY
