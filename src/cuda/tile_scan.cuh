@@ -189,11 +189,13 @@ static __device__ void TNAME(scan_one_tile)(const pscan__cuda_scan_params *p, TN
 }
 
 /* Resident blocks per multiprocessor: a tile's block spends about half its life waiting on its
-   look-back (ncu, bench/NOTES.md session 6), so a sixth block per multiprocessor keeps more
-   bytes in flight: +0.8 to +1.4 points for i32, +0.6 to +3 for f64 at 2^24-2^28. 32-bit float
-   accumulators keep five: with six they measured -0.8 points at 2^28 and no gain at 2^24-2^26
-   (why f32 differs from i32 I have not pinned down). Small tiles keep five (one wave at most). */
-#if TILE_SCAN_ONLY || (IS_FLOAT && ACC_SIZE == 4)
+   look-back (ncu, bench/NOTES.md session 6), so a sixth block per multiprocessor (40 registers)
+   keeps more bytes in flight where the kernel stays lean enough. Measured (A/B, same call):
+   integer accumulators of up to 4 bytes and 8-byte float ones gain (i32 +0.5 to +2 points,
+   f64 +0.5 to +1.9 at 2^24-2^28); 32-bit float ones (-0.8 at 2^28) and 8-byte integer ones
+   (-1.7 at 2^26-2^28) lose, so they keep five — why those two differ I have not pinned down.
+   Small tiles keep five (one wave at most). */
+#if TILE_SCAN_ONLY || (IS_FLOAT && ACC_SIZE == 4) || (!IS_FLOAT && ACC_SIZE == 8)
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS
 #else
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS_HIGH
