@@ -25,6 +25,9 @@ typedef double PSCAN__WRAP_F32, PSCAN__WRAP_F64;
 /* For #if: every other type reads as 0 (an undefined name). */
 #define PSCAN__ISFLOAT_F32 1
 #define PSCAN__ISFLOAT_F64 1
+/* Operators whose float results depend on the order of combination (pscan__order_sensitive). */
+#define PSCAN__ORDER_SENSITIVE_SUM 1
+#define PSCAN__ORDER_SENSITIVE_PROD 1
 #define PSCAN__SIZE_I8 1
 #define PSCAN__SIZE_U8 1
 #define PSCAN__SIZE_I16 2

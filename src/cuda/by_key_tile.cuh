@@ -192,7 +192,7 @@ static __device__ __forceinline__ void NAME(scan_tile)(const pscan__cuda_compact
   const unsigned late = vec ? (h + PER_CHUNK - 1) / PER_CHUNK * PER_CHUNK : h;
   pscan__unstage_from(p->vals_out, vals, start, valid, sizeof(V_T), vec, late);
   /* 3. The tile's prefix (warp 0 looks back), then the items before the chunk of the first head. */
-  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
   V_T init;
   memcpy(&init, &p->init, sizeof init);
   for (unsigned i = threadIdx.x; i < late; i += PSCAN__THREADS) {
@@ -226,7 +226,7 @@ static __device__ __forceinline__ void NAME(reduce_tile_direct)(
     const unsigned char *keys, const unsigned char *vals, unsigned heads, unsigned mine,
     ACC_T before, ACC_T total, ACC_T *running) {
   const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
-  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
   ACC_T carry = NAME(op)(tile_before, before);
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
@@ -284,7 +284,7 @@ static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
     carry = NAME(op)(carry, NAME(make)(head, v[i]));
   }
   __syncthreads();
-  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
   const unsigned long long base = tile_before.count;
   for (unsigned j = threadIdx.x; j < tile_heads; j += PSCAN__THREADS) {
     pscan__store_bits(p->out, base + j, ks, pscan__elem_bits(keys, head_at[j], ks));

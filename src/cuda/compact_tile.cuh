@@ -283,7 +283,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
       *NAME(gathered)(sm->tile, valid - 1 - rejected_rank++) = items[i];
   }
   /* 4. The tile's prefix by look-back (warp 0); then the coalesced stores. */
-  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running);
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
   if (rle)
     NAME(close_runs)(p, NAME(op)(tile_before, before), keep, start + first);
   __syncthreads();

@@ -5,7 +5,8 @@
  * tile k's aggregate, incl_words[k] its inclusive prefix, each tagged with the launch's epoch.
  * A word of another epoch reads as "not yet published" (status X). Tile 0 publishes only its
  * inclusive prefix; every other tile publishes its aggregate first (status A), looks back, then
- * publishes its inclusive prefix (status P). */
+ * publishes its inclusive prefix (status P).
+ */
 
 /* Spins (with backoff) until every lane's predecessor has published its aggregate or inclusive
    prefix; returns whether this lane's is the inclusive prefix. Lanes before tile 0 read as an
@@ -142,10 +143,13 @@ static __device__ ACC_T NAME(wait_predecessor)(const pscan__cuda_scan_params *p,
 }
 
 /* The exclusive prefix of a tile whose total is known, by the launch's mode. */
-/* broadcast: one shared value; scratch: 32 shared values free during the look-back. */
-static __device__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p, ACC_T *broadcast,
-                                          ACC_T *scratch, unsigned long long tile, ACC_T total,
-                                          ACC_T *running) {
+/* broadcast: one shared value; scratch: 32 shared values free during the look-back. ordered (a
+   constant where inlined): whether this kernel can be asked for the ordered look-back of
+   deterministic mode; kernels that cannot compile it out, which frees registers. */
+static __device__ __forceinline__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p,
+                                                          ACC_T *broadcast, ACC_T *scratch,
+                                                          unsigned long long tile, ACC_T total,
+                                                          ACC_T *running, const bool ordered) {
   const ACC_T start = p->has_init ? NAME(from_bits)((NAME(bits_t))p->init) : NAME(identity)();
   switch (p->mode) {
   case PSCAN__MODE_SINGLE: {
@@ -175,7 +179,7 @@ static __device__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p, ACC_
         NAME(publish)(p->agg_words, tile, total, p->epoch);
       }
       ACC_T e = p->mode == PSCAN__MODE_CHAINED ? NAME(wait_predecessor)(p, tile)
-                : p->deterministic            ? NAME(look_back_ordered)(p, tile, scratch)
+                : ordered && p->deterministic ? NAME(look_back_ordered)(p, tile, scratch)
                                               : NAME(look_back)(p, tile);
       if (threadIdx.x == 0) {
         pscan__perturb(tile, 3);
@@ -187,4 +191,3 @@ static __device__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p, ACC_
     return *broadcast;
   }
 }
-

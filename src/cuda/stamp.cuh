@@ -2,6 +2,15 @@
 #include "scan_ops.cuh"
 #include "block_scan.cuh"
 #include "lookback.cuh"
+/* Only float sums and products can be asked for deterministic mode (pscan__order_sensitive):
+   their stamps carry a second scan kernel with the ordered look-back compiled in, and the
+   plain kernel goes without it. (PSCAN__LOOKBACK_ORDERED_ALWAYS=1: the plain kernel keeps it, as
+   before session 6, for A/B builds.) */
+#if IS_FLOAT && PSCAN__CAT(PSCAN__ORDER_SENSITIVE_, OP_E)
+#define STAMP_ORDERED 1
+#else
+#define STAMP_ORDERED 0
+#endif
 /* Tiles of PSCAN__THREAD_BYTES per thread (32 KB): every strategy. */
 #define TNAME(f) NAME(f)
 #define TILE_THREAD_BYTES PSCAN__THREAD_BYTES
@@ -20,3 +29,4 @@
 #undef ACC_SIZE
 #undef IS_FLOAT
 #undef OP
+#undef STAMP_ORDERED

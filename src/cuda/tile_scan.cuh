@@ -140,15 +140,18 @@ static __device__ __forceinline__ ACC_T TNAME(thread_total)(const unsigned char 
 }
 
 /* Scans a tile already in sm->tile and stores it. */
-static __device__ void TNAME(scan_loaded_tile)(const pscan__cuda_scan_params *p, TNAME(smem) *sm,
-                                              unsigned long long tile, ACC_T *running) {
+static __device__ __forceinline__ void TNAME(scan_loaded_tile)(const pscan__cuda_scan_params *p,
+                                                               TNAME(smem) *sm,
+                                                               unsigned long long tile,
+                                                               ACC_T *running, const bool ordered) {
   const unsigned long long start = tile * (unsigned long long)TILE;
   const unsigned valid = TNAME(tile_valid)(p, tile);
   ACC_T before, total;
   /* (The small tiles serve PSCAN_BLOCK_AUTO only: warp scans.) */
   const int block_algo = TILE_SCAN_ONLY ? (int)PSCAN_BLOCK_WARP_SCANS : p->block_algo;
   NAME(block_scan)(block_algo, TNAME(thread_total)(sm->tile, valid), sm->scan, &before, &total);
-  ACC_T carry = NAME(op)(NAME(tile_prefix)(p, &sm->prefix, sm->scan, tile, total, running), before);
+  ACC_T carry =
+      NAME(op)(NAME(tile_prefix)(p, &sm->prefix, sm->scan, tile, total, running, ordered), before);
   /* Results overwrite the input in place. A wider output (one batch) lands over other threads'
      input, so it waits until every thread has read its own. */
   const bool widen = ACC_SIZE > sizeof(IN_T);
@@ -181,11 +184,13 @@ static __device__ void TNAME(scan_loaded_tile)(const pscan__cuda_scan_params *p,
   __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
 }
 
-static __device__ void TNAME(scan_one_tile)(const pscan__cuda_scan_params *p, TNAME(smem) *sm,
-                                           unsigned long long tile, ACC_T *running) {
+static __device__ __forceinline__ void TNAME(scan_one_tile)(const pscan__cuda_scan_params *p,
+                                                            TNAME(smem) *sm,
+                                                            unsigned long long tile,
+                                                            ACC_T *running, const bool ordered) {
   TNAME(load_tile)(p, sm->tile, tile * (unsigned long long)TILE, TNAME(tile_valid)(p, tile));
   __syncthreads();
-  TNAME(scan_loaded_tile)(p, sm, tile, running);
+  TNAME(scan_loaded_tile)(p, sm, tile, running, ordered);
 }
 
 /* Resident blocks per multiprocessor: a tile's block spends about half its life waiting on its
@@ -195,33 +200,52 @@ static __device__ void TNAME(scan_one_tile)(const pscan__cuda_scan_params *p, TN
    f64 +0.5 to +1.9 at 2^24-2^28); 32-bit float ones (-0.8 at 2^28) and 8-byte integer ones
    (-1.7 at 2^26-2^28) lose, so they keep five — why those two differ I have not pinned down.
    Small tiles keep five (one wave at most). */
-#if TILE_SCAN_ONLY || (IS_FLOAT && ACC_SIZE == 4) || (!IS_FLOAT && ACC_SIZE == 8)
+#if defined(PSCAN__SCAN_MIN_BLOCKS_ALL) && !TILE_SCAN_ONLY /* A/B builds */
+#define TILE_MIN_BLOCKS PSCAN__SCAN_MIN_BLOCKS_ALL
+#elif TILE_SCAN_ONLY || (IS_FLOAT && ACC_SIZE == 4) || (!IS_FLOAT && ACC_SIZE == 8)
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS
 #else
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS_HIGH
 #endif
-__global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
-    TNAME(scan_kernel)(const pscan__cuda_scan_params p) {
-  __shared__ TNAME(smem) sm;
-  if (p.mode == PSCAN__MODE_SINGLE) {
-    ACC_T running = p.has_init ? NAME(from_bits)((NAME(bits_t))p.init) : NAME(identity)();
-    for (unsigned long long tile = 0; tile < p.num_tiles; tile++)
-      TNAME(scan_one_tile)(&p, &sm, tile, &running);
+/* ordered: whether deterministic mode's ordered look-back is compiled in (scan_kernel_ordered). */
+static __device__ __forceinline__ void TNAME(scan_body)(const pscan__cuda_scan_params *p,
+                                                        TNAME(smem) *sm, const bool ordered) {
+  if (p->mode == PSCAN__MODE_SINGLE) {
+    ACC_T running = p->has_init ? NAME(from_bits)((NAME(bits_t))p->init) : NAME(identity)();
+    for (unsigned long long tile = 0; tile < p->num_tiles; tile++)
+      TNAME(scan_one_tile)(p, sm, tile, &running, ordered);
     return;
   }
   unsigned long long tile = blockIdx.x;
-  if ((p.mode == PSCAN__MODE_LOOKBACK || p.mode == PSCAN__MODE_CHAINED) && !p.tile_from_block) {
+  if ((p->mode == PSCAN__MODE_LOOKBACK || p->mode == PSCAN__MODE_CHAINED) && !p->tile_from_block) {
     if (threadIdx.x == 0) {
-      pscan__stagger_first_wave(&p);
-      if (p.vector_io && (tile + 1) * TILE <= p.n) /* the likely tile (common.cuh) */
-        pscan__prefetch_l2((const IN_T *)p.in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
-      sm.tile_id = atomicAdd(p.tile_counter, 1ull) - p.tile_base;
+      pscan__stagger_first_wave(p);
+      if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
+        pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
+      sm->tile_id = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
     }
     __syncthreads();
-    tile = sm.tile_id;
+    tile = sm->tile_id;
   }
-  TNAME(scan_one_tile)(&p, &sm, tile, NULL);
+  TNAME(scan_one_tile)(p, sm, tile, NULL, ordered);
 }
+
+__global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
+    TNAME(scan_kernel)(const pscan__cuda_scan_params p) {
+  __shared__ TNAME(smem) sm;
+  TNAME(scan_body)(&p, &sm, PSCAN__LOOKBACK_ORDERED_ALWAYS ? true : false);
+}
+#if STAMP_ORDERED
+/* Deterministic mode (float sums and products): the same with the ordered look-back. */
+__global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
+    TNAME(scan_kernel_ordered)(const pscan__cuda_scan_params p) {
+  __shared__ TNAME(smem) sm;
+  TNAME(scan_body)(&p, &sm, true);
+}
+#define TILE_SCAN_KERNEL(det) ((det) ? TNAME(scan_kernel_ordered) : TNAME(scan_kernel))
+#else
+#define TILE_SCAN_KERNEL(det) TNAME(scan_kernel)
+#endif
 
 #if !TILE_SCAN_ONLY /* the multi-pass strategies use the large tiles only */
 /* Reduce-then-scan, first pass: tile totals (tile 0 without init). */
@@ -250,15 +274,16 @@ __global__ void __launch_bounds__(PSCAN__THREADS)
 #endif
 
 static int TNAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  void (*kernel)(const pscan__cuda_scan_params) = TILE_SCAN_KERNEL(p->deterministic);
   if (p->tile_from_block) { /* backend.c: launch_single_pass */
     void *args[] = {(void *)p};
-    return (int)cudaLaunchCooperativeKernel((const void *)TNAME(scan_kernel), dim3((unsigned)grid),
+    return (int)cudaLaunchCooperativeKernel((const void *)kernel, dim3((unsigned)grid),
                                             dim3(PSCAN__THREADS), args, 0, (cudaStream_t)stream);
   }
   pscan__cuda_scan_params q = *p;
   if (q.stagger_ns)
-    q.stagger_rows = (unsigned)pscan__wave_rows((const void *)TNAME(scan_kernel), 0);
-  TNAME(scan_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
+    q.stagger_rows = (unsigned)pscan__wave_rows((const void *)kernel, 0);
+  kernel<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
 #if !TILE_SCAN_ONLY
@@ -276,6 +301,7 @@ static int TNAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t gr
 #undef BATCHES
 #undef TILE
 #undef TILE_MIN_BLOCKS
+#undef TILE_SCAN_KERNEL
 #undef TNAME
 #undef TILE_THREAD_BYTES
 #undef TILE_SCAN_ONLY
