@@ -194,19 +194,17 @@ static __device__ __forceinline__ void TNAME(scan_one_tile)(const pscan__cuda_sc
 }
 
 /* Resident blocks per multiprocessor: a tile's block spends about half its life waiting on its
-   look-back (ncu, bench/NOTES.md session 6), so a sixth block per multiprocessor (40 registers)
-   keeps more bytes in flight where the kernel stays lean enough. Measured (A/B, same call):
-   integer accumulators of up to 4 bytes and 8-byte float ones gain (i32 +0.5 to +2 points,
-   f64 +0.5 to +1.9 at 2^24-2^28); 32-bit float ones (-0.8 at 2^28) and 8-byte integer ones
-   (-1.7 at 2^26-2^28) lose, so they keep five — why those two differ I have not pinned down.
-   Small tiles keep five (one wave at most). */
-#if defined(PSCAN__SCAN_MIN_BLOCKS_ALL) && !TILE_SCAN_ONLY /* A/B builds */
-#define TILE_MIN_BLOCKS PSCAN__SCAN_MIN_BLOCKS_ALL
-#elif TILE_SCAN_ONLY || (IS_FLOAT && ACC_SIZE == 4) || (!IS_FLOAT && ACC_SIZE == 8)
+   look-back (ncu, bench/NOTES.md session 6), so a sixth block per multiprocessor (40 registers;
+   six 32 KB tiles still fit in shared memory) keeps more bytes in flight. Measured (A/Bs, same
+   call): i32 +0.5 to +2 points, f64 +0.5 to +1.9, and — once the ordered look-back left the
+   plain kernels — f32 +0.4 to +1.8 and i64 +0.3 to +2.4 at 2^24-2^28 (with it compiled in, f32
+   and i64 had lost). Small tiles keep five (at most one wave). */
+#if TILE_SCAN_ONLY
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS
 #else
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS_HIGH
 #endif
+
 /* ordered: whether deterministic mode's ordered look-back is compiled in (scan_kernel_ordered). */
 static __device__ __forceinline__ void TNAME(scan_body)(const pscan__cuda_scan_params *p,
                                                         TNAME(smem) *sm, const bool ordered) {
