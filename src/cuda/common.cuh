@@ -117,14 +117,13 @@ static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
   return rows;
 }
 
-/* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
-   they wait for. */
 /* A/B builds only: 1 keeps the ordered look-back in every scan kernel (stamp.cuh). */
 #ifndef PSCAN__LOOKBACK_ORDERED_ALWAYS
 #define PSCAN__LOOKBACK_ORDERED_ALWAYS 0
 #endif
 
-/* Waits for a predecessor sleep PSCAN__BACKOFF_FIRST_NS, then about twice as long each time, up
+/* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
+   they wait for: a wait sleeps PSCAN__BACKOFF_FIRST_NS, then about twice as long each time, up
    to PSCAN__BACKOFF_MAX_NS. */
 #ifndef PSCAN__BACKOFF_FIRST_NS
 #define PSCAN__BACKOFF_FIRST_NS 8

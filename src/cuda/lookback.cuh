@@ -5,8 +5,7 @@
  * tile k's aggregate, incl_words[k] its inclusive prefix, each tagged with the launch's epoch.
  * A word of another epoch reads as "not yet published" (status X). Tile 0 publishes only its
  * inclusive prefix; every other tile publishes its aggregate first (status A), looks back, then
- * publishes its inclusive prefix (status P).
- */
+ * publishes its inclusive prefix (status P). */
 
 /* Spins (with backoff) until every lane's predecessor has published its aggregate or inclusive
    prefix; returns whether this lane's is the inclusive prefix. Lanes before tile 0 read as an
