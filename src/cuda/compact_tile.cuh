@@ -31,6 +31,10 @@
  * look-back's wait before any write order the accesses. */
 
 #define T PSCAN__CAT(PSCAN__CTYPE_, KEY)
+/* 0 turns off the sparse gather (A/B builds). */
+#ifndef PSCAN__COMPACT_SPARSE
+#define PSCAN__COMPACT_SPARSE 1
+#endif
 /* Blocks per multiprocessor the keys kernel is built for (bench/NOTES.md). */
 #ifndef PSCAN__COMPACT_MIN_BLOCKS
 #define PSCAN__COMPACT_MIN_BLOCKS 5
@@ -42,7 +46,11 @@ enum {
   /* The gathered items are padded by one word (of at least the item's size) every 128 bytes, so
      that threads writing runs of consecutive ranks (a selection near 100%) hit distinct banks. */
   NAME(GPAD) = sizeof(T) > 4 ? sizeof(T) : 4,
-  NAME(TILE_BYTES) = NAME(TILE) * sizeof(T) + NAME(GPAD) * (NAME(TILE) * sizeof(T) / 128)
+  NAME(TILE_BYTES) = NAME(TILE) * sizeof(T) + NAME(GPAD) * (NAME(TILE) * sizeof(T) / 128),
+  /* A tile that keeps at most this many items (unique and run-length encoding with long runs,
+     sparse selections) gathers them into a buffer of their own, straight from the staged input:
+     no copy of every item into registers, no barrier before the gather. */
+  NAME(SPARSE) = PSCAN__THREADS
 };
 #define BATCH NAME(BATCH)
 #define ITEMS NAME(ITEMS)
@@ -56,6 +64,7 @@ typedef struct NAME(keys_smem) {
   ACC_T prefix;
   unsigned long long tile_id;
   T before_tile; /* the item before the tile (unique, run-length encoding) */
+  T sparse[NAME(SPARSE)]; /* the kept items of a sparse tile (compact_tile) */
 } NAME(keys_smem);
 
 /* The keep bits of a batch under cmp: one loop per comparison, so the switch is decided once a
@@ -270,17 +279,27 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   /* 3. Gather, with the ranks within the tile (no need to wait for the predecessors): kept items
      at the front, in order; partition_if's rejected ones at the back of the tile's valid range,
      reversed. Every thread takes its items into registers first: the gather writes over the
-     staged input. */
-  T items[ITEMS];
-  NAME(read_items)(sm->tile, 0, ITEMS, items);
-  __syncthreads();
-  unsigned kept_rank = (unsigned)before.count, rejected_rank = first - kept_rank;
+     staged input. A sparse tile (few kept, nothing rejected to place) gathers into sm->sparse
+     instead, reading each kept item where it was staged. */
+  const bool sparse = PSCAN__COMPACT_SPARSE && !dense && !partition && total_count <= NAME(SPARSE);
+  if (sparse) {
+    unsigned kept_rank = (unsigned)before.count;
+    for (unsigned k = keep; k; k &= k - 1) {
+      const unsigned i = (unsigned)__ffs(k) - 1u;
+      sm->sparse[kept_rank++] = *(const T *)(sm->tile + pscan__swz((first + i) * (unsigned)sizeof(T)));
+    }
+  } else {
+    T items[ITEMS];
+    NAME(read_items)(sm->tile, 0, ITEMS, items);
+    __syncthreads();
+    unsigned kept_rank = (unsigned)before.count, rejected_rank = first - kept_rank;
 #pragma unroll
-  for (int i = 0; i < ITEMS; i++) {
-    if (keep >> i & 1u)
-      *NAME(gathered)(sm->tile, kept_rank++) = items[i];
-    else if (partition && (unsigned)i < mine)
-      *NAME(gathered)(sm->tile, valid - 1 - rejected_rank++) = items[i];
+    for (int i = 0; i < ITEMS; i++) {
+      if (keep >> i & 1u)
+        *NAME(gathered)(sm->tile, kept_rank++) = items[i];
+      else if (partition && (unsigned)i < mine)
+        *NAME(gathered)(sm->tile, valid - 1 - rejected_rank++) = items[i];
+    }
   }
   /* 4. The tile's prefix by look-back (warp 0); then the coalesced stores. */
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
@@ -294,7 +313,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
     NAME(store_kept_packed)(out + kept_before, sm->tile, kept);
   for (unsigned j = (dense ? kept : 0u) + threadIdx.x; j < written; j += PSCAN__THREADS) {
     if (j < kept)
-      out[kept_before + j] = *NAME(gathered)(sm->tile, j);
+      out[kept_before + j] = sparse ? sm->sparse[j] : *NAME(gathered)(sm->tile, j);
     else /* rejected: the r-th of the input goes to out[n-1-r] */
       out[n - (start - kept_before) - (valid - kept) + (j - kept)] = *NAME(gathered)(sm->tile, j);
   }
