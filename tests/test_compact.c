@@ -225,6 +225,40 @@ static void run_all_ops(const config *c, pscan_dtype t, size_t n, pscan_cmp cmp,
   free(flags);
 }
 
+/* unique and run-length encoding where each block of 8192 items (one CUDA tile of 4-byte
+   items, two of 8-byte ones) holds a chosen number of run heads: around 256, where the CUDA
+   keys kernel switches between its sparse gather (at most 256 kept) and the dense one, and
+   with the block's first item starting a run or continuing the one before. */
+static void test_heads_per_tile(void) {
+  enum { BLOCK = 8192 };
+  static const unsigned heads[] = {256, 257, 255, 1, 300, 128, 256, 8192};
+  const size_t n = BLOCK * (sizeof heads / sizeof heads[0]) - 37;
+  const pscan_dtype types[] = {PSCAN_I32, PSCAN_U8, PSCAN_F32, PSCAN_I64};
+  const config c = {2, 0, PSCAN_ALGO_AUTO};
+  for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+    pscan_dtype t = types[k];
+    size_t s = ref_dtype_size(t);
+    char *in = test_malloc(n * s);
+    long run = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t b = i / BLOCK, j = i % BLOCK;
+      unsigned h = heads[b];
+      /* Heads at j = ceil(m * BLOCK / h), shifted by one in odd blocks (whose first item then
+         continues the previous block's last run). */
+      size_t off = (b & 1) ? 1 : 0;
+      bool head = i == 0 || (j >= off && ((j - off) * h) % BLOCK < h && j - off < BLOCK);
+      if (head && i > 0)
+        run++;
+      put(t, in + i * s, 1 + run % 3); /* neighbouring runs always differ */
+    }
+    for (int op = REF_UNIQUE; op <= REF_RLE; op++) {
+      run_one(&c, (op_kind)op, t, in, NULL, n, PSCAN_LT, 0, false);
+      run_one(&c, (op_kind)op, t, in, NULL, n, PSCAN_LT, 0, true);
+    }
+    free(in);
+  }
+}
+
 /* ---- the matrix: every type, cmp and ratio ---- */
 
 static void test_matrix(void) {
@@ -771,6 +805,7 @@ int main(void) {
   printf("configs: %.2f s\n", test_seconds() - t0);
   test_in_place_stress();
   printf("in place stress: %.2f s\n", test_seconds() - t0);
+  test_heads_per_tile();
 #ifndef TEST_COMPACT_ON_CUDA
   test_value_inside(); /* (on the CUDA backend value is host memory: never inside the array) */
 #endif
