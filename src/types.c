@@ -78,6 +78,8 @@ const char *pscan_status_name(pscan_status s) {
   return "PSCAN_ERR_UNKNOWN";
 }
 
+/* The CUDA kernels hold the same rule for the preprocessor (kernel_types.h:
+   PSCAN__ORDER_SENSITIVE_SUM/PROD): only those stamps carry deterministic mode's kernel. */
 bool pscan__order_sensitive(const pscan__scan_call *c) {
   if (c->op == PSCAN__OP_CUSTOM)
     return true;
