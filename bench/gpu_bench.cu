@@ -13,7 +13,7 @@
 // n = 2^25 and 2^28, then select_if over selectivities 0..100% at 2^28. Bytes counted as in
 // ../shared/anchors: select_if n*4 read + kept*4 written, partition_if 2n*4, select_flagged
 // n*4 + n + kept*4, unique and run-length encoding n*4 read, reduce_by_key 2n*4 read,
-// inclusive sum by key 3n*4.
+// inclusive sum by key 3n*4; CUB DeviceReduce::Sum (n*4 read) is printed as the read-only ceiling.
 //
 // --latency: where a small call's time goes (n = 2^10 .. 2^16, i32 and f64): per call in
 // back-to-back batches (what the scan rows report), the host's time to issue one call (the
@@ -334,6 +334,13 @@ static void bench_compact_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, boo
   printf("memcpy   d2d                      2^%-3d %10.2f us %8.1f GB/s\n", (int)(0.5 + log2((double)n)), copy * 1e6, copy_gbs);
   rows.push_back({"memcpy", "d2d", "-", "i32", n, copy, copy_gbs, 1.0});
   size_t tb = 0;
+  // The read-only ceiling: unique, run-length encoding and reduce_by_key read n items and write
+  // little, so a plain reduction (n*4 bytes read) bounds them better than the copy does.
+  if (!sweep) {
+    CK(cub::DeviceReduce::Sum(nullptr, tb, b.data, b.out2, (int64_t)n));
+    compact_row("cub", "reduce_sum_read_ceiling", n, n * 4.0, copy_gbs, [&] {
+      CK(cub::DeviceReduce::Sum(cub_temp(tb), tb, b.data, b.out2, (int64_t)n)); });
+  }
   const int thresholds_all[] = {INT32_MIN, -2147483648 + 21474836, -1073741824, 0, 1073741824, 2147483647 - 21474836, INT32_MAX};
   const char *names_all[] = {"0%", "1%", "25%", "50%", "75%", "99%", "100%"};
   for (int k = sweep ? 0 : 3; k < (sweep ? 7 : 4); k++) {
