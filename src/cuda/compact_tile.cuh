@@ -262,11 +262,13 @@ static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned 
 
 /* dense: the kernel for selections (select_if, select_flagged, partition_if), whose kept items
    leave with store_kept_packed.
-   persistent (the other kernel in the single-pass modes, keys_loop): the block goes on to another
-   tile after this one. It takes that tile's id early (left in sm->tile_id), and a sparse tile,
-   whose kept items wait in sm->sparse, starts staging it as soon as the staged input is no
-   longer read: its loads are in flight while this tile waits for its look-back. staged: this
-   tile's staging was started so by the previous one. Returns whether the next one's was. */
+   persistent (the other kernel in the single-pass modes): the block goes on to another tile
+   after this one (its id left in sm->tile_id). A sparse tile, whose kept items wait in
+   sm->sparse, takes that id and starts staging the tile as soon as its own staged input has been
+   read: the loads are in flight while this tile waits for its look-back. (The id is taken no
+   earlier: a tile whose id is taken long before its block can work on it holds up every
+   successor's look-back; taking it at the start of the previous tile halved the throughput,
+   bench/NOTES.md.) staged: this tile's staging was started so. Returns whether the next one's was. */
 static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_compact_params *p,
                                                           NAME(keys_smem) *sm,
                                                           unsigned long long tile, ACC_T *running,
@@ -281,18 +283,12 @@ static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_comp
       !dense && (p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH);
   const bool rle = !dense && p->kind == PSCAN__COMPACT_RUN_LENGTH;
   const bool partition = p->kind == PSCAN__COMPACT_PARTITION_IF;
-  /* 1. Read the tile (and the item before it) once, unless the previous tile began to. The next
-     tile's id is asked for first; its reply is awaited only after the keep mask. */
-  unsigned long long next = 0;
-  if (persistent && threadIdx.x == 0)
-    next = pscan__take_tile(&p->lb);
+  /* 1. Read the tile (and the item before it) once, unless the previous tile began to. */
   if (!staged)
     NAME(stage_tile)(p, sm, tile, heads);
   pscan__stage_wait();
   __syncthreads();
   const unsigned keep = NAME(keep_mask)(p, sm, start, mine, dense);
-  if (persistent && threadIdx.x == 0)
-    sm->tile_id = next; /* (every thread read this tile's id before the barrier above) */
   /* 2. The thread's prefix within the tile, the tile's by look-back. */
   unsigned before_count, total_count;
   int before_last, total_last;
@@ -318,7 +314,9 @@ static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_comp
       sm->sparse[kept_rank++] = *(const T *)(sm->tile + pscan__swz((first + i) * (unsigned)sizeof(T)));
     }
     if (persistent) {
-      __syncthreads(); /* the staged input is read for the last time */
+      if (threadIdx.x == 0)
+        sm->tile_id = pscan__take_tile(&p->lb);
+      __syncthreads(); /* the staged input has been read for the last time */
       if (sm->tile_id < p->lb.num_tiles)
         NAME(stage_tile)(p, sm, sm->tile_id, heads);
       staged_next = true;
@@ -358,6 +356,8 @@ static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_comp
       p->counts_out[through.count - 1] = n - through.x;
     *p->count_out = through.count;
   }
+  if (persistent && !staged_next && threadIdx.x == 0)
+    sm->tile_id = pscan__take_tile(&p->lb);
   if (running || (persistent && !staged_next))
     __syncthreads(); /* the buffer is reused by the next tile */
   return staged_next;
