@@ -35,10 +35,6 @@
 #ifndef PSCAN__COMPACT_SPARSE
 #define PSCAN__COMPACT_SPARSE 1
 #endif
-/* 0: the run-head kernel runs one tile per block, as the selections' does (A/B builds). */
-#ifndef PSCAN__COMPACT_PERSISTENT
-#define PSCAN__COMPACT_PERSISTENT 1
-#endif
 /* Blocks per multiprocessor the keys kernel is built for (bench/NOTES.md). */
 #ifndef PSCAN__COMPACT_MIN_BLOCKS
 #define PSCAN__COMPACT_MIN_BLOCKS 5
@@ -206,18 +202,6 @@ static __device__ __forceinline__ unsigned NAME(keep_mask)(const pscan__cuda_com
   return mine >= ITEMS ? keep : keep & ((1u << mine) - 1u);
 }
 
-/* Starts staging tile `tile` (and, for run heads, reading the item before it: the last warp's
-   load, so that warp 0, the look-back's, never waits for it). */
-static __device__ __forceinline__ void NAME(stage_tile)(const pscan__cuda_compact_params *p,
-                                                        NAME(keys_smem) *sm,
-                                                        unsigned long long tile, bool heads) {
-  const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
-  const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
-  pscan__stage_start(sm->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
-  if (heads && threadIdx.x == PSCAN__THREADS - 1 && start > 0)
-    sm->before_tile = ((const T *)p->in)[start - 1];
-}
-
 /* Run-length encoding: each of this thread's heads closes the run before it. */
 static __device__ __forceinline__ void NAME(close_runs)(const pscan__cuda_compact_params *p,
                                                         ACC_T carry, unsigned keep,
@@ -261,19 +245,11 @@ static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned 
 }
 
 /* dense: the kernel for selections (select_if, select_flagged, partition_if), whose kept items
-   leave with store_kept_packed.
-   persistent (the other kernel in the single-pass modes): the block goes on to another tile
-   after this one (its id left in sm->tile_id). A sparse tile, whose kept items wait in
-   sm->sparse, takes that id and starts staging the tile as soon as its own staged input has been
-   read: the loads are in flight while this tile waits for its look-back. (The id is taken no
-   earlier: a tile whose id is taken long before its block can work on it holds up every
-   successor's look-back; taking it at the start of the previous tile halved the throughput,
-   bench/NOTES.md.) staged: this tile's staging was started so. Returns whether the next one's was. */
-static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_compact_params *p,
+   leave with store_kept_packed. */
+static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_compact_params *p,
                                                           NAME(keys_smem) *sm,
                                                           unsigned long long tile, ACC_T *running,
-                                                          const bool dense, bool staged,
-                                                          const bool persistent) {
+                                                          const bool dense) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;
@@ -283,10 +259,10 @@ static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_comp
       !dense && (p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH);
   const bool rle = !dense && p->kind == PSCAN__COMPACT_RUN_LENGTH;
   const bool partition = p->kind == PSCAN__COMPACT_PARTITION_IF;
-  /* 1. Read the tile (and the item before it) once, unless the previous tile began to. */
-  if (!staged)
-    NAME(stage_tile)(p, sm, tile, heads);
-  pscan__stage_wait();
+  /* 1. Read the tile (and the item before it) once. */
+  pscan__stage(sm->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
+  if (heads && threadIdx.x == 0 && start > 0)
+    sm->before_tile = ((const T *)p->in)[start - 1];
   __syncthreads();
   const unsigned keep = NAME(keep_mask)(p, sm, start, mine, dense);
   /* 2. The thread's prefix within the tile, the tile's by look-back. */
@@ -306,20 +282,11 @@ static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_comp
      staged input. A sparse tile (few kept, nothing rejected to place) gathers into sm->sparse
      instead, reading each kept item where it was staged. */
   const bool sparse = PSCAN__COMPACT_SPARSE && !dense && !partition && total_count <= NAME(SPARSE);
-  bool staged_next = false;
   if (sparse) {
     unsigned kept_rank = (unsigned)before.count;
     for (unsigned k = keep; k; k &= k - 1) {
       const unsigned i = (unsigned)__ffs(k) - 1u;
       sm->sparse[kept_rank++] = *(const T *)(sm->tile + pscan__swz((first + i) * (unsigned)sizeof(T)));
-    }
-    if (persistent) {
-      if (threadIdx.x == 0)
-        sm->tile_id = pscan__take_tile(&p->lb);
-      __syncthreads(); /* the staged input has been read for the last time */
-      if (sm->tile_id < p->lb.num_tiles)
-        NAME(stage_tile)(p, sm, sm->tile_id, heads);
-      staged_next = true;
     }
   } else {
     T items[ITEMS];
@@ -356,34 +323,22 @@ static __device__ __forceinline__ bool NAME(compact_tile)(const pscan__cuda_comp
       p->counts_out[through.count - 1] = n - through.x;
     *p->count_out = through.count;
   }
-  if (persistent && !staged_next && threadIdx.x == 0)
-    sm->tile_id = pscan__take_tile(&p->lb);
-  if (running || (persistent && !staged_next))
-    __syncthreads(); /* the buffer is reused by the next tile */
-  return staged_next;
+  if (running)
+    __syncthreads(); /* single-block mode: the buffer is reused by the next tile */
 }
 
-/* dense: one tile per block (the selections' kernel); else persistent blocks (compact_tile), each
-   until the tile ids run out. */
 static __device__ __forceinline__ void NAME(keys_body)(const pscan__cuda_compact_params *p,
                                                        NAME(keys_smem) *sm, const bool dense) {
   if (p->lb.mode == PSCAN__MODE_SINGLE) {
     ACC_T running = NAME(identity)();
     for (unsigned long long tile = 0; tile < p->lb.num_tiles; tile++)
-      NAME(compact_tile)(p, sm, tile, &running, dense, false, false);
+      NAME(compact_tile)(p, sm, tile, &running, dense);
     return;
   }
-  unsigned long long tile = pscan__compact_tile_id(&p->lb, &sm->tile_id, TILE, p->keys_vector_io,
-                                                   p->in, sizeof(T), NULL, 0);
-  if (dense || !PSCAN__COMPACT_PERSISTENT) {
-    NAME(compact_tile)(p, sm, tile, NULL, dense, false, false);
-    return;
-  }
-  bool staged = false;
-  while (tile < p->lb.num_tiles) {
-    staged = NAME(compact_tile)(p, sm, tile, NULL, false, staged, true);
-    tile = sm->tile_id;
-  }
+  NAME(compact_tile)(p, sm,
+                     pscan__compact_tile_id(&p->lb, &sm->tile_id, TILE, p->keys_vector_io, p->in,
+                                            sizeof(T), NULL, 0),
+                     NULL, dense);
 }
 
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
@@ -398,27 +353,13 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
   NAME(keys_body)(&p, &sm, true);
 }
 
-/* The persistent kernel launches one wave (as many blocks as are resident at once; all of them
-   if the runtime cannot say). */
-static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
-                             uint64_t *taken) {
+static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {
   const bool dense = p->kind != PSCAN__COMPACT_UNIQUE && p->kind != PSCAN__COMPACT_RUN_LENGTH &&
                      p->dense_stores;
   const void *kernel = dense ? (const void *)NAME(keys_kernel_dense) : (const void *)NAME(keys_kernel);
   pscan__cuda_compact_params q = *p;
-  /* (A grid that fits PSCAN__COMPACT_MIN_BLOCKS a multiprocessor needs no occupancy query.) */
-  const bool wide = grid > (uint64_t)PSCAN__COMPACT_MIN_BLOCKS * q.lb.sm_count;
-  const unsigned rows = q.lb.stagger_ns || wide ? (unsigned)pscan__wave_rows(kernel, 0) : 0;
   if (q.lb.stagger_ns)
-    q.lb.stagger_rows = rows;
-  *taken = grid;
-  if (q.lb.mode == PSCAN__MODE_SINGLE) {
-    *taken = 0;
-  } else if (!dense && PSCAN__COMPACT_PERSISTENT) {
-    if (rows && grid > (uint64_t)rows * q.lb.sm_count)
-      grid = (uint64_t)rows * q.lb.sm_count;
-    *taken += grid;
-  }
+    q.lb.stagger_rows = (unsigned)pscan__wave_rows(kernel, 0);
   if (dense)
     NAME(keys_kernel_dense)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
   else

@@ -102,9 +102,7 @@ typedef struct pscan__cuda_compact_params {
 } pscan__cuda_compact_params;
 
 typedef struct pscan__cuda_compact_kernel {
-  /* Launches at most `tiles` blocks; *taken: how far the launch moves the tile counter if it runs
-     (persistent blocks each take one id past the last tile). */
-  int (*launch)(const pscan__cuda_compact_params *p, uint64_t tiles, void *stream, uint64_t *taken);
+  int (*launch)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream);
   unsigned tile_items;
 } pscan__cuda_compact_kernel;
 
