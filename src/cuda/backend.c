@@ -322,16 +322,19 @@ static pscan_status launch(pscan_ctx *ctx, int (*fn)(const pscan__cuda_scan_para
   return PSCAN_OK;
 }
 
+/* The counter moves (tile_base) only if the kernel runs: see launch_single_pass. */
 static pscan_status launch_compact(pscan_ctx *ctx, const pscan__cuda_compact_kernel *k,
                                    const pscan__cuda_compact_params *p, uint64_t grid) {
   cuda_state *st = ctx->impl;
   if (grid > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "compaction: %llu tiles exceed the grid limit",
                        (unsigned long long)grid);
+  uint64_t taken = 0;
   int e = pscan__fault_inject(PSCAN__FAULT_LAUNCH) ? (int)cudaErrorLaunchFailure
-                                                    : k->launch(p, grid, st->stream);
+                                                    : k->launch(p, grid, st->stream, &taken);
   if (e != cudaSuccess)
     return cuda_fail(ctx, (cudaError_t)e, "compaction kernel");
+  st->tile_base += taken;
   return PSCAN_OK;
 }
 
@@ -563,6 +566,7 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   p.lb.tile_counter = (unsigned long long *)(void *)st->work;
   p.lb.tile_base = st->tile_base;
   p.lb.epoch = st->compact_epoch;
+  p.lb.sm_count = st->sm_count; /* (the persistent kernel's grid) */
   if (p.lb.mode != PSCAN__MODE_SINGLE)
     stagger_long_launch(st, &p.lb);
   p.kind = (int)c->kind;
@@ -586,8 +590,6 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   p.vals_out = c->vals_out;
   p.count_out = count_on_device ? (unsigned long long *)(void *)count : slot;
   PSCAN__CHECK(launch_compact(ctx, k, &p, p.lb.mode == PSCAN__MODE_SINGLE ? 1 : tiles));
-  if (p.lb.mode != PSCAN__MODE_SINGLE) /* (only a kernel that runs takes tiles from the counter) */
-    st->tile_base += tiles;
   if (count && !count_on_device)
     return read_back_count(ctx, st, slot, count);
   return PSCAN_OK;

@@ -362,7 +362,9 @@ __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_
                     NULL);
 }
 
-static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {
+static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
+                               uint64_t *taken) {
+  *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
   static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
   if (!opted_in) {

@@ -105,16 +105,31 @@ static __device__ __forceinline__ void pscan__stagger_first_wave(const pscan__cu
   }
 }
 
+/* Named barriers (PTX bar.sync / bar.arrive) for blocks whose warps have different jobs:
+   `count` threads (a multiple of 32) take part in barrier `id` (1..15; 0 is __syncthreads').
+   Either completes the barrier's phase for the calling warp; arrive does not wait for it. Both
+   order the caller's earlier memory accesses before the phase completes, for every thread that
+   takes part. */
+static __device__ __forceinline__ void pscan__bar_sync(unsigned id, unsigned count) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void pscan__bar_arrive(unsigned id, unsigned count) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
 /* Host side: the blocks of `kernel` resident per multiprocessor (the rows of a first wave),
    0 if the runtime cannot say (then nothing is staggered). */
-static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
+static int pscan__resident_blocks(const void *kernel, int threads, size_t dynamic_smem) {
   int rows = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&rows, kernel, PSCAN__THREADS, dynamic_smem) !=
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&rows, kernel, threads, dynamic_smem) !=
       cudaSuccess) {
     cudaGetLastError(); /* (not a sticky error) */
     rows = 0;
   }
   return rows;
+}
+static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
+  return pscan__resident_blocks(kernel, PSCAN__THREADS, dynamic_smem);
 }
 
 /* A/B builds only: 1 keeps the ordered look-back in every scan kernel (stamp.cuh). */

@@ -140,6 +140,11 @@ static __device__ __forceinline__ bool pscan__keys_equal(unsigned long long a, u
   return a == b;
 }
 
+/* The next tile id from the single-pass modes' tile counter. */
+static __device__ __forceinline__ unsigned long long pscan__take_tile(const pscan__cuda_scan_params *lb) {
+  return atomicAdd(lb->tile_counter, 1ull) - lb->tile_base;
+}
+
 /* The tile a block works on: from the tile counter in the single-pass modes (so that every
    predecessor of a waiting tile has started), else the block index. */
 /* While waiting, L2 fetches the likely tile (pscan__prefetch_l2): `tile` elements of a_size bytes
@@ -157,7 +162,7 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
       if (b_size)
         pscan__prefetch_l2((const char *)b + first * b_size, tile * b_size);
     }
-    *slot = atomicAdd(lb->tile_counter, 1ull) - lb->tile_base;
+    *slot = pscan__take_tile(lb);
   }
   __syncthreads();
   return *slot;

@@ -35,6 +35,10 @@
 #ifndef PSCAN__COMPACT_SPARSE
 #define PSCAN__COMPACT_SPARSE 1
 #endif
+/* 0: unique and run-length encoding run in keys_kernel, without a look-back warp (A/B builds). */
+#ifndef PSCAN__COMPACT_HEADS_WARP
+#define PSCAN__COMPACT_HEADS_WARP 1
+#endif
 /* Blocks per multiprocessor the keys kernel is built for (bench/NOTES.md). */
 #ifndef PSCAN__COMPACT_MIN_BLOCKS
 #define PSCAN__COMPACT_MIN_BLOCKS 5
@@ -92,10 +96,12 @@ static __device__ __forceinline__ unsigned NAME(keep_where)(int cmp, const T ite
    last head, -1 for none), in 32-bit words: a tile has at most 8192 items, so two shuffles a step
    do what the pair accumulator's 64-bit halves would do in four. The last head is the maximum
    offset, heads lying in thread order. */
+/* tile_sync: the barrier of the tile's threads (__syncthreads, or named barrier 1 of the
+   PSCAN__THREADS tile threads where a block has other warps too: compact_heads.cuh). */
 static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, unsigned count,
                                                           int last, unsigned *excl_count,
                                                           int *excl_last, unsigned *tot_count,
-                                                          int *tot_last) {
+                                                          int *tot_last, const bool tile_sync) {
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned c = count;
   int l = last;
@@ -113,7 +119,10 @@ static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, u
     sm->warp_last[warp] = l;
   }
   int l_before = __shfl_up_sync(PSCAN__FULL_MASK, l, 1);
-  __syncthreads();
+  if (tile_sync)
+    pscan__bar_sync(1, PSCAN__THREADS);
+  else
+    __syncthreads();
   unsigned wc = 0, tc = 0;
   int wl = -1, tl = -1;
 #pragma unroll
@@ -269,7 +278,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   unsigned before_count, total_count;
   int before_last, total_last;
   NAME(block_counts)(sm, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1, &before_count,
-                     &before_last, &total_count, &total_last);
+                     &before_last, &total_count, &total_last, false);
   const ACC_T before = NAME(make)(before_count, start + (unsigned)max(before_last, 0));
   const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
   /* The aggregate goes out now, so that successors can pass this tile while it gathers;
@@ -353,9 +362,16 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
   NAME(keys_body)(&p, &sm, true);
 }
 
-static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream) {
-  const bool dense = p->kind != PSCAN__COMPACT_UNIQUE && p->kind != PSCAN__COMPACT_RUN_LENGTH &&
-                     p->dense_stores;
+#include "compact_heads.cuh"
+
+/* Unique and run-length encoding in look-back mode: heads_kernel (compact_heads.cuh). */
+static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
+                             uint64_t *taken) {
+  const bool heads = p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH;
+  if (heads && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_HEADS_WARP)
+    return NAME(launch_heads)(p, grid, stream, taken);
+  *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
+  const bool dense = !heads && p->dense_stores;
   const void *kernel = dense ? (const void *)NAME(keys_kernel_dense) : (const void *)NAME(keys_kernel);
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)

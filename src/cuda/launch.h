@@ -102,7 +102,9 @@ typedef struct pscan__cuda_compact_params {
 } pscan__cuda_compact_params;
 
 typedef struct pscan__cuda_compact_kernel {
-  int (*launch)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream);
+  /* Launches at most `tiles` blocks; *taken: how far the launch moves the tile counter if it runs
+     (persistent blocks each take one id past the last tile). */
+  int (*launch)(const pscan__cuda_compact_params *p, uint64_t tiles, void *stream, uint64_t *taken);
   unsigned tile_items;
 } pscan__cuda_compact_kernel;
 

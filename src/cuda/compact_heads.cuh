@@ -1,0 +1,239 @@
+/* Include-template: unique and run-length encoding in the decoupled look-back mode, by persistent
+ * blocks with a warp of their own for the look-back. The includer has included compact_tile.cuh
+ * (the same stamp: KEY, T, the keys_smem layout, keep_mask, block_counts, close_runs).
+ *
+ * Why: in keys_kernel a tile's block waits for its look-back holding its 32 KB tile buffer, and
+ * for unique and run-length encoding (input read, almost nothing written) that wait is most of a
+ * tile's life (Nsight Compute: a third of the warps' samples at the barrier after the look-back),
+ * so the multiprocessor has few loads in flight. Here the tile buffer never waits for a
+ * predecessor:
+ *  - the tile warps (PSCAN__THREADS threads) stage a tile, find its run heads, publish its
+ *    aggregate and copy its kept items (and their offsets) into a slot, then take the next tile
+ *    id and start staging that tile at once;
+ *  - the look-back warp (one more warp) takes the slots in order: looks back, publishes the
+ *    inclusive prefix, stores the kept items (and the closed runs' lengths) and frees the slot.
+ * A tile that keeps more than NAME(SPARSE) items (runs shorter than ~32) does not fit a slot: it
+ * gathers in its tile buffer as in keys_kernel, and the tile warps wait for the prefix that the
+ * look-back warp hands back, then store.
+ *
+ * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
+ * behind another tile's look-back holds up every successor's look-back (tried: a block that took
+ * its next id early ran at half the speed, bench/NOTES.md, session 7).
+ *
+ * Forward progress: ids are taken in order and each block's look-back warp handles its tiles in
+ * the order its tile warps took them. The smallest unfinished tile m is therefore either with its
+ * block's tile warps (which wait only for loads, for a slot the look-back warp frees after
+ * finishing an older tile, or for m's own prefix) or at the head of its look-back warp's queue,
+ * where every predecessor has published: m finishes.
+ *
+ * In place: a tile is read before its aggregate is published and written (by the look-back warp)
+ * only after its look-back returned, into out[E_k .. E_k + kept) below its own end: the argument
+ * of compact_tile.cuh holds unchanged; that a block stages a later tile while its look-back warp
+ * still writes an earlier one changes nothing, the earlier tile's writes lying below both.
+ *
+ * Synchronisation, named barriers (common.cuh), COUNT = all the block's threads:
+ *   1            the tile warps among themselves (in place of __syncthreads)
+ *   FULL + s     slot s filled: tile warps arrive, the look-back warp waits
+ *   EMPTY + s    slot s free: the look-back warp arrives (once for each slot at the start), the
+ *                tile warps wait
+ *   PREFIX       a dense tile's prefix is in its slot: look-back warp arrives, tile warps wait. */
+
+enum {
+  NAME(HEADS_THREADS) = PSCAN__THREADS + 32,
+  NAME(HEADS_FULL) = 2,  /* 2, 3 */
+  NAME(HEADS_EMPTY) = 4, /* 4, 5 */
+  NAME(HEADS_PREFIX) = 6
+};
+#define HEADS_THREADS NAME(HEADS_THREADS)
+/* Blocks per multiprocessor the kernel is built for (its register bound). */
+#ifndef PSCAN__HEADS_MIN_BLOCKS
+#define PSCAN__HEADS_MIN_BLOCKS 4
+#endif
+
+typedef struct NAME(heads_slot) {
+  unsigned long long tile; /* ~0: no more tiles, the look-back warp stops */
+  ACC_T total;             /* the tile's (kept count, offset of its last head) */
+  ACC_T prefix;            /* a dense tile's exclusive prefix, for the tile warps */
+  int dense;               /* the kept items stayed in the tile buffer */
+  T items[NAME(SPARSE)];   /* a sparse tile's kept items, in order ... */
+  unsigned short at[NAME(SPARSE)]; /* ... and their offsets in the tile */
+} NAME(heads_slot);
+
+typedef struct NAME(heads_smem) {
+  NAME(keys_smem) k;
+  NAME(heads_slot) slot[2];
+} NAME(heads_smem);
+
+/* Starts staging `tile` (and reading the item before it: the last thread's load, so that
+   thread 0 never waits for it). */
+static __device__ __forceinline__ void NAME(heads_stage)(const pscan__cuda_compact_params *p,
+                                                         NAME(heads_smem) *sm,
+                                                         unsigned long long tile) {
+  const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
+  const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+  pscan__stage_start(sm->k.tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
+  if (threadIdx.x == PSCAN__THREADS - 1 && start > 0)
+    sm->k.before_tile = ((const T *)p->in)[start - 1];
+}
+
+/* The count of kept items; run-length encoding also closes its last run. */
+static __device__ __forceinline__ void NAME(heads_finish)(const pscan__cuda_compact_params *p,
+                                                          ACC_T through) {
+  if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+    p->counts_out[through.count - 1] = p->lb.n - through.x;
+  *p->count_out = through.count;
+}
+
+/* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
+static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
+  const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
+  const unsigned first = threadIdx.x * ITEMS;
+  if (threadIdx.x == 0) {
+    pscan__stagger_first_wave(&p->lb);
+    sm->k.tile_id = pscan__take_tile(&p->lb);
+  }
+  pscan__bar_sync(1, PSCAN__THREADS);
+  unsigned long long tile = sm->k.tile_id;
+  if (tile < num_tiles)
+    NAME(heads_stage)(p, sm, tile);
+  for (unsigned s = 0;; s ^= 1u) {
+    NAME(heads_slot) *slot = &sm->slot[s];
+    if (tile >= num_tiles) { /* tell the look-back warp to stop */
+      pscan__bar_sync(NAME(HEADS_EMPTY) + s, HEADS_THREADS);
+      if (threadIdx.x == 0)
+        slot->tile = ~0ull;
+      pscan__bar_arrive(NAME(HEADS_FULL) + s, HEADS_THREADS);
+      return;
+    }
+    const unsigned long long start = tile * (unsigned long long)TILE;
+    const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+    const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
+    pscan__stage_wait();
+    pscan__bar_sync(1, PSCAN__THREADS);
+    const unsigned keep = NAME(keep_mask)(p, &sm->k, start, mine, false);
+    unsigned before_count, total_count;
+    int before_last, total_last;
+    NAME(block_counts)(&sm->k, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1,
+                       &before_count, &before_last, &total_count, &total_last, true);
+    const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
+    if (tile > 0 && threadIdx.x == 0)
+      NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
+    const bool dense = total_count > NAME(SPARSE);
+    pscan__bar_sync(NAME(HEADS_EMPTY) + s, HEADS_THREADS); /* the slot is free */
+    if (!dense) {
+      unsigned r = before_count;
+      for (unsigned k = keep; k; k &= k - 1) {
+        const unsigned at = first + (unsigned)__ffs(k) - 1u;
+        slot->items[r] = *(const T *)(sm->k.tile + pscan__swz(at * (unsigned)sizeof(T)));
+        slot->at[r++] = (unsigned short)at;
+      }
+    } else {
+      T items[ITEMS];
+      NAME(read_items)(sm->k.tile, 0, ITEMS, items);
+      pscan__bar_sync(1, PSCAN__THREADS); /* the gather writes over the staged input */
+      unsigned r = before_count;
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++)
+        if (keep >> i & 1u)
+          *NAME(gathered)(sm->k.tile, r++) = items[i];
+    }
+    if (threadIdx.x == 0) {
+      slot->tile = tile;
+      slot->total = total;
+      slot->dense = dense;
+      sm->k.tile_id = pscan__take_tile(&p->lb);
+    }
+    pscan__bar_sync(1, PSCAN__THREADS); /* the slot is complete, the next id known */
+    pscan__bar_arrive(NAME(HEADS_FULL) + s, HEADS_THREADS);
+    const unsigned long long next = sm->k.tile_id;
+    if (dense) { /* wait for the prefix, then store from the tile buffer */
+      pscan__bar_sync(NAME(HEADS_PREFIX), HEADS_THREADS);
+      const ACC_T tile_before = slot->prefix;
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+        NAME(close_runs)(p, NAME(op)(tile_before, NAME(make)(before_count, start + (unsigned)max(before_last, 0))),
+                         keep, start + first);
+      for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS)
+        ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
+      if (tile == num_tiles - 1 && threadIdx.x == 0)
+        NAME(heads_finish)(p, NAME(op)(tile_before, total));
+      pscan__bar_sync(1, PSCAN__THREADS); /* the stores have read the buffer */
+    }
+    if (next < num_tiles)
+      NAME(heads_stage)(p, sm, next);
+    tile = next;
+  }
+}
+
+/* The look-back warp: the block's tiles in the order they were taken. (The compaction family's
+   keys kernels are never in deterministic mode: counts and positions are integers.) */
+static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
+  const unsigned lane = threadIdx.x & 31;
+  const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
+  pscan__bar_arrive(NAME(HEADS_EMPTY), HEADS_THREADS);
+  pscan__bar_arrive(NAME(HEADS_EMPTY) + 1, HEADS_THREADS);
+  for (unsigned s = 0;; s ^= 1u) {
+    NAME(heads_slot) *slot = &sm->slot[s];
+    pscan__bar_sync(NAME(HEADS_FULL) + s, HEADS_THREADS);
+    const unsigned long long tile = slot->tile;
+    if (tile == ~0ull)
+      return;
+    const ACC_T total = slot->total;
+    ACC_T before = NAME(identity)();
+    if (tile == 0) {
+      if (lane == 0) {
+        pscan__perturb(tile, 1);
+        NAME(publish)(p->lb.incl_words, 0, total, p->lb.epoch);
+      }
+    } else {
+      if (lane == 0)
+        pscan__perturb(tile, 2);
+      before = NAME(look_back)(&p->lb, tile);
+      if (lane == 0) {
+        pscan__perturb(tile, 3);
+        NAME(publish)(p->lb.incl_words, tile, NAME(op)(before, total), p->lb.epoch);
+      }
+    }
+    if (slot->dense) {
+      if (lane == 0)
+        slot->prefix = before;
+      pscan__bar_arrive(NAME(HEADS_PREFIX), HEADS_THREADS);
+    } else {
+      const unsigned long long start = tile * (unsigned long long)TILE;
+      for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
+        const unsigned long long rank = before.count + j;
+        ((T *)p->out)[rank] = slot->items[j];
+        if (rle && rank > 0) /* head `rank` closes the run before it */
+          p->counts_out[rank - 1] = start + slot->at[j] - (j > 0 ? start + slot->at[j - 1] : before.x);
+      }
+      if (tile == p->lb.num_tiles - 1 && lane == 0)
+        NAME(heads_finish)(p, NAME(op)(before, total));
+    }
+    pscan__bar_arrive(NAME(HEADS_EMPTY) + s, HEADS_THREADS);
+  }
+}
+
+__global__ void __launch_bounds__(HEADS_THREADS, PSCAN__HEADS_MIN_BLOCKS)
+    NAME(heads_kernel)(const pscan__cuda_compact_params p) {
+  __shared__ NAME(heads_smem) sm;
+  if (threadIdx.x < PSCAN__THREADS)
+    NAME(heads_tiles)(&p, &sm);
+  else
+    NAME(heads_look_back)(&p, &sm);
+}
+
+/* One wave of persistent blocks (every tile's block if the runtime cannot say how many fit). */
+static int NAME(launch_heads)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
+                              uint64_t *taken) {
+  pscan__cuda_compact_params q = *p;
+  const unsigned rows =
+      (unsigned)pscan__resident_blocks((const void *)NAME(heads_kernel), HEADS_THREADS, 0);
+  if (q.lb.stagger_ns)
+    q.lb.stagger_rows = rows;
+  if (rows && grid > (uint64_t)rows * q.lb.sm_count)
+    grid = (uint64_t)rows * q.lb.sm_count;
+  *taken = q.lb.num_tiles + grid; /* each block's last take finds no tile */
+  NAME(heads_kernel)<<<(unsigned)grid, HEADS_THREADS, 0, (cudaStream_t)stream>>>(q);
+  return (int)cudaGetLastError();
+}
+
+#undef HEADS_THREADS
