@@ -102,6 +102,10 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       pscan__bar_sync(NAME(HEADS_EMPTY) + s, HEADS_THREADS);
       if (threadIdx.x == 0)
         slot->tile = ~0ull;
+      /* (As on the way below: the arrive alone orders the write, but compute-sanitizer's
+         racecheck reports the look-back warp's read as a race unless a barrier of the tile warps
+         comes between.) */
+      pscan__bar_sync(1, PSCAN__THREADS);
       pscan__bar_arrive(NAME(HEADS_FULL) + s, HEADS_THREADS);
       return;
     }
