@@ -94,8 +94,10 @@ static __device__ __forceinline__ void NAME(combine32)(unsigned *c, V_T *v, unsi
 /* The block's exclusive scan (and total) of the per-thread pairs (heads, values since the last
    head), with 32-bit counts: fewer shuffles than the 64-bit pair accumulator, and the same fixed
    order of combination (so deterministic for floats). */
+/* tile_sync: the tile threads' named barrier instead of __syncthreads (by_key_heads.cuh). */
 static __device__ __forceinline__ void NAME(block_pairs)(NAME(by_key_smem) *sm, unsigned count,
-                                                         V_T x, ACC_T *excl, ACC_T *total) {
+                                                         V_T x, ACC_T *excl, ACC_T *total,
+                                                         const bool tile_sync) {
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned c = count;
   V_T v = x;
@@ -119,7 +121,10 @@ static __device__ __forceinline__ void NAME(block_pairs)(NAME(by_key_smem) *sm, 
     c_lane = 0;
     v_lane = CX_IDENTITY();
   }
-  __syncthreads();
+  if (tile_sync)
+    pscan__lbw_tile_sync();
+  else
+    __syncthreads();
   unsigned c_warps = 0, c_all = 0;
   V_T v_warps = CX_IDENTITY(), v_all = CX_IDENTITY();
 #pragma unroll
@@ -208,11 +213,12 @@ static __device__ __forceinline__ void NAME(scan_tile)(const pscan__cuda_compact
     __syncthreads(); /* single-block mode: the buffers are reused by the next tile */
 }
 
-/* reduce_by_key's last tile closes the last run and writes the count. */
+/* reduce_by_key's last tile closes the last run and writes the count (one thread: leader). */
 static __device__ __forceinline__ void NAME(close_last_run)(const pscan__cuda_compact_params *p,
                                                             unsigned long long tile,
-                                                            ACC_T tile_before, ACC_T total) {
-  if (tile == p->lb.num_tiles - 1 && threadIdx.x == 0) {
+                                                            ACC_T tile_before, ACC_T total,
+                                                            bool leader) {
+  if (tile == p->lb.num_tiles - 1 && leader) {
     const ACC_T through = NAME(op)(tile_before, total);
     ((V_T *)p->vals_out)[through.count - 1] = through.x;
     *p->count_out = through.count;
@@ -242,7 +248,7 @@ static __device__ __forceinline__ void NAME(reduce_tile_direct)(
     }
     carry = NAME(op)(carry, NAME(make)(head, v[i]));
   }
-  NAME(close_last_run)(p, tile, tile_before, total);
+  NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
 }
 
 /* Whether a tile with `heads` run heads can gather its results over its values: heads - 1
@@ -293,7 +299,7 @@ static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
     else if (base > 0)
       ((V_T *)p->vals_out)[base - 1] = CX_OP(tile_before.x, sm->first_run);
   }
-  NAME(close_last_run)(p, tile, tile_before, total);
+  NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
 }
 
 static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
@@ -328,7 +334,7 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   }
   /* 2. The thread's prefix within the tile; the tile's aggregate goes out at once. */
   ACC_T before, total;
-  NAME(block_pairs)(sm, (unsigned)agg.count, agg.x, &before, &total);
+  NAME(block_pairs)(sm, (unsigned)agg.count, agg.x, &before, &total, false);
   if (p->lb.mode == PSCAN__MODE_LOOKBACK && tile > 0 && threadIdx.x == 0)
     NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
   if (scan) {
@@ -362,8 +368,18 @@ __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_
                     NULL);
 }
 
+/* 0: reduce_by_key always runs in by_key_kernel (A/B builds). */
+#ifndef PSCAN__BY_KEY_LOOKBACK_WARP
+#define PSCAN__BY_KEY_LOOKBACK_WARP 1
+#endif
+#include "by_key_heads.cuh"
+
+/* reduce_by_key in look-back mode, unless deterministic: rbk_kernel (by_key_heads.cuh). */
 static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                                uint64_t *taken) {
+  if (p->kind == PSCAN__COMPACT_REDUCE_BY_KEY && p->lb.mode == PSCAN__MODE_LOOKBACK &&
+      !p->lb.deterministic && PSCAN__BY_KEY_LOOKBACK_WARP)
+    return NAME(launch_rbk)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
   static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */

@@ -168,4 +168,81 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
   return *slot;
 }
 
+/* ---- Kernels with a look-back warp (compact_heads.cuh, by_key_heads.cuh) ----
+   PSCAN__THREADS tile threads, then one look-back warp; two slots pass tiles from the first to
+   the second. Named barriers (common.cuh): TILE, the tile threads among themselves; FULL + s, slot
+   s filled (tile threads arrive, look-back warp waits); EMPTY + s, slot s free (look-back warp
+   arrives, once for each slot at the start, tile threads wait); PREFIX, a dense tile's prefix
+   handed back (look-back warp arrives, tile threads wait). */
+#define PSCAN__LBW_THREADS (PSCAN__THREADS + 32)
+#define PSCAN__LBW_STOP (~0ull) /* a slot's tile id that stops the look-back warp */
+enum { PSCAN__BAR_TILE = 1, PSCAN__BAR_FULL = 2, PSCAN__BAR_EMPTY = 4, PSCAN__BAR_PREFIX = 6 };
+
+static __device__ __forceinline__ void pscan__lbw_tile_sync(void) {
+  pscan__bar_sync(PSCAN__BAR_TILE, PSCAN__THREADS);
+}
+
+/* Tile threads: the block's first tile id (after the first wave's stagger). */
+static __device__ __forceinline__ unsigned long long pscan__lbw_first_tile(
+    const pscan__cuda_scan_params *lb, unsigned long long *shared_id) {
+  if (threadIdx.x == 0) {
+    pscan__stagger_first_wave(lb);
+    *shared_id = pscan__take_tile(lb);
+  }
+  pscan__lbw_tile_sync();
+  return *shared_id;
+}
+
+/* Tile threads: tell the look-back warp to stop, in slot s (slot_tile: its tile id). */
+static __device__ __forceinline__ void pscan__lbw_stop(unsigned s, unsigned long long *slot_tile) {
+  pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
+  if (threadIdx.x == 0)
+    *slot_tile = PSCAN__LBW_STOP;
+  /* (As after a filled slot: the arrive alone orders the write, but compute-sanitizer's racecheck
+     reports the look-back warp's read as a race unless a tile-thread barrier comes between.) */
+  pscan__lbw_tile_sync();
+  pscan__bar_arrive(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
+}
+
+/* Tile threads: slot s is filled (after a tile-thread barrier). */
+static __device__ __forceinline__ void pscan__lbw_filled(unsigned s) {
+  pscan__bar_arrive(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
+}
+/* Tile threads: wait until slot s is free. */
+static __device__ __forceinline__ void pscan__lbw_wait_empty(unsigned s) {
+  pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
+}
+/* Look-back warp: both slots start free; wait for slot s; free it; hand a prefix back. */
+static __device__ __forceinline__ void pscan__lbw_start(void) {
+  pscan__bar_arrive(PSCAN__BAR_EMPTY, PSCAN__LBW_THREADS);
+  pscan__bar_arrive(PSCAN__BAR_EMPTY + 1, PSCAN__LBW_THREADS);
+}
+static __device__ __forceinline__ void pscan__lbw_wait_full(unsigned s) {
+  pscan__bar_sync(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
+}
+static __device__ __forceinline__ void pscan__lbw_release(unsigned s) {
+  pscan__bar_arrive(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
+}
+static __device__ __forceinline__ void pscan__lbw_prefix_ready(void) {
+  pscan__bar_arrive(PSCAN__BAR_PREFIX, PSCAN__LBW_THREADS);
+}
+static __device__ __forceinline__ void pscan__lbw_wait_prefix(void) {
+  pscan__bar_sync(PSCAN__BAR_PREFIX, PSCAN__LBW_THREADS);
+}
+
+/* Host: the grid of a look-back warp kernel (one wave of persistent blocks; every tile's block if
+   the runtime cannot say how many fit), its first wave's stagger rows, and how far the launch
+   moves the tile counter (each block's last take finds no tile). */
+static uint64_t pscan__lbw_grid(const void *kernel, size_t dynamic_smem, pscan__cuda_scan_params *lb,
+                                uint64_t tiles, uint64_t *taken) {
+  const unsigned rows = (unsigned)pscan__resident_blocks(kernel, PSCAN__LBW_THREADS, dynamic_smem);
+  if (lb->stagger_ns)
+    lb->stagger_rows = rows;
+  uint64_t grid = tiles;
+  if (rows && grid > (uint64_t)rows * lb->sm_count)
+    grid = (uint64_t)rows * lb->sm_count;
+  *taken = tiles + grid;
+  return grid;
+}
+
 #endif /* PSCAN_CUDA_COMPACT_COMMON_CUH */

@@ -31,27 +31,15 @@
  * of compact_tile.cuh holds unchanged; that a block stages a later tile while its look-back warp
  * still writes an earlier one changes nothing, the earlier tile's writes lying below both.
  *
- * Synchronisation, named barriers (common.cuh), COUNT = all the block's threads:
- *   1            the tile warps among themselves (in place of __syncthreads)
- *   FULL + s     slot s filled: tile warps arrive, the look-back warp waits
- *   EMPTY + s    slot s free: the look-back warp arrives (once for each slot at the start), the
- *                tile warps wait
- *   PREFIX       a dense tile's prefix is in its slot: look-back warp arrives, tile warps wait. */
+ * Synchronisation: the named barriers of compact_common.cuh (look-back warp kernels). */
 
-enum {
-  NAME(HEADS_THREADS) = PSCAN__THREADS + 32,
-  NAME(HEADS_FULL) = 2,  /* 2, 3 */
-  NAME(HEADS_EMPTY) = 4, /* 4, 5 */
-  NAME(HEADS_PREFIX) = 6
-};
-#define HEADS_THREADS NAME(HEADS_THREADS)
 /* Blocks per multiprocessor the kernel is built for (its register bound). */
 #ifndef PSCAN__HEADS_MIN_BLOCKS
 #define PSCAN__HEADS_MIN_BLOCKS 4
 #endif
 
 typedef struct NAME(heads_slot) {
-  unsigned long long tile; /* ~0: no more tiles, the look-back warp stops */
+  unsigned long long tile; /* PSCAN__LBW_STOP: no more tiles */
   ACC_T total;             /* the tile's (kept count, offset of its last head) */
   ACC_T prefix;            /* a dense tile's exclusive prefix, for the tile warps */
   int dense;               /* the kept items stayed in the tile buffer */
@@ -88,32 +76,20 @@ static __device__ __forceinline__ void NAME(heads_finish)(const pscan__cuda_comp
 static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
   const unsigned first = threadIdx.x * ITEMS;
-  if (threadIdx.x == 0) {
-    pscan__stagger_first_wave(&p->lb);
-    sm->k.tile_id = pscan__take_tile(&p->lb);
-  }
-  pscan__bar_sync(1, PSCAN__THREADS);
-  unsigned long long tile = sm->k.tile_id;
+  unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
   if (tile < num_tiles)
     NAME(heads_stage)(p, sm, tile);
   for (unsigned s = 0;; s ^= 1u) {
     NAME(heads_slot) *slot = &sm->slot[s];
-    if (tile >= num_tiles) { /* tell the look-back warp to stop */
-      pscan__bar_sync(NAME(HEADS_EMPTY) + s, HEADS_THREADS);
-      if (threadIdx.x == 0)
-        slot->tile = ~0ull;
-      /* (As on the way below: the arrive alone orders the write, but compute-sanitizer's
-         racecheck reports the look-back warp's read as a race unless a barrier of the tile warps
-         comes between.) */
-      pscan__bar_sync(1, PSCAN__THREADS);
-      pscan__bar_arrive(NAME(HEADS_FULL) + s, HEADS_THREADS);
+    if (tile >= num_tiles) {
+      pscan__lbw_stop(s, &slot->tile);
       return;
     }
     const unsigned long long start = tile * (unsigned long long)TILE;
     const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
     const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
     pscan__stage_wait();
-    pscan__bar_sync(1, PSCAN__THREADS);
+    pscan__lbw_tile_sync();
     const unsigned keep = NAME(keep_mask)(p, &sm->k, start, mine, false);
     unsigned before_count, total_count;
     int before_last, total_last;
@@ -123,7 +99,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     if (tile > 0 && threadIdx.x == 0)
       NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
     const bool dense = total_count > NAME(SPARSE);
-    pscan__bar_sync(NAME(HEADS_EMPTY) + s, HEADS_THREADS); /* the slot is free */
+    pscan__lbw_wait_empty(s);
     if (!dense) {
       unsigned r = before_count;
       for (unsigned k = keep; k; k &= k - 1) {
@@ -134,7 +110,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     } else {
       T items[ITEMS];
       NAME(read_items)(sm->k.tile, 0, ITEMS, items);
-      pscan__bar_sync(1, PSCAN__THREADS); /* the gather writes over the staged input */
+      pscan__lbw_tile_sync(); /* the gather writes over the staged input */
       unsigned r = before_count;
 #pragma unroll
       for (int i = 0; i < ITEMS; i++)
@@ -147,11 +123,11 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       slot->dense = dense;
       sm->k.tile_id = pscan__take_tile(&p->lb);
     }
-    pscan__bar_sync(1, PSCAN__THREADS); /* the slot is complete, the next id known */
-    pscan__bar_arrive(NAME(HEADS_FULL) + s, HEADS_THREADS);
+    pscan__lbw_tile_sync(); /* the slot is complete, the next id known */
+    pscan__lbw_filled(s);
     const unsigned long long next = sm->k.tile_id;
     if (dense) { /* wait for the prefix, then store from the tile buffer */
-      pscan__bar_sync(NAME(HEADS_PREFIX), HEADS_THREADS);
+      pscan__lbw_wait_prefix();
       const ACC_T tile_before = slot->prefix;
       if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
         NAME(close_runs)(p, NAME(op)(tile_before, NAME(make)(before_count, start + (unsigned)max(before_last, 0))),
@@ -160,7 +136,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
         ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
-      pscan__bar_sync(1, PSCAN__THREADS); /* the stores have read the buffer */
+      pscan__lbw_tile_sync(); /* the stores have read the buffer */
     }
     if (next < num_tiles)
       NAME(heads_stage)(p, sm, next);
@@ -173,13 +149,12 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
 static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned lane = threadIdx.x & 31;
   const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  pscan__bar_arrive(NAME(HEADS_EMPTY), HEADS_THREADS);
-  pscan__bar_arrive(NAME(HEADS_EMPTY) + 1, HEADS_THREADS);
+  pscan__lbw_start();
   for (unsigned s = 0;; s ^= 1u) {
     NAME(heads_slot) *slot = &sm->slot[s];
-    pscan__bar_sync(NAME(HEADS_FULL) + s, HEADS_THREADS);
+    pscan__lbw_wait_full(s);
     const unsigned long long tile = slot->tile;
-    if (tile == ~0ull)
+    if (tile == PSCAN__LBW_STOP)
       return;
     const ACC_T total = slot->total;
     ACC_T before = NAME(identity)();
@@ -200,7 +175,7 @@ static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p
     if (slot->dense) {
       if (lane == 0)
         slot->prefix = before;
-      pscan__bar_arrive(NAME(HEADS_PREFIX), HEADS_THREADS);
+      pscan__lbw_prefix_ready();
     } else {
       const unsigned long long start = tile * (unsigned long long)TILE;
       for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
@@ -212,11 +187,11 @@ static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p
       if (tile == p->lb.num_tiles - 1 && lane == 0)
         NAME(heads_finish)(p, NAME(op)(before, total));
     }
-    pscan__bar_arrive(NAME(HEADS_EMPTY) + s, HEADS_THREADS);
+    pscan__lbw_release(s);
   }
 }
 
-__global__ void __launch_bounds__(HEADS_THREADS, PSCAN__HEADS_MIN_BLOCKS)
+__global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__HEADS_MIN_BLOCKS)
     NAME(heads_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(heads_smem) sm;
   if (threadIdx.x < PSCAN__THREADS)
@@ -225,19 +200,11 @@ __global__ void __launch_bounds__(HEADS_THREADS, PSCAN__HEADS_MIN_BLOCKS)
     NAME(heads_look_back)(&p, &sm);
 }
 
-/* One wave of persistent blocks (every tile's block if the runtime cannot say how many fit). */
 static int NAME(launch_heads)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                               uint64_t *taken) {
   pscan__cuda_compact_params q = *p;
-  const unsigned rows =
-      (unsigned)pscan__resident_blocks((const void *)NAME(heads_kernel), HEADS_THREADS, 0);
-  if (q.lb.stagger_ns)
-    q.lb.stagger_rows = rows;
-  if (rows && grid > (uint64_t)rows * q.lb.sm_count)
-    grid = (uint64_t)rows * q.lb.sm_count;
-  *taken = q.lb.num_tiles + grid; /* each block's last take finds no tile */
-  NAME(heads_kernel)<<<(unsigned)grid, HEADS_THREADS, 0, (cudaStream_t)stream>>>(q);
+  grid = pscan__lbw_grid((const void *)NAME(heads_kernel), 0, &q.lb, grid, taken);
+  NAME(heads_kernel)<<<(unsigned)grid, PSCAN__LBW_THREADS, 0, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
 
-#undef HEADS_THREADS

@@ -120,7 +120,7 @@ static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, u
   }
   int l_before = __shfl_up_sync(PSCAN__FULL_MASK, l, 1);
   if (tile_sync)
-    pscan__bar_sync(1, PSCAN__THREADS);
+    pscan__lbw_tile_sync();
   else
     __syncthreads();
   unsigned wc = 0, tc = 0;

@@ -1,0 +1,211 @@
+/* Include-template: reduce_by_key in the decoupled look-back mode, by persistent blocks with a
+ * look-back warp (the design of compact_heads.cuh, which says why). Included by by_key_tile.cuh
+ * before its launcher: the same stamp (V_T, ITEMS, TILE, by_key_smem, head_mask, block_pairs,
+ * read_values, close_last_run).
+ *
+ * The tile threads stage a tile's keys and values, find its heads, publish its aggregate, and
+ * for a tile of at most NAME(RBK_SPARSE) heads put into a slot each head's key and the value of
+ * the run it closes (the first head's run is partial: it began in a predecessor); then they take
+ * the next tile and stage it. The look-back warp looks back, publishes the inclusive prefix and
+ * stores the keys and run values at their ranks. A tile of more heads waits for the prefix the
+ * look-back warp hands back and stores as reduce_tile_direct does.
+ *
+ * Deterministic mode keeps by_key_kernel (its ordered look-back needs the whole block's scratch
+ * only there); scan_by_key too (a tile's results are the whole tile). */
+
+enum { NAME(RBK_SPARSE) = PSCAN__THREADS };
+/* Blocks per multiprocessor the kernel is built for (its register bound). */
+#ifndef PSCAN__RBK_MIN_BLOCKS
+#define PSCAN__RBK_MIN_BLOCKS 4
+#endif
+
+typedef struct NAME(rbk_slot) {
+  unsigned long long tile; /* PSCAN__LBW_STOP: no more tiles */
+  ACC_T total;             /* the tile's (heads, values since its last head) */
+  ACC_T prefix;            /* a dense tile's exclusive prefix, for the tile threads */
+  int dense;               /* more heads than the slot holds */
+  V_T first_run;           /* the tile's part of the run its first head closes */
+  unsigned long long key[NAME(RBK_SPARSE)]; /* head r's key (its bits) */
+  V_T run[NAME(RBK_SPARSE)];                /* [r - 1]: the run closed by head r, r > 0 */
+} NAME(rbk_slot);
+
+typedef struct NAME(rbk_smem) {
+  NAME(by_key_smem) k;
+  NAME(rbk_slot) slot[2];
+} NAME(rbk_smem);
+
+/* Starts staging `tile`'s keys and values (and reading the key before it: the last thread's
+   load, so that thread 0 never waits for it). */
+static __device__ __forceinline__ void NAME(rbk_stage)(const pscan__cuda_compact_params *p,
+                                                       NAME(rbk_smem) *sm, unsigned long long tile) {
+  const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
+  const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+  const unsigned ks = (unsigned)p->key_size;
+  unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
+  pscan__stage_start(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
+  pscan__stage_start(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
+  if (threadIdx.x == PSCAN__THREADS - 1 && start > 0)
+    sm->k.key_before = pscan__load_bits(p->in, start - 1, ks);
+}
+
+/* The tile threads: every tile of the block, from the first id it takes until the ids run out. */
+static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME(rbk_smem) *sm) {
+  const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
+  const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
+  const unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
+  unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
+  if (tile < num_tiles)
+    NAME(rbk_stage)(p, sm, tile);
+  for (unsigned s = 0;; s ^= 1u) {
+    NAME(rbk_slot) *slot = &sm->slot[s];
+    if (tile >= num_tiles) {
+      pscan__lbw_stop(s, &slot->tile);
+      return;
+    }
+    const unsigned long long start = tile * (unsigned long long)TILE;
+    const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+    const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
+    pscan__stage_wait();
+    pscan__lbw_tile_sync();
+    const unsigned heads = NAME(head_mask)(p, &sm->k, keys, start, mine);
+    ACC_T agg = NAME(identity)();
+    {
+      V_T v[ITEMS];
+      NAME(read_values)(vals, v);
+#pragma unroll
+      for (unsigned i = 0; i < ITEMS; i++)
+        if (i < mine)
+          agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, v[i]));
+    }
+    ACC_T before, total;
+    NAME(block_pairs)(&sm->k, (unsigned)agg.count, agg.x, &before, &total, true);
+    if (tile > 0 && threadIdx.x == 0)
+      NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
+    const bool dense = total.count > NAME(RBK_SPARSE);
+    pscan__lbw_wait_empty(s);
+    if (!dense && heads) { /* this thread's heads: their keys, the runs they close */
+      V_T v[ITEMS];
+      NAME(read_values)(vals, v);
+      ACC_T carry = before;
+#pragma unroll
+      for (unsigned i = 0; i < ITEMS; i++) {
+        if (i >= mine)
+          break;
+        const bool head = heads >> i & 1u;
+        if (head) {
+          const unsigned r = (unsigned)carry.count;
+          slot->key[r] = pscan__elem_bits(keys, first + i, ks);
+          if (r > 0)
+            slot->run[r - 1] = carry.x;
+          else
+            slot->first_run = carry.x;
+        }
+        carry = NAME(op)(carry, NAME(make)(head, v[i]));
+      }
+    }
+    if (threadIdx.x == 0) {
+      slot->tile = tile;
+      slot->total = total;
+      slot->dense = dense;
+      sm->k.tile_id = pscan__take_tile(&p->lb);
+    }
+    pscan__lbw_tile_sync(); /* the slot is complete, the next id known */
+    pscan__lbw_filled(s);
+    const unsigned long long next = sm->k.tile_id;
+    if (dense) { /* wait for the prefix; then each head writes its key and closes its run */
+      pscan__lbw_wait_prefix();
+      const ACC_T tile_before = slot->prefix;
+      ACC_T carry = NAME(op)(tile_before, before);
+      V_T v[ITEMS];
+      NAME(read_values)(vals, v);
+#pragma unroll
+      for (unsigned i = 0; i < ITEMS; i++) {
+        if (i >= mine)
+          break;
+        const bool head = heads >> i & 1u;
+        if (head) {
+          if (carry.count > 0)
+            ((V_T *)p->vals_out)[carry.count - 1] = carry.x;
+          pscan__store_bits(p->out, carry.count, ks, pscan__elem_bits(keys, first + i, ks));
+        }
+        carry = NAME(op)(carry, NAME(make)(head, v[i]));
+      }
+      NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
+      pscan__lbw_tile_sync(); /* the tile has been read */
+    }
+    if (next < num_tiles)
+      NAME(rbk_stage)(p, sm, next);
+    tile = next;
+  }
+}
+
+/* The look-back warp: the block's tiles in the order they were taken. */
+static __device__ void NAME(rbk_look_back)(const pscan__cuda_compact_params *p, NAME(rbk_smem) *sm) {
+  const unsigned lane = threadIdx.x & 31, ks = (unsigned)p->key_size;
+  pscan__lbw_start();
+  for (unsigned s = 0;; s ^= 1u) {
+    NAME(rbk_slot) *slot = &sm->slot[s];
+    pscan__lbw_wait_full(s);
+    const unsigned long long tile = slot->tile;
+    if (tile == PSCAN__LBW_STOP)
+      return;
+    const ACC_T total = slot->total;
+    ACC_T before = NAME(identity)();
+    if (tile == 0) {
+      if (lane == 0) {
+        pscan__perturb(tile, 1);
+        NAME(publish)(p->lb.incl_words, 0, total, p->lb.epoch);
+      }
+    } else {
+      if (lane == 0)
+        pscan__perturb(tile, 2);
+      before = NAME(look_back)(&p->lb, tile);
+      if (lane == 0) {
+        pscan__perturb(tile, 3);
+        NAME(publish)(p->lb.incl_words, tile, NAME(op)(before, total), p->lb.epoch);
+      }
+    }
+    if (slot->dense) {
+      if (lane == 0)
+        slot->prefix = before;
+      pscan__lbw_prefix_ready();
+    } else {
+      const unsigned long long base = before.count;
+      for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
+        pscan__store_bits(p->out, base + j, ks, slot->key[j]);
+        if (j > 0)
+          ((V_T *)p->vals_out)[base + j - 1] = slot->run[j - 1];
+        else if (base > 0)
+          ((V_T *)p->vals_out)[base - 1] = CX_OP(before.x, slot->first_run);
+      }
+      NAME(close_last_run)(p, tile, before, total, lane == 0);
+    }
+    pscan__lbw_release(s);
+  }
+}
+
+__global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)
+    NAME(rbk_kernel)(const pscan__cuda_compact_params p) {
+  __shared__ NAME(rbk_smem) sm;
+  if (threadIdx.x < PSCAN__THREADS)
+    NAME(rbk_tiles)(&p, &sm);
+  else
+    NAME(rbk_look_back)(&p, &sm);
+}
+
+static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
+                            uint64_t *taken) {
+  const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
+  static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
+  if (!opted_in) {
+    cudaError_t e = cudaFuncSetAttribute(NAME(rbk_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         TILE * (8 + (int)sizeof(V_T)));
+    if (e != cudaSuccess)
+      return (int)e;
+    opted_in = 1;
+  }
+  pscan__cuda_compact_params q = *p;
+  grid = pscan__lbw_grid((const void *)NAME(rbk_kernel), smem, &q.lb, grid, taken);
+  NAME(rbk_kernel)<<<(unsigned)grid, PSCAN__LBW_THREADS, smem, (cudaStream_t)stream>>>(q);
+  return (int)cudaGetLastError();
+}
