@@ -446,6 +446,38 @@ static void by_key_variant(const config *c, pscan_dtype kt, pscan_dtype vt, psca
 
 static void test_by_key(void) { for_each_by_key_case(by_key_variant); }
 
+/* reduce_by_key on blocks of 4096 items (the CUDA tile) with 255, 256 and 257 heads (the
+   look-back warp kernel's slot holds 256: by_key_heads.cuh), one head, every item a head, blocks
+   starting on or inside a run; several key sizes, 4- and 8-byte values. */
+static void test_by_key_heads_per_tile(void) {
+  enum { BLOCK = 4096 };
+  static const unsigned heads[] = {256, 257, 255, 1, 300, 128, 256, 4096, 2};
+  const size_t n = BLOCK * (sizeof heads / sizeof heads[0]) - 53;
+  static const struct {
+    pscan_dtype kt, vt;
+    pscan_op op;
+  } cases[] = {{PSCAN_I32, PSCAN_F32, PSCAN_SUM}, {PSCAN_U8, PSCAN_I32, PSCAN_MAX},
+               {PSCAN_I64, PSCAN_F64, PSCAN_SUM}, {PSCAN_F32, PSCAN_U16, PSCAN_XOR}};
+  const config c = {2, 0, PSCAN_ALGO_AUTO};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const size_t ks = ref_dtype_size(cases[k].kt), vs = ref_dtype_size(cases[k].vt);
+    char *keys = test_malloc(n * ks), *vals = test_malloc(n * vs);
+    long run = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t b = i / BLOCK, j = i % BLOCK;
+      unsigned h = heads[b];
+      size_t off = (b & 1) ? 1 : 0;
+      bool head = i == 0 || (j >= off && ((j - off) * h) % BLOCK < h);
+      if (head && i > 0)
+        run++;
+      put(cases[k].kt, keys + i * ks, 1 + run % 3); /* neighbouring runs always differ */
+    }
+    fill_vals(cases[k].vt, cases[k].op, vals, n);
+    run_by_key(&c, cases[k].kt, cases[k].vt, cases[k].op, keys, vals, n);
+    free(keys), free(vals);
+  }
+}
+
 /* ---- scan_by_key ---- */
 
 static void run_scan_by_key(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op,
@@ -810,6 +842,7 @@ int main(void) {
   test_value_inside(); /* (on the CUDA backend value is host memory: never inside the array) */
 #endif
   test_by_key();
+  test_by_key_heads_per_tile();
   printf("reduce_by_key: %.2f s\n", test_seconds() - t0);
   test_scan_by_key();
   printf("scan_by_key: %.2f s\n", test_seconds() - t0);
