@@ -115,21 +115,7 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
     if (dense) { /* wait for the prefix; then each head writes its key and closes its run */
       pscan__lbw_wait_prefix();
       const ACC_T tile_before = slot->prefix;
-      ACC_T carry = NAME(op)(tile_before, before);
-      V_T v[ITEMS];
-      NAME(read_values)(vals, v);
-#pragma unroll
-      for (unsigned i = 0; i < ITEMS; i++) {
-        if (i >= mine)
-          break;
-        const bool head = heads >> i & 1u;
-        if (head) {
-          if (carry.count > 0)
-            ((V_T *)p->vals_out)[carry.count - 1] = carry.x;
-          pscan__store_bits(p->out, carry.count, ks, pscan__elem_bits(keys, first + i, ks));
-        }
-        carry = NAME(op)(carry, NAME(make)(head, v[i]));
-      }
+      NAME(store_runs_direct)(p, keys, vals, heads, mine, NAME(op)(tile_before, before));
       NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
       pscan__lbw_tile_sync(); /* the tile has been read */
     }
@@ -150,21 +136,7 @@ static __device__ void NAME(rbk_look_back)(const pscan__cuda_compact_params *p, 
     if (tile == PSCAN__LBW_STOP)
       return;
     const ACC_T total = slot->total;
-    ACC_T before = NAME(identity)();
-    if (tile == 0) {
-      if (lane == 0) {
-        pscan__perturb(tile, 1);
-        NAME(publish)(p->lb.incl_words, 0, total, p->lb.epoch);
-      }
-    } else {
-      if (lane == 0)
-        pscan__perturb(tile, 2);
-      before = NAME(look_back)(&p->lb, tile);
-      if (lane == 0) {
-        pscan__perturb(tile, 3);
-        NAME(publish)(p->lb.incl_words, tile, NAME(op)(before, total), p->lb.epoch);
-      }
-    }
+    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
     if (slot->dense) {
       if (lane == 0)
         slot->prefix = before;

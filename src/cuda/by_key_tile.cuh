@@ -225,15 +225,14 @@ static __device__ __forceinline__ void NAME(close_last_run)(const pscan__cuda_co
   }
 }
 
-/* reduce_by_key, the plain way: look back, then each head writes its key and closes the run
-   before it, straight to global memory. */
-static __device__ __forceinline__ void NAME(reduce_tile_direct)(
-    const pscan__cuda_compact_params *p, NAME(by_key_smem) *sm, unsigned long long tile,
-    const unsigned char *keys, const unsigned char *vals, unsigned heads, unsigned mine,
-    ACC_T before, ACC_T total, ACC_T *running) {
+/* Each of this thread's heads writes its key and closes the run before it, straight to global
+   memory (carry: the pair before the thread's first item, the tile's prefix included). */
+static __device__ __forceinline__ void NAME(store_runs_direct)(const pscan__cuda_compact_params *p,
+                                                               const unsigned char *keys,
+                                                               const unsigned char *vals,
+                                                               unsigned heads, unsigned mine,
+                                                               ACC_T carry) {
   const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
-  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
-  ACC_T carry = NAME(op)(tile_before, before);
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
 #pragma unroll
@@ -248,6 +247,15 @@ static __device__ __forceinline__ void NAME(reduce_tile_direct)(
     }
     carry = NAME(op)(carry, NAME(make)(head, v[i]));
   }
+}
+
+/* reduce_by_key, the plain way: look back, then store_runs_direct. */
+static __device__ __forceinline__ void NAME(reduce_tile_direct)(
+    const pscan__cuda_compact_params *p, NAME(by_key_smem) *sm, unsigned long long tile,
+    const unsigned char *keys, const unsigned char *vals, unsigned heads, unsigned mine,
+    ACC_T before, ACC_T total, ACC_T *running) {
+  const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
+  NAME(store_runs_direct)(p, keys, vals, heads, mine, NAME(op)(tile_before, before));
   NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
 }
 

@@ -157,21 +157,7 @@ static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p
     if (tile == PSCAN__LBW_STOP)
       return;
     const ACC_T total = slot->total;
-    ACC_T before = NAME(identity)();
-    if (tile == 0) {
-      if (lane == 0) {
-        pscan__perturb(tile, 1);
-        NAME(publish)(p->lb.incl_words, 0, total, p->lb.epoch);
-      }
-    } else {
-      if (lane == 0)
-        pscan__perturb(tile, 2);
-      before = NAME(look_back)(&p->lb, tile);
-      if (lane == 0) {
-        pscan__perturb(tile, 3);
-        NAME(publish)(p->lb.incl_words, tile, NAME(op)(before, total), p->lb.epoch);
-      }
-    }
+    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
     if (slot->dense) {
       if (lane == 0)
         slot->prefix = before;

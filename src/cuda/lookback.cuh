@@ -141,6 +141,25 @@ static __device__ ACC_T NAME(wait_predecessor)(const pscan__cuda_scan_params *p,
   return NAME(shfl)(v, 0);
 }
 
+/* A look-back warp (compact_heads.cuh, by_key_heads.cuh; decoupled look-back mode, never
+   deterministic, no init): the exclusive prefix of a tile whose aggregate is already published,
+   and its inclusive prefix published. */
+static __device__ __forceinline__ ACC_T NAME(warp_prefix)(const pscan__cuda_scan_params *p,
+                                                          unsigned long long tile, ACC_T total) {
+  const bool leader = (threadIdx.x & 31) == 0;
+  ACC_T before = NAME(identity)();
+  if (tile > 0) {
+    if (leader)
+      pscan__perturb(tile, 2);
+    before = NAME(look_back)(p, tile);
+  }
+  if (leader) {
+    pscan__perturb(tile, tile > 0 ? 3 : 1);
+    NAME(publish)(p->incl_words, tile, NAME(op)(before, total), p->epoch);
+  }
+  return before;
+}
+
 /* The exclusive prefix of a tile whose total is known, by the launch's mode. */
 /* broadcast: one shared value; scratch: 32 shared values free during the look-back. ordered (a
    constant where inlined): whether this kernel can be asked for the ordered look-back of
