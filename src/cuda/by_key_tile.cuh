@@ -93,8 +93,8 @@ static __device__ __forceinline__ void NAME(combine32)(unsigned *c, V_T *v, unsi
 
 /* The block's exclusive scan (and total) of the per-thread pairs (heads, values since the last
    head), with 32-bit counts: fewer shuffles than the 64-bit pair accumulator, and the same fixed
-   order of combination (so deterministic for floats). */
-/* tile_sync: the tile threads' named barrier instead of __syncthreads (by_key_heads.cuh). */
+   order of combination (so deterministic for floats). tile_sync: the tile threads' named barrier
+   instead of __syncthreads (the block has a look-back warp too: by_key_heads.cuh). */
 static __device__ __forceinline__ void NAME(block_pairs)(NAME(by_key_smem) *sm, unsigned count,
                                                          V_T x, ACC_T *excl, ACC_T *total,
                                                          const bool tile_sync) {

@@ -95,9 +95,8 @@ static __device__ __forceinline__ unsigned NAME(keep_where)(int cmp, const T ite
 /* The block's exclusive scan (and total) of the per-thread (kept count, offset in the tile of the
    last head, -1 for none), in 32-bit words: a tile has at most 8192 items, so two shuffles a step
    do what the pair accumulator's 64-bit halves would do in four. The last head is the maximum
-   offset, heads lying in thread order. */
-/* tile_sync: the barrier of the tile's threads (__syncthreads, or named barrier 1 of the
-   PSCAN__THREADS tile threads where a block has other warps too: compact_heads.cuh). */
+   offset, heads lying in thread order. tile_sync: the tile threads' named barrier instead of
+   __syncthreads (the block has a look-back warp too: compact_heads.cuh). */
 static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, unsigned count,
                                                           int last, unsigned *excl_count,
                                                           int *excl_last, unsigned *tot_count,
