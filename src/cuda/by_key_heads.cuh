@@ -68,17 +68,8 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
     pscan__stage_wait();
     pscan__lbw_tile_sync();
     const unsigned heads = NAME(head_mask)(p, &sm->k, keys, start, mine);
-    ACC_T agg = NAME(identity)();
-    {
-      V_T v[ITEMS];
-      NAME(read_values)(vals, v);
-#pragma unroll
-      for (unsigned i = 0; i < ITEMS; i++)
-        if (i < mine)
-          agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, v[i]));
-    }
     ACC_T before, total;
-    NAME(block_pairs)(&sm->k, (unsigned)agg.count, agg.x, &before, &total, true);
+    NAME(tile_pairs)(&sm->k, vals, heads, mine, &before, &total, true);
     if (tile > 0 && threadIdx.x == 0)
       NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
     const bool dense = total.count > NAME(RBK_SPARSE);

@@ -146,6 +146,23 @@ static __device__ __forceinline__ void NAME(write_values)(unsigned char *vals, c
   pscan__write_chunks(vals, threadIdx.x * ITEMS * (unsigned)sizeof(V_T), ITEMS * (unsigned)sizeof(V_T), v);
 }
 
+/* The tile's pairs: this thread's (heads, values since its last head) over its items, scanned
+   across the block (block_pairs): the thread's exclusive prefix within the tile and the tile's
+   total. */
+static __device__ __forceinline__ void NAME(tile_pairs)(NAME(by_key_smem) *sm,
+                                                        const unsigned char *vals, unsigned heads,
+                                                        unsigned mine, ACC_T *before, ACC_T *total,
+                                                        const bool tile_sync) {
+  ACC_T agg = NAME(identity)();
+  V_T v[ITEMS];
+  NAME(read_values)(vals, v);
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++)
+    if (i < mine)
+      agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, v[i]));
+  NAME(block_pairs)(sm, (unsigned)agg.count, agg.x, before, total, tile_sync);
+}
+
 /* The result of scan_by_key at an item, from the pair before it (carry) and the one through it. */
 static __device__ __forceinline__ V_T NAME(segment_result)(const pscan__cuda_compact_params *p,
                                                            bool head, ACC_T carry, ACC_T through) {
@@ -331,18 +348,9 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   pscan__stage_wait();
   __syncthreads();
   const unsigned heads = NAME(head_mask)(p, sm, keys, start, mine);
-  ACC_T agg = NAME(identity)();
-  {
-    V_T v[ITEMS];
-    NAME(read_values)(vals, v);
-#pragma unroll
-    for (unsigned i = 0; i < ITEMS; i++)
-      if (i < mine)
-        agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, v[i]));
-  }
   /* 2. The thread's prefix within the tile; the tile's aggregate goes out at once. */
   ACC_T before, total;
-  NAME(block_pairs)(sm, (unsigned)agg.count, agg.x, &before, &total, false);
+  NAME(tile_pairs)(sm, vals, heads, mine, &before, &total, false);
   if (p->lb.mode == PSCAN__MODE_LOOKBACK && tile > 0 && threadIdx.x == 0)
     NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
   if (scan) {
