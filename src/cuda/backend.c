@@ -43,7 +43,6 @@ typedef struct cuda_state {
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   bool small_tiles;               /* small inputs scan in small tiles (use_small_tiles) */
   bool dense_stores;              /* selections store kept items 16 bytes at a time */
-  bool select_ring;               /* selections in look-back mode run select_kernel */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
@@ -93,8 +92,8 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
    skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
    and still never wait on a predecessor that is not running. Launches of more than two waves
    start their first wave's rows 2 us apart (launch.h; measured best on the H100, bench/NOTES.md,
-   session 4). PSCAN_CUDA_COOPERATIVE=0, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0,
-   PSCAN_CUDA_DENSE_STORES=0 and PSCAN_CUDA_SELECT_RING=0 change them (for measurements). */
+   session 4). PSCAN_CUDA_COOPERATIVE=0, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0 and
+   PSCAN_CUDA_DENSE_STORES=0 change them (for measurements). */
 static void configure_launches(cuda_state *st) {
   int coop = 0, sms = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) != cudaSuccess ||
@@ -108,8 +107,6 @@ static void configure_launches(cuda_state *st) {
   st->small_tiles = !(small && strcmp(small, "0") == 0);
   const char *dense = getenv("PSCAN_CUDA_DENSE_STORES");
   st->dense_stores = !(dense && strcmp(dense, "0") == 0);
-  const char *ring = getenv("PSCAN_CUDA_SELECT_RING");
-  st->select_ring = !(ring && strcmp(ring, "0") == 0);
   st->coop_tiles = coop && !(no_coop && strcmp(no_coop, "0") == 0) ? (uint64_t)sms : 0;
   st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;
   st->sm_count = (unsigned)sms;
@@ -536,14 +533,6 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   if (!k)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA compaction kernel for %s",
                        pscan__dtype_name(by_key ? c->val_type : c->type));
-  int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
-  /* Selections of more than one tile in look-back mode: the ring kernel (compact_select.cuh). */
-  bool selection = c->kind == PSCAN__COMPACT_SELECT_IF || c->kind == PSCAN__COMPACT_SELECT_FLAGGED ||
-                   c->kind == PSCAN__COMPACT_PARTITION_IF;
-  const pscan__cuda_compact_kernel *ring = pscan__cuda_compact_select_for((int)c->type);
-  if (selection && st->select_ring && st->dense_stores && algo != PSCAN_ALGO_CHAINED && ring &&
-      c->n > ring->tile_items)
-    k = ring;
   PSCAN__CHECK(use_device(ctx, st));
   PSCAN__CHECK(ensure_work(ctx, st, COUNTER_BYTES));
   size_t *count = c->kind == PSCAN__COMPACT_SCAN_BY_KEY ? NULL : c->num_selected;
@@ -563,6 +552,7 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
 
   pscan__cuda_compact_params p;
   memset(&p, 0, sizeof p);
+  int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
   p.lb.n = c->n;
   p.lb.num_tiles = tiles;
   p.lb.mode = tiles == 1 ? PSCAN__MODE_SINGLE

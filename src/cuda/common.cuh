@@ -76,16 +76,6 @@ static __device__ __forceinline__ void pscan__cp_async_commit(void) {
 static __device__ __forceinline__ void pscan__cp_async_wait_all(void) {
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
-/* Waits until at most `pending` (a constant 0..2 where inlined) of this thread's newest groups are
-   still in flight. */
-static __device__ __forceinline__ void pscan__cp_async_wait_pending(const unsigned pending) {
-  if (pending >= 2)
-    asm volatile("cp.async.wait_group 2;" ::: "memory");
-  else if (pending == 1)
-    asm volatile("cp.async.wait_group 1;" ::: "memory");
-  else
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
-}
 
 /* Asks L2 to fetch `bytes` (a multiple of 16) of global memory from a 16-byte aligned address:
    a hint (sm_90 bulk prefetch), nothing waits for it.

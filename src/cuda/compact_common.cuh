@@ -12,10 +12,9 @@
 #include "../internal.h"
 
 /* Starts copying global elements [first, first + count) of size bytes -> buf; the copy is done
-   (for this thread's part) after pscan__stage_wait(). Several stagings may be in flight at once;
-   each is one cp.async group (pscan__cp_async_wait_pending counts them). vec: the range starts
-   16-byte aligned and is a whole number of 16-byte chunks (a full tile of an aligned array);
-   otherwise the elements are copied through registers at once (and the group is empty). */
+   (for this thread's part) after pscan__stage_wait(). Several stagings may be in flight at once.
+   vec: the range starts 16-byte aligned and is a whole number of 16-byte chunks (a full tile of
+   an aligned array); otherwise the elements are copied through registers at once. */
 static __device__ __forceinline__ void pscan__stage_start(unsigned char *buf, const void *g,
                                                           unsigned long long first, unsigned count,
                                                           unsigned size, bool vec) {
@@ -26,7 +25,6 @@ static __device__ __forceinline__ void pscan__stage_start(unsigned char *buf, co
     pscan__cp_async_commit();
     return;
   }
-  pscan__cp_async_commit();
   for (unsigned i = threadIdx.x; i < count; i += PSCAN__THREADS) {
     unsigned char *d = buf + pscan__swz(i * size);
     switch (size) {
@@ -175,16 +173,10 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
    the second. Named barriers (common.cuh): TILE, the tile threads among themselves; FULL + s, slot
    s filled (tile threads arrive, look-back warp waits); EMPTY + s, slot s free (look-back warp
    arrives, once for each slot at the start, tile threads wait); PREFIX, a dense tile's prefix
-   handed back (look-back warp arrives, tile threads wait). At most PSCAN__LBW_MAX_SLOTS slots. */
+   handed back (look-back warp arrives, tile threads wait). */
 #define PSCAN__LBW_THREADS (PSCAN__THREADS + 32)
 #define PSCAN__LBW_STOP (~0ull) /* a slot's tile id that stops the look-back warp */
-#define PSCAN__LBW_MAX_SLOTS 4
-enum {
-  PSCAN__BAR_TILE = 1,
-  PSCAN__BAR_FULL = 2,
-  PSCAN__BAR_EMPTY = PSCAN__BAR_FULL + PSCAN__LBW_MAX_SLOTS,
-  PSCAN__BAR_PREFIX = PSCAN__BAR_EMPTY + PSCAN__LBW_MAX_SLOTS /* (barrier ids end at 15) */
-};
+enum { PSCAN__BAR_TILE = 1, PSCAN__BAR_FULL = 2, PSCAN__BAR_EMPTY = 4, PSCAN__BAR_PREFIX = 6 };
 
 static __device__ __forceinline__ void pscan__lbw_tile_sync(void) {
   pscan__bar_sync(PSCAN__BAR_TILE, PSCAN__THREADS);
@@ -231,13 +223,11 @@ static __device__ __forceinline__ void pscan__lbw_filled(unsigned s) {
 static __device__ __forceinline__ void pscan__lbw_wait_empty(unsigned s) {
   pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
 }
-/* Look-back warp: every slot starts free (two, or `slots`); wait for slot s; free it; hand a
-   prefix back. */
-static __device__ __forceinline__ void pscan__lbw_start_slots(unsigned slots) {
-  for (unsigned s = 0; s < slots; s++)
-    pscan__bar_arrive(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
+/* Look-back warp: both slots start free; wait for slot s; free it; hand a prefix back. */
+static __device__ __forceinline__ void pscan__lbw_start(void) {
+  pscan__bar_arrive(PSCAN__BAR_EMPTY, PSCAN__LBW_THREADS);
+  pscan__bar_arrive(PSCAN__BAR_EMPTY + 1, PSCAN__LBW_THREADS);
 }
-static __device__ __forceinline__ void pscan__lbw_start(void) { pscan__lbw_start_slots(2); }
 static __device__ __forceinline__ void pscan__lbw_wait_full(unsigned s) {
   pscan__bar_sync(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
 }

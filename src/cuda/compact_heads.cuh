@@ -90,7 +90,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
     pscan__stage_wait();
     pscan__lbw_tile_sync();
-    const unsigned keep = NAME(keep_mask)(p, sm->k.tile, sm->k.before_tile, start, mine, false, ITEMS);
+    const unsigned keep = NAME(keep_mask)(p, sm->k.tile, sm->k.before_tile, start, mine, false);
     unsigned before_count, total_count;
     int before_last, total_last;
     NAME(block_counts)(&sm->k.warps, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1,
@@ -109,7 +109,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       }
     } else {
       T items[ITEMS];
-      NAME(read_items)(sm->k.tile, 0, ITEMS, items, ITEMS);
+      NAME(read_items)(sm->k.tile, 0, ITEMS, items);
       pscan__lbw_tile_sync(); /* the gather writes over the staged input */
       unsigned r = before_count;
 #pragma unroll

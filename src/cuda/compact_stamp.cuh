@@ -14,8 +14,6 @@
 #undef KEY
 extern "C" const pscan__cuda_compact_kernel PSCAN__NAME5(pscan__cuda_compact, keys, TYPE, table) = {
     NAME(launch_keys), NAME(TILE)};
-extern "C" const pscan__cuda_compact_kernel PSCAN__NAME5(pscan__cuda_compact, select, TYPE, table) = {
-    NAME(launch_select), NAME(SEL_TILE)};
 #undef ACC_T
 #undef CX_T
 #undef CX_BY_KEY

@@ -39,6 +39,10 @@
 #ifndef PSCAN__COMPACT_HEADS_WARP
 #define PSCAN__COMPACT_HEADS_WARP 1
 #endif
+/* 0: selections run in keys_kernel_dense, without a look-back warp (A/B builds). */
+#ifndef PSCAN__COMPACT_SELECT_WARP
+#define PSCAN__COMPACT_SELECT_WARP 1
+#endif
 /* Blocks per multiprocessor the keys kernel is built for (bench/NOTES.md). */
 #ifndef PSCAN__COMPACT_MIN_BLOCKS
 #define PSCAN__COMPACT_MIN_BLOCKS 5
@@ -146,11 +150,10 @@ static __device__ __forceinline__ void NAME(block_counts)(NAME(warp_counts) *sm,
   *tot_last = tl;
 }
 
-/* Items [from, from + count) of this thread (per_thread items each) from the shared tile. */
+/* Items [from, from + count) of this thread from the shared tile. */
 static __device__ __forceinline__ void NAME(read_items)(const unsigned char *buf, unsigned from,
-                                                        unsigned count, T *items,
-                                                        const unsigned per_thread) {
-  pscan__read_chunks(buf, (threadIdx.x * per_thread + from) * (unsigned)sizeof(T),
+                                                        unsigned count, T *items) {
+  pscan__read_chunks(buf, (threadIdx.x * ITEMS + from) * (unsigned)sizeof(T),
                      count * (unsigned)sizeof(T), items);
 }
 
@@ -197,26 +200,24 @@ static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_co
 }
 
 /* Bit i: this thread keeps its item i of the tile staged in buf (items past the end of the tile
-   are never kept). before_tile: the item before the tile (run heads only). per_thread: ITEMS, or
-   the selection kernel's SEL_ITEMS (a multiple of BATCH). */
+   are never kept). before_tile: the item before the tile (run heads only). */
 static __device__ __forceinline__ unsigned NAME(keep_mask)(const pscan__cuda_compact_params *p,
                                                            const unsigned char *buf, T before_tile,
                                                            unsigned long long start,
-                                                           unsigned mine, const bool dense,
-                                                           const unsigned per_thread) {
-  const unsigned first = threadIdx.x * per_thread;
+                                                           unsigned mine, const bool dense) {
+  const unsigned first = threadIdx.x * ITEMS;
   T prev = before_tile;
   if (threadIdx.x > 0)
     prev = *(const T *)(buf + pscan__swz((first - 1) * (unsigned)sizeof(T)));
   unsigned keep = 0;
 #pragma unroll
-  for (unsigned b = 0; b < per_thread / BATCH; b++) {
+  for (unsigned b = 0; b < ITEMS / BATCH; b++) {
     T items[BATCH];
-    NAME(read_items)(buf, b * BATCH, BATCH, items, per_thread);
-    keep |= NAME(keep_batch)(p, items, start + first + b * BATCH, mine == per_thread, &prev, dense)
+    NAME(read_items)(buf, b * BATCH, BATCH, items);
+    keep |= NAME(keep_batch)(p, items, start + first + b * BATCH, mine == ITEMS, &prev, dense)
             << (b * BATCH);
   }
-  return mine >= per_thread ? keep : keep & ((1u << mine) - 1u);
+  return mine >= ITEMS ? keep : keep & ((1u << mine) - 1u);
 }
 
 /* Run-length encoding: each of this thread's heads closes the run before it. */
@@ -283,7 +284,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   if (heads && threadIdx.x == 0 && start > 0)
     sm->before_tile = ((const T *)p->in)[start - 1];
   __syncthreads();
-  const unsigned keep = NAME(keep_mask)(p, sm->tile, sm->before_tile, start, mine, dense, ITEMS);
+  const unsigned keep = NAME(keep_mask)(p, sm->tile, sm->before_tile, start, mine, dense);
   /* 2. The thread's prefix within the tile, the tile's by look-back. */
   unsigned before_count, total_count;
   int before_last, total_last;
@@ -309,7 +310,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
     }
   } else {
     T items[ITEMS];
-    NAME(read_items)(sm->tile, 0, ITEMS, items, ITEMS);
+    NAME(read_items)(sm->tile, 0, ITEMS, items);
     __syncthreads();
     unsigned kept_rank = (unsigned)before.count, rejected_rank = first - kept_rank;
 #pragma unroll
@@ -375,13 +376,15 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
 #include "compact_heads.cuh"
 #include "compact_select.cuh"
 
-/* Unique and run-length encoding in look-back mode: heads_kernel (compact_heads.cuh). (The host
-   launches selections in look-back mode with launch_select, compact_select.cuh.) */
+/* In look-back mode: unique and run-length encoding in heads_kernel (compact_heads.cuh),
+   selections in select_kernel (compact_select.cuh). */
 static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                              uint64_t *taken) {
   const bool heads = p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH;
   if (heads && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_HEADS_WARP)
     return NAME(launch_heads)(p, grid, stream, taken);
+  if (!heads && p->dense_stores && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_SELECT_WARP)
+    return NAME(launch_select)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const bool dense = !heads && p->dense_stores;
   const void *kernel = dense ? (const void *)NAME(keys_kernel_dense) : (const void *)NAME(keys_kernel);

@@ -22,7 +22,6 @@ const pscan__cuda_kernels *pscan__cuda_kernels_for(int in_type, int acc_type, in
 /* The compaction kernels (compact_<type>.cu), by item type and by value type. */
 #define X(E, name, ctype, kind)                                                       \
   extern const pscan__cuda_compact_kernel pscan__cuda_compact_keys_##E##_table;      \
-  extern const pscan__cuda_compact_kernel pscan__cuda_compact_select_##E##_table;    \
   extern const pscan__cuda_compact_kernel pscan__cuda_compact_by_key_##E##_table[];
 PSCAN_TYPES(X)
 #undef X
@@ -41,13 +40,4 @@ const pscan__cuda_compact_kernel *pscan__cuda_compact_for(int kind, int key_type
   PSCAN_TYPES(X)
 #undef X
   return k && k->launch ? k : NULL;
-}
-
-const pscan__cuda_compact_kernel *pscan__cuda_compact_select_for(int key_type) {
-#define X(E, name, ctype, kind_)                \
-  if (key_type == PSCAN_##E)                    \
-    return &pscan__cuda_compact_select_##E##_table;
-  PSCAN_TYPES(X)
-#undef X
-  return NULL;
 }

@@ -112,9 +112,6 @@ typedef struct pscan__cuda_compact_kernel {
    op (REDUCE_BY_KEY, SCAN_BY_KEY); NULL when not offered. */
 const pscan__cuda_compact_kernel *pscan__cuda_compact_for(int kind, int key_type, int val_type,
                                                           int op);
-/* The look-back-mode kernel of select_if, select_flagged and partition_if for an item type
-   (compact_select.cuh; its tiles are smaller than the keys kernel's). */
-const pscan__cuda_compact_kernel *pscan__cuda_compact_select_for(int key_type);
 
 #ifdef __cplusplus
 }
