@@ -168,7 +168,7 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
   return *slot;
 }
 
-/* ---- Kernels with a look-back warp (compact_heads.cuh, compact_select.cuh, by_key_heads.cuh) ----
+/* ---- Kernels with a look-back warp (compact_heads.cuh, by_key_heads.cuh) ----
    PSCAN__THREADS tile threads, then one look-back warp; two slots pass tiles from the first to
    the second. Named barriers (common.cuh): TILE, the tile threads among themselves; FULL + s, slot
    s filled (tile threads arrive, look-back warp waits); EMPTY + s, slot s free (look-back warp
@@ -182,37 +182,26 @@ static __device__ __forceinline__ void pscan__lbw_tile_sync(void) {
   pscan__bar_sync(PSCAN__BAR_TILE, PSCAN__THREADS);
 }
 
-/* Tile threads: the next tile id for the block (first: its first, after the first wave's
-   stagger). */
-static __device__ __forceinline__ unsigned long long pscan__lbw_take(const pscan__cuda_scan_params *lb,
-                                                                     unsigned long long *shared_id,
-                                                                     const bool first) {
+/* Tile threads: the block's first tile id (after the first wave's stagger). */
+static __device__ __forceinline__ unsigned long long pscan__lbw_first_tile(
+    const pscan__cuda_scan_params *lb, unsigned long long *shared_id) {
   if (threadIdx.x == 0) {
-    if (first)
-      pscan__stagger_first_wave(lb);
+    pscan__stagger_first_wave(lb);
     *shared_id = pscan__take_tile(lb);
   }
   pscan__lbw_tile_sync();
   return *shared_id;
 }
-static __device__ __forceinline__ unsigned long long pscan__lbw_first_tile(
-    const pscan__cuda_scan_params *lb, unsigned long long *shared_id) {
-  return pscan__lbw_take(lb, shared_id, true);
-}
 
-/* Tile threads, slot s free: tell the look-back warp to stop (slot_tile: the slot's tile id). */
-static __device__ __forceinline__ void pscan__lbw_send_stop(unsigned s, unsigned long long *slot_tile) {
+/* Tile threads: tell the look-back warp to stop, in slot s (slot_tile: its tile id). */
+static __device__ __forceinline__ void pscan__lbw_stop(unsigned s, unsigned long long *slot_tile) {
+  pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
   if (threadIdx.x == 0)
     *slot_tile = PSCAN__LBW_STOP;
   /* (As after a filled slot: the arrive alone orders the write, but compute-sanitizer's racecheck
      reports the look-back warp's read as a race unless a tile-thread barrier comes between.) */
   pscan__lbw_tile_sync();
   pscan__bar_arrive(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
-}
-/* Tile threads: wait until slot s is free, then tell the look-back warp to stop. */
-static __device__ __forceinline__ void pscan__lbw_stop(unsigned s, unsigned long long *slot_tile) {
-  pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
-  pscan__lbw_send_stop(s, slot_tile);
 }
 
 /* Tile threads: slot s is filled (after a tile-thread barrier). */

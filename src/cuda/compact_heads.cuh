@@ -90,10 +90,10 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
     pscan__stage_wait();
     pscan__lbw_tile_sync();
-    const unsigned keep = NAME(keep_mask)(p, sm->k.tile, sm->k.before_tile, start, mine, false);
+    const unsigned keep = NAME(keep_mask)(p, &sm->k, start, mine, false);
     unsigned before_count, total_count;
     int before_last, total_last;
-    NAME(block_counts)(&sm->k.warps, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1,
+    NAME(block_counts)(&sm->k, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1,
                        &before_count, &before_last, &total_count, &total_last, true);
     const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
     if (tile > 0 && threadIdx.x == 0)

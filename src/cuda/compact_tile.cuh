@@ -39,10 +39,6 @@
 #ifndef PSCAN__COMPACT_HEADS_WARP
 #define PSCAN__COMPACT_HEADS_WARP 1
 #endif
-/* 0: selections run in keys_kernel_dense, without a look-back warp (A/B builds). */
-#ifndef PSCAN__COMPACT_SELECT_WARP
-#define PSCAN__COMPACT_SELECT_WARP 1
-#endif
 /* Blocks per multiprocessor the keys kernel is built for (bench/NOTES.md). */
 #ifndef PSCAN__COMPACT_MIN_BLOCKS
 #define PSCAN__COMPACT_MIN_BLOCKS 5
@@ -64,16 +60,11 @@ enum {
 #define ITEMS NAME(ITEMS)
 #define TILE NAME(TILE)
 
-/* The per-warp totals of block_counts. */
-typedef struct NAME(warp_counts) {
-  unsigned count[PSCAN__WARPS];
-  int last[PSCAN__WARPS];
-} NAME(warp_counts);
-
 typedef struct NAME(keys_smem) {
   __align__(16) unsigned char tile[NAME(TILE_BYTES)];
   ACC_T scan[32]; /* the look-back's window (ordered mode) */
-  NAME(warp_counts) warps;
+  unsigned warp_count[PSCAN__WARPS];
+  int warp_last[PSCAN__WARPS];
   ACC_T prefix;
   unsigned long long tile_id;
   T before_tile; /* the item before the tile (unique, run-length encoding) */
@@ -106,7 +97,7 @@ static __device__ __forceinline__ unsigned NAME(keep_where)(int cmp, const T ite
    do what the pair accumulator's 64-bit halves would do in four. The last head is the maximum
    offset, heads lying in thread order. tile_sync: the tile threads' named barrier instead of
    __syncthreads (the block has a look-back warp too: compact_heads.cuh). */
-static __device__ __forceinline__ void NAME(block_counts)(NAME(warp_counts) *sm, unsigned count,
+static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, unsigned count,
                                                           int last, unsigned *excl_count,
                                                           int *excl_last, unsigned *tot_count,
                                                           int *tot_last, const bool tile_sync) {
@@ -123,8 +114,8 @@ static __device__ __forceinline__ void NAME(block_counts)(NAME(warp_counts) *sm,
     }
   }
   if (lane == 31) {
-    sm->count[warp] = c;
-    sm->last[warp] = l;
+    sm->warp_count[warp] = c;
+    sm->warp_last[warp] = l;
   }
   int l_before = __shfl_up_sync(PSCAN__FULL_MASK, l, 1);
   if (tile_sync)
@@ -135,8 +126,8 @@ static __device__ __forceinline__ void NAME(block_counts)(NAME(warp_counts) *sm,
   int wl = -1, tl = -1;
 #pragma unroll
   for (unsigned w = 0; w < PSCAN__WARPS; w++) {
-    const unsigned cw = sm->count[w];
-    const int lw = sm->last[w];
+    const unsigned cw = sm->warp_count[w];
+    const int lw = sm->warp_last[w];
     if (w < warp) {
       wc += cw;
       wl = max(wl, lw);
@@ -199,21 +190,20 @@ static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_co
   return keep;
 }
 
-/* Bit i: this thread keeps its item i of the tile staged in buf (items past the end of the tile
-   are never kept). before_tile: the item before the tile (run heads only). */
+/* Bit i: this thread keeps its item i (items past the end of the tile are never kept). */
 static __device__ __forceinline__ unsigned NAME(keep_mask)(const pscan__cuda_compact_params *p,
-                                                           const unsigned char *buf, T before_tile,
+                                                           const NAME(keys_smem) *sm,
                                                            unsigned long long start,
                                                            unsigned mine, const bool dense) {
   const unsigned first = threadIdx.x * ITEMS;
-  T prev = before_tile;
+  T prev = sm->before_tile;
   if (threadIdx.x > 0)
-    prev = *(const T *)(buf + pscan__swz((first - 1) * (unsigned)sizeof(T)));
+    prev = *(const T *)(sm->tile + pscan__swz((first - 1) * (unsigned)sizeof(T)));
   unsigned keep = 0;
 #pragma unroll
   for (unsigned b = 0; b < ITEMS / BATCH; b++) {
     T items[BATCH];
-    NAME(read_items)(buf, b * BATCH, BATCH, items);
+    NAME(read_items)(sm->tile, b * BATCH, BATCH, items);
     keep |= NAME(keep_batch)(p, items, start + first + b * BATCH, mine == ITEMS, &prev, dense)
             << (b * BATCH);
   }
@@ -234,38 +224,36 @@ static __device__ __forceinline__ void NAME(close_runs)(const pscan__cuda_compac
   }
 }
 
-/* The gathered items [from, from + count) of buf -> out[0 .. count) (out: where the first goes):
-   16-byte streaming stores for the destination's whole 16-byte chunks, item stores at both ends.
-   The bytes written are the ones the item stores would write (in place stays safe). Only the
-   kernels for selections carry it: the extra registers cost the read-bound run-head kinds more
-   than they gain (bench/NOTES.md, session 3). thread of threads: the block's tile threads, or a
-   look-back warp's lanes (compact_select.cuh). */
-static __device__ __forceinline__ void NAME(store_packed)(T *out, unsigned char *buf, unsigned from,
-                                                          unsigned count, unsigned thread,
-                                                          unsigned threads) {
+/* The kept items, gathered at the front of buf, -> out[0 .. kept) (out: where this tile's first
+   kept item goes): 16-byte streaming stores for the destination's whole 16-byte chunks, item
+   stores at both ends. The bytes written are the ones the item stores would write (in place
+   stays safe). Only the kernel for selections (keys_kernel_dense) carries it: the extra registers
+   cost the read-bound run-head kinds more than they gain (bench/NOTES.md, session 3). */
+static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned char *buf,
+                                                               unsigned kept) {
   enum { V = 16 / sizeof(T) };
   unsigned head = (unsigned)((0u - (uintptr_t)out) & 15u) / (unsigned)sizeof(T);
-  if (head > count)
-    head = count;
-  const unsigned chunks = (count - head) / V, tail = head + chunks * V;
-  if (thread < head)
-    out[thread] = *NAME(gathered)(buf, from + thread);
+  if (head > kept)
+    head = kept;
+  const unsigned chunks = (kept - head) / V, tail = head + chunks * V;
+  if (threadIdx.x < head)
+    out[threadIdx.x] = *NAME(gathered)(buf, threadIdx.x);
   uint4 *dst = (uint4 *)(void *)(out + head);
-  for (unsigned c = thread; c < chunks; c += threads) {
+  for (unsigned c = threadIdx.x; c < chunks; c += PSCAN__THREADS) {
     T v[V];
 #pragma unroll
     for (int k = 0; k < V; k++)
-      v[k] = *NAME(gathered)(buf, from + head + c * V + (unsigned)k);
+      v[k] = *NAME(gathered)(buf, head + c * V + (unsigned)k);
     uint4 u;
     memcpy(&u, v, 16);
     __stcs(dst + c, u);
   }
-  for (unsigned j = tail + thread; j < count; j += threads)
-    out[j] = *NAME(gathered)(buf, from + j);
+  for (unsigned j = tail + threadIdx.x; j < kept; j += PSCAN__THREADS)
+    out[j] = *NAME(gathered)(buf, j);
 }
 
 /* dense: the kernel for selections (select_if, select_flagged, partition_if), whose kept items
-   leave with store_packed. */
+   leave with store_kept_packed. */
 static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_compact_params *p,
                                                           NAME(keys_smem) *sm,
                                                           unsigned long long tile, ACC_T *running,
@@ -284,11 +272,11 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   if (heads && threadIdx.x == 0 && start > 0)
     sm->before_tile = ((const T *)p->in)[start - 1];
   __syncthreads();
-  const unsigned keep = NAME(keep_mask)(p, sm->tile, sm->before_tile, start, mine, dense);
+  const unsigned keep = NAME(keep_mask)(p, sm, start, mine, dense);
   /* 2. The thread's prefix within the tile, the tile's by look-back. */
   unsigned before_count, total_count;
   int before_last, total_last;
-  NAME(block_counts)(&sm->warps, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1, &before_count,
+  NAME(block_counts)(sm, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1, &before_count,
                      &before_last, &total_count, &total_last, false);
   const ACC_T before = NAME(make)(before_count, start + (unsigned)max(before_last, 0));
   const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
@@ -330,7 +318,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const unsigned kept = (unsigned)total.count, written = partition ? valid : kept;
   T *out = (T *)p->out;
   if (dense)
-    NAME(store_packed)(out + kept_before, sm->tile, 0, kept, threadIdx.x, PSCAN__THREADS);
+    NAME(store_kept_packed)(out + kept_before, sm->tile, kept);
   for (unsigned j = (dense ? kept : 0u) + threadIdx.x; j < written; j += PSCAN__THREADS) {
     if (j < kept)
       out[kept_before + j] = sparse ? sm->sparse[j] : *NAME(gathered)(sm->tile, j);
@@ -374,17 +362,13 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
 }
 
 #include "compact_heads.cuh"
-#include "compact_select.cuh"
 
-/* In look-back mode: unique and run-length encoding in heads_kernel (compact_heads.cuh),
-   selections in select_kernel (compact_select.cuh). */
+/* Unique and run-length encoding in look-back mode: heads_kernel (compact_heads.cuh). */
 static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                              uint64_t *taken) {
   const bool heads = p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH;
   if (heads && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_HEADS_WARP)
     return NAME(launch_heads)(p, grid, stream, taken);
-  if (!heads && p->dense_stores && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_SELECT_WARP)
-    return NAME(launch_select)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const bool dense = !heads && p->dense_stores;
   const void *kernel = dense ? (const void *)NAME(keys_kernel_dense) : (const void *)NAME(keys_kernel);
