@@ -3,7 +3,7 @@
 #   scripts/gpu-check.sh [build] [test] [sanitize] [perturb] [bench] [cpubench] [big]
 #   (default: all but big)
 # For iterating on kernels: [fastbuild] (the GPU tests and benchmark only), [quicktest]
-# (PSCAN_TEST_QUICK=1 scan and compaction suites), [scanbench] (i32/f32/i64/f64 at 2^16, 2^20, 2^24, 2^28,
+# (PSCAN_TEST_QUICK=1 scan and compaction suites), [compacttest] (the full compaction suite alone), [scanbench] (i32/f32/i64/f64 at 2^16, 2^20, 2^24, 2^28,
 # no tile strategies), [compactbench] (the compaction family against CUB), [latency] (where a
 # small call's time goes: pscan_gpu_bench --latency), [ab] (A/B: pscan_gpu_bench from a second
 # build with the extra CUDA flags in $AB_FLAGS, or build-gpu's run with the environment $AB_ENV,
@@ -41,6 +41,11 @@ if has quicktest; then
     PSCAN_TEST_QUICK=1 "./build-gpu/tests/$test" >"$OUT/quick-$test.log" 2>&1 || status=1
     tail -2 "$OUT/quick-$test.log" | tee -a "$OUT/summary.txt"
   done
+fi
+if has compacttest; then
+  log "test_cuda_compact (full matrix, 2^24 stress)"
+  ./build-gpu/tests/test_cuda_compact >"$OUT/full-test_cuda_compact.log" 2>&1 || status=1
+  tail -2 "$OUT/full-test_cuda_compact.log" | tee -a "$OUT/summary.txt"
 fi
 if has scanbench; then
   log "GPU scan benchmark"
