@@ -39,7 +39,7 @@ typedef struct NAME(rbk_smem) {
 static __device__ __forceinline__ void NAME(rbk_stage)(const pscan__cuda_compact_params *p,
                                                        NAME(rbk_smem) *sm, unsigned long long tile) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
-  const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+  const unsigned valid = pscan__tile_items(n, start, TILE);
   const unsigned ks = (unsigned)p->key_size;
   unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
   pscan__stage_start(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
@@ -63,8 +63,8 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
       return;
     }
     const unsigned long long start = tile * (unsigned long long)TILE;
-    const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
-    const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
+    const unsigned valid = pscan__tile_items(n, start, TILE);
+    const unsigned mine = pscan__thread_items(valid, first, ITEMS);
     pscan__stage_wait();
     pscan__lbw_tile_sync();
     const unsigned heads = NAME(head_mask)(p, &sm->k, keys, start, mine);

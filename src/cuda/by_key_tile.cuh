@@ -331,9 +331,9 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
                                          NAME(by_key_smem) *sm, unsigned long long tile,
                                          ACC_T *running) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
-  const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+  const unsigned valid = pscan__tile_items(n, start, TILE);
   const unsigned first = threadIdx.x * ITEMS;
-  const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
+  const unsigned mine = pscan__thread_items(valid, first, ITEMS);
   const unsigned ks = (unsigned)p->key_size;
   const bool scan = p->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;

@@ -105,6 +105,18 @@ static __device__ __forceinline__ void pscan__stagger_first_wave(const pscan__cu
   }
 }
 
+/* Items of the tile that starts at item `start` (tile_items, or fewer for the last tile). */
+static __device__ __forceinline__ unsigned pscan__tile_items(unsigned long long n,
+                                                             unsigned long long start,
+                                                             unsigned tile_items) {
+  return n - start < (unsigned long long)tile_items ? (unsigned)(n - start) : tile_items;
+}
+/* This thread's items of a tile of `valid` items, when it holds per_thread from item `first`. */
+static __device__ __forceinline__ unsigned pscan__thread_items(unsigned valid, unsigned first,
+                                                               unsigned per_thread) {
+  return valid > first ? (valid - first < per_thread ? valid - first : per_thread) : 0;
+}
+
 /* Named barriers (PTX bar.sync / bar.arrive) for blocks whose warps have different jobs:
    `count` threads (a multiple of 32) take part in barrier `id` (1..15; 0 is __syncthreads').
    Either completes the barrier's phase for the calling warp; arrive does not wait for it. Both

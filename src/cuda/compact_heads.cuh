@@ -58,7 +58,7 @@ static __device__ __forceinline__ void NAME(heads_stage)(const pscan__cuda_compa
                                                          NAME(heads_smem) *sm,
                                                          unsigned long long tile) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
-  const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
+  const unsigned valid = pscan__tile_items(n, start, TILE);
   pscan__stage_start(sm->k.tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
   if (threadIdx.x == PSCAN__THREADS - 1 && start > 0)
     sm->k.before_tile = ((const T *)p->in)[start - 1];
@@ -86,8 +86,8 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       return;
     }
     const unsigned long long start = tile * (unsigned long long)TILE;
-    const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
-    const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
+    const unsigned valid = pscan__tile_items(n, start, TILE);
+    const unsigned mine = pscan__thread_items(valid, first, ITEMS);
     pscan__stage_wait();
     pscan__lbw_tile_sync();
     const unsigned keep = NAME(keep_mask)(p, &sm->k, start, mine, false);

@@ -259,6 +259,8 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
                                                           unsigned long long tile, ACC_T *running,
                                                           const bool dense) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
+  /* (pscan__tile_items / pscan__thread_items written out: through the helpers, ptxas allocates
+     keys_kernel_dense's registers differently and spills 12 bytes instead of 8.) */
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;
   const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;

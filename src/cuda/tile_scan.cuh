@@ -46,8 +46,7 @@ typedef struct TNAME(smem) {
 
 static __device__ __forceinline__ unsigned TNAME(tile_valid)(const pscan__cuda_scan_params *p,
                                                             unsigned long long tile) {
-  const unsigned long long start = tile * (unsigned long long)TILE;
-  return p->n - start < (unsigned long long)TILE ? (unsigned)(p->n - start) : TILE;
+  return pscan__tile_items(p->n, tile * (unsigned long long)TILE, TILE);
 }
 
 /* Global -> shared (swizzled) for tile elements [start, start + valid). */
