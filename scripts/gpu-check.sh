@@ -8,7 +8,8 @@
 # small call's time goes: pscan_gpu_bench --latency), [ab] (A/B: pscan_gpu_bench from a second
 # build with the extra CUDA flags in $AB_FLAGS, or build-gpu's run with the environment $AB_ENV,
 # alternating with build-gpu's; $AB_ARGS: its args, several sets separated by ';'), [profile] (Nsight Compute on one launch each of
-# the i32 scan at 2^26, unique and reduce_by_key at 2^25: where the warps stall).
+# the i32 scan at 2^26, unique, reduce_by_key and select_if 50% at 2^25: where the warps stall;
+# $PROFILE picks some by name).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -58,13 +59,14 @@ if has latency; then
   tee -a "$OUT/summary.txt" <"$OUT/latency.txt"
 fi
 if has ab; then
-  # Side "ab": a second build with $AB_FLAGS, or, when AB_FLAGS is empty, build-gpu's binary run
-  # with the environment $AB_ENV (e.g. AB_ENV=PSCAN_CUDA_STAGGER_NS=0 for a runtime knob).
-  log "A/B: ${AB_FLAGS:+build-ab with $AB_FLAGS}${AB_ENV:+env $AB_ENV}; pscan_gpu_bench ${AB_ARGS:-}"
+  # Side "ab": a second build with $AB_FLAGS, or of the source tree $AB_TREE (e.g. a worktree of
+  # the commit before a change, carried to the device), or, when neither is set, build-gpu's binary
+  # run with the environment $AB_ENV (e.g. AB_ENV=PSCAN_CUDA_STAGGER_NS=0 for a runtime knob).
+  log "A/B: ${AB_FLAGS:+build-ab with $AB_FLAGS}${AB_TREE:+build-ab of $AB_TREE}${AB_ENV:+env $AB_ENV}; pscan_gpu_bench ${AB_ARGS:-}"
   ab_bin=./build-gpu/pscan_gpu_bench
-  if [[ -n ${AB_FLAGS:-} ]]; then
+  if [[ -n ${AB_FLAGS:-}${AB_TREE:-} ]]; then
     ab_bin=./build-ab/pscan_gpu_bench
-    { cmake -S . -B build-ab -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=$AB_FLAGS" &&
+    { cmake -S "${AB_TREE:-.}" -B build-ab -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=${AB_FLAGS:-}" &&
         cmake --build build-ab -j "$(nproc)" --target pscan_gpu_bench; } >"$OUT/ab-build.log" 2>&1 ||
       { status=1; log "A/B BUILD FAILED"; tail -20 "$OUT/ab-build.log"; }
   fi
@@ -88,9 +90,10 @@ if has ab; then
 fi
 if has profile; then
   # One launch of each kernel after a few warm-up calls; clocks left alone (device README).
-  prof() { # name, kernel regex, benchmark args...
+  prof() { # name, kernel regex, benchmark args... ($PROFILE: a regex of the names to run)
     local name=$1 kernel=$2
     shift 2
+    [[ $name =~ ${PROFILE:-.} ]] || return 0
     log "ncu: $name"
     ncu --clock-control none --set full --import-source no -k "regex:$kernel" --launch-skip 3 \
       --launch-count 1 -o "$OUT/prof-$name" ./build-gpu/pscan_gpu_bench "$@" >"$OUT/prof-$name.log" 2>&1 || status=1
@@ -102,6 +105,7 @@ if has profile; then
   prof scan_i32_2p26 '^scan_kernel_I32_I32_SUM$' --quick --min-log 26 --max-log 26 --types i32
   prof unique_2p25 '^keys_kernel_keys_I32_x$' --compact --quick
   prof reduce_by_key_2p25 '^by_key_kernel_bykey_F32_SUM$' --compact --quick
+  prof select_if_2p25 '^keys_kernel_dense_keys_I32_x$' --compact
 fi
 if has compactbench; then
   log "GPU compaction benchmark"

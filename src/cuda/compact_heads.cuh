@@ -94,7 +94,8 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     unsigned before_count, total_count;
     int before_last, total_last;
     NAME(block_counts)(&sm->k, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1,
-                       &before_count, &before_last, &total_count, &total_last, true);
+                       &before_count, &before_last, &total_count, &total_last, true,
+                       p->kind == PSCAN__COMPACT_RUN_LENGTH);
     const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
     if (tile > 0 && threadIdx.x == 0)
       NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
@@ -111,11 +112,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       T items[ITEMS];
       NAME(read_items)(sm->k.tile, 0, ITEMS, items);
       pscan__lbw_tile_sync(); /* the gather writes over the staged input */
-      unsigned r = before_count;
-#pragma unroll
-      for (int i = 0; i < ITEMS; i++)
-        if (keep >> i & 1u)
-          *NAME(gathered)(sm->k.tile, r++) = items[i];
+      NAME(gather_kept)(sm->k.tile, items, keep, before_count);
     }
     if (threadIdx.x == 0) {
       slot->tile = tile;

@@ -95,19 +95,21 @@ static __device__ __forceinline__ unsigned NAME(keep_where)(int cmp, const T ite
 /* The block's exclusive scan (and total) of the per-thread (kept count, offset in the tile of the
    last head, -1 for none), in 32-bit words: a tile has at most 8192 items, so two shuffles a step
    do what the pair accumulator's 64-bit halves would do in four. The last head is the maximum
-   offset, heads lying in thread order. tile_sync: the tile threads' named barrier instead of
-   __syncthreads (the block has a look-back warp too: compact_heads.cuh). */
+   offset, heads lying in thread order; only run-length encoding needs it (with_last false: the
+   last offsets come back -1, and their shuffles are not compiled). tile_sync: the tile threads'
+   named barrier instead of __syncthreads (the block has a look-back warp too: compact_heads.cuh). */
 static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, unsigned count,
                                                           int last, unsigned *excl_count,
                                                           int *excl_last, unsigned *tot_count,
-                                                          int *tot_last, const bool tile_sync) {
+                                                          int *tot_last, const bool tile_sync,
+                                                          const bool with_last) {
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   unsigned c = count;
-  int l = last;
+  int l = with_last ? last : -1;
 #pragma unroll
   for (unsigned d = 1; d < 32; d <<= 1) {
     const unsigned c2 = __shfl_up_sync(PSCAN__FULL_MASK, c, d);
-    const int l2 = __shfl_up_sync(PSCAN__FULL_MASK, l, d);
+    const int l2 = with_last ? __shfl_up_sync(PSCAN__FULL_MASK, l, d) : -1;
     if (lane >= d) {
       c += c2;
       l = max(l, l2);
@@ -117,7 +119,7 @@ static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, u
     sm->warp_count[warp] = c;
     sm->warp_last[warp] = l;
   }
-  int l_before = __shfl_up_sync(PSCAN__FULL_MASK, l, 1);
+  int l_before = with_last ? __shfl_up_sync(PSCAN__FULL_MASK, l, 1) : -1;
   if (tile_sync)
     pscan__lbw_tile_sync();
   else
@@ -127,7 +129,7 @@ static __device__ __forceinline__ void NAME(block_counts)(NAME(keys_smem) *sm, u
 #pragma unroll
   for (unsigned w = 0; w < PSCAN__WARPS; w++) {
     const unsigned cw = sm->warp_count[w];
-    const int lw = sm->warp_last[w];
+    const int lw = with_last ? sm->warp_last[w] : -1;
     if (w < warp) {
       wc += cw;
       wl = max(wl, lw);
@@ -148,10 +150,46 @@ static __device__ __forceinline__ void NAME(read_items)(const unsigned char *buf
                      count * (unsigned)sizeof(T), items);
 }
 
-/* The gathered item of rank j (padded layout, see GPAD). */
+/* The gathered item of rank j (padded layout, see GPAD: GPAD / sizeof(T) items of padding after
+   every 128 / sizeof(T) items). Counted in items, not bytes: j + j / 32 for 4-byte items is one
+   instruction, and nothing can overflow. */
 static __device__ __forceinline__ T *NAME(gathered)(unsigned char *buf, unsigned j) {
-  const unsigned b = j * (unsigned)sizeof(T);
-  return (T *)(void *)(buf + b + NAME(GPAD) * (b >> 7));
+  enum { ROW = 128 / sizeof(T), PAD = NAME(GPAD) / sizeof(T) };
+  return (T *)(void *)buf + j + j / ROW * PAD;
+}
+
+/* The thread's kept items (bit i of keep: items[i]) -> gathered ranks rank, rank + 1, ... Each
+   item is one predicated store: no branch, nothing computed for the rejected ones (the loop with
+   partition_if's second destination in it cost select_if half of its instructions, bench/NOTES.md
+   session 9). */
+static __device__ __forceinline__ void NAME(gather_kept)(unsigned char *buf, const T items[ITEMS],
+                                                         unsigned keep, unsigned rank) {
+#pragma unroll
+  for (int i = 0; i < ITEMS; i++) {
+    const unsigned bit = keep >> i & 1u;
+    if (bit)
+      *NAME(gathered)(buf, rank) = items[i];
+    rank += bit;
+  }
+}
+
+/* partition_if: kept items as gather_kept, the rejected ones of the thread (bits of valid_bits not
+   in keep) to gathered positions back, back - 1, ... (the back of the tile's range, reversed). */
+static __device__ __forceinline__ void NAME(gather_partition)(unsigned char *buf,
+                                                              const T items[ITEMS], unsigned keep,
+                                                              unsigned rank, unsigned back,
+                                                              unsigned valid_bits) {
+  const unsigned rejected = ~keep & valid_bits;
+#pragma unroll
+  for (int i = 0; i < ITEMS; i++) {
+    const unsigned bit = keep >> i & 1u, rbit = rejected >> i & 1u;
+    if (bit)
+      *NAME(gathered)(buf, rank) = items[i];
+    if (rbit)
+      *NAME(gathered)(buf, back) = items[i];
+    rank += bit;
+    back -= rbit;
+  }
 }
 
 /* Bits b*16 .. b*16+15 of the keep mask: which items of batch b this thread keeps (items past
@@ -252,15 +290,16 @@ static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned 
     out[j] = *NAME(gathered)(buf, j);
 }
 
-/* dense: the kernel for selections (select_if, select_flagged, partition_if), whose kept items
-   leave with store_kept_packed. */
+/* variant (PSCAN__KEYS_*, a constant where inlined): which kinds the kernel serves. The
+   selection variants' kept items leave with store_kept_packed. */
 static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_compact_params *p,
                                                           NAME(keys_smem) *sm,
                                                           unsigned long long tile, ACC_T *running,
-                                                          const bool dense) {
+                                                          const int variant) {
+  const bool dense = variant != PSCAN__KEYS_ANY;
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   /* (pscan__tile_items / pscan__thread_items written out: through the helpers, ptxas allocates
-     keys_kernel_dense's registers differently and spills 12 bytes instead of 8.) */
+     the select kernel's registers differently and spills 12 bytes instead of 8, session 8.) */
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;
   const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
@@ -268,7 +307,8 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const bool heads =
       !dense && (p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH);
   const bool rle = !dense && p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  const bool partition = p->kind == PSCAN__COMPACT_PARTITION_IF;
+  const bool partition = variant == PSCAN__KEYS_PARTITION ||
+                         (variant == PSCAN__KEYS_ANY && p->kind == PSCAN__COMPACT_PARTITION_IF);
   /* 1. Read the tile (and the item before it) once. */
   pscan__stage(sm->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
   if (heads && threadIdx.x == 0 && start > 0)
@@ -279,7 +319,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   unsigned before_count, total_count;
   int before_last, total_last;
   NAME(block_counts)(sm, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1, &before_count,
-                     &before_last, &total_count, &total_last, false);
+                     &before_last, &total_count, &total_last, false, rle);
   const ACC_T before = NAME(make)(before_count, start + (unsigned)max(before_last, 0));
   const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
   /* The aggregate goes out now, so that successors can pass this tile while it gathers;
@@ -302,14 +342,12 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
     T items[ITEMS];
     NAME(read_items)(sm->tile, 0, ITEMS, items);
     __syncthreads();
-    unsigned kept_rank = (unsigned)before.count, rejected_rank = first - kept_rank;
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-      if (keep >> i & 1u)
-        *NAME(gathered)(sm->tile, kept_rank++) = items[i];
-      else if (partition && (unsigned)i < mine)
-        *NAME(gathered)(sm->tile, valid - 1 - rejected_rank++) = items[i];
-    }
+    if (variant == PSCAN__KEYS_SELECT)
+      NAME(gather_kept)(sm->tile, items, keep, (unsigned)before.count);
+    else /* (no rejected items to place but partition_if's) */
+      NAME(gather_partition)(sm->tile, items, keep, (unsigned)before.count,
+                             valid - 1 - (first - (unsigned)before.count),
+                             !partition ? 0u : mine >= ITEMS ? ~0u : (1u << mine) - 1u);
   }
   /* 4. The tile's prefix by look-back (warp 0); then the coalesced stores. */
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
@@ -338,29 +376,37 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
 }
 
 static __device__ __forceinline__ void NAME(keys_body)(const pscan__cuda_compact_params *p,
-                                                       NAME(keys_smem) *sm, const bool dense) {
+                                                       NAME(keys_smem) *sm, const int variant) {
   if (p->lb.mode == PSCAN__MODE_SINGLE) {
     ACC_T running = NAME(identity)();
     for (unsigned long long tile = 0; tile < p->lb.num_tiles; tile++)
-      NAME(compact_tile)(p, sm, tile, &running, dense);
+      NAME(compact_tile)(p, sm, tile, &running, variant);
     return;
   }
   NAME(compact_tile)(p, sm,
                      pscan__compact_tile_id(&p->lb, &sm->tile_id, TILE, p->keys_vector_io, p->in,
                                             sizeof(T), NULL, 0),
-                     NULL, dense);
+                     NULL, variant);
 }
 
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
     NAME(keys_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
-  NAME(keys_body)(&p, &sm, false);
+  NAME(keys_body)(&p, &sm, PSCAN__KEYS_ANY);
 }
 
+/* select_if and select_flagged. */
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
-    NAME(keys_kernel_dense)(const pscan__cuda_compact_params p) {
+    NAME(keys_kernel_select)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
-  NAME(keys_body)(&p, &sm, true);
+  NAME(keys_body)(&p, &sm, PSCAN__KEYS_SELECT);
+}
+
+/* partition_if. */
+__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
+    NAME(keys_kernel_partition)(const pscan__cuda_compact_params p) {
+  __shared__ NAME(keys_smem) sm;
+  NAME(keys_body)(&p, &sm, PSCAN__KEYS_PARTITION);
 }
 
 #include "compact_heads.cuh"
@@ -372,15 +418,14 @@ static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid,
   if (heads && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_HEADS_WARP)
     return NAME(launch_heads)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
-  const bool dense = !heads && p->dense_stores;
-  const void *kernel = dense ? (const void *)NAME(keys_kernel_dense) : (const void *)NAME(keys_kernel);
+  void (*kernel)(const pscan__cuda_compact_params) = NAME(keys_kernel);
+  if (!heads && p->dense_stores)
+    kernel = p->kind == PSCAN__COMPACT_PARTITION_IF ? NAME(keys_kernel_partition)
+                                                    : NAME(keys_kernel_select);
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)
-    q.lb.stagger_rows = (unsigned)pscan__wave_rows(kernel, 0);
-  if (dense)
-    NAME(keys_kernel_dense)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
-  else
-    NAME(keys_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
+    q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)kernel, 0);
+  kernel<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
   return (int)cudaGetLastError();
 }
 
