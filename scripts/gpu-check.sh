@@ -105,7 +105,7 @@ if has profile; then
   prof scan_i32_2p26 '^scan_kernel_I32_I32_SUM$' --quick --min-log 26 --max-log 26 --types i32
   prof unique_2p25 '^keys_kernel_keys_I32_x$' --compact --quick
   prof reduce_by_key_2p25 '^by_key_kernel_bykey_F32_SUM$' --compact --quick
-  prof select_if_2p25 '^keys_kernel_dense_keys_I32_x$' --compact
+  prof select_if_2p25 '^keys_kernel_select_keys_I32_x$' --compact
 fi
 if has compactbench; then
   log "GPU compaction benchmark"

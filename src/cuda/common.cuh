@@ -65,6 +65,19 @@ static __device__ __forceinline__ void pscan__ld_word128(const void *p, unsigned
   *epoch = e;
 }
 
+/* 16-byte stores of output that is not read again by the kernel: evict-first in L2 (st.global.cs).
+   PSCAN__STREAM_STORES=0 makes them plain stores (A/B builds). */
+#ifndef PSCAN__STREAM_STORES
+#define PSCAN__STREAM_STORES 1
+#endif
+static __device__ __forceinline__ void pscan__st_stream16(uint4 *dst, uint4 v) {
+#if PSCAN__STREAM_STORES
+  __stcs(dst, v);
+#else
+  *dst = v;
+#endif
+}
+
 /* Asynchronous 16-byte global -> shared copies (Ampere+ cp.async), grouped by commit. */
 static __device__ __forceinline__ void pscan__cp_async16(void *smem, const void *gmem) {
   unsigned s = (unsigned)__cvta_generic_to_shared(smem);

@@ -55,7 +55,7 @@ static __device__ __forceinline__ void pscan__unstage_from(void *g, const unsign
   unsigned char *dst = (unsigned char *)g + first * size;
   if (vec) {
     for (unsigned c = from * size / 16 + threadIdx.x; c < count * size / 16; c += PSCAN__THREADS)
-      __stcs((uint4 *)(dst + 16 * c), *(const uint4 *)(buf + pscan__swz(c * 16)));
+      pscan__st_stream16((uint4 *)(dst + 16 * c), *(const uint4 *)(buf + pscan__swz(c * 16)));
     return;
   }
   for (unsigned i = from + threadIdx.x; i < count; i += PSCAN__THREADS) {

@@ -39,9 +39,14 @@
 #ifndef PSCAN__COMPACT_HEADS_WARP
 #define PSCAN__COMPACT_HEADS_WARP 1
 #endif
-/* Blocks per multiprocessor the keys kernel is built for (bench/NOTES.md). */
+/* Blocks per multiprocessor the keys kernels are built for (bench/NOTES.md, session 9): five,
+   but six for the partition kernel of 2- and 4-byte items (40 registers, 4 bytes of spills; six
+   35 KB tiles fit). The select kernel at six spills 36 bytes (i32) and loses 6 points. */
 #ifndef PSCAN__COMPACT_MIN_BLOCKS
 #define PSCAN__COMPACT_MIN_BLOCKS 5
+#endif
+#ifndef PSCAN__PARTITION_MIN_BLOCKS
+#define PSCAN__PARTITION_MIN_BLOCKS 6
 #endif
 enum {
   NAME(BATCH) = 16, /* items per register batch */
@@ -54,7 +59,9 @@ enum {
   /* A tile that keeps at most this many items (unique and run-length encoding with long runs,
      sparse selections) gathers them into a buffer of their own, straight from the staged input:
      no copy of every item into registers, no barrier before the gather. */
-  NAME(SPARSE) = PSCAN__THREADS
+  NAME(SPARSE) = PSCAN__THREADS,
+  NAME(PARTITION_BLOCKS) = sizeof(T) == 2 || sizeof(T) == 4 ? PSCAN__PARTITION_MIN_BLOCKS
+                                                             : PSCAN__COMPACT_MIN_BLOCKS
 };
 #define BATCH NAME(BATCH)
 #define ITEMS NAME(ITEMS)
@@ -284,7 +291,7 @@ static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned 
       v[k] = *NAME(gathered)(buf, head + c * V + (unsigned)k);
     uint4 u;
     memcpy(&u, v, 16);
-    __stcs(dst + c, u);
+    pscan__st_stream16(dst + c, u);
   }
   for (unsigned j = tail + threadIdx.x; j < kept; j += PSCAN__THREADS)
     out[j] = *NAME(gathered)(buf, j);
@@ -403,7 +410,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
 }
 
 /* partition_if. */
-__global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
+__global__ void __launch_bounds__(PSCAN__THREADS, NAME(PARTITION_BLOCKS))
     NAME(keys_kernel_partition)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
   NAME(keys_body)(&p, &sm, PSCAN__KEYS_PARTITION);

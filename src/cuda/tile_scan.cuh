@@ -115,7 +115,7 @@ static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_
 #pragma unroll
     for (int v = 0; v < TNAME(OUT_CHUNKS) * BATCHES; v++) {
       unsigned c = threadIdx.x + v * PSCAN__THREADS;
-      __stcs(dst + c, *(const uint4 *)(buf + pscan__swz(c * 16)));
+      pscan__st_stream16(dst + c, *(const uint4 *)(buf + pscan__swz(c * 16)));
     }
   } else {
     for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
