@@ -272,8 +272,9 @@ static __device__ __forceinline__ void NAME(close_runs)(const pscan__cuda_compac
 /* The kept items, gathered at the front of buf, -> out[0 .. kept) (out: where this tile's first
    kept item goes): 16-byte streaming stores for the destination's whole 16-byte chunks, item
    stores at both ends. The bytes written are the ones the item stores would write (in place
-   stays safe). Only the kernel for selections (keys_kernel_dense) carries it: the extra registers
-   cost the read-bound run-head kinds more than they gain (bench/NOTES.md, session 3). */
+   stays safe). Only the selection kernels (keys_kernel_select, keys_kernel_partition) carry it:
+   the extra registers cost the read-bound run-head kinds more than they gain (bench/NOTES.md,
+   session 3). */
 static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned char *buf,
                                                                unsigned kept) {
   enum { V = 16 / sizeof(T) };
@@ -310,7 +311,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;
   const unsigned mine = valid > first ? (valid - first < ITEMS ? valid - first : ITEMS) : 0;
-  /* (The dense kernel serves selections only: the run-head code is compiled out of it.) */
+  /* (The selection kernels serve selections only: the run-head code is compiled out of them.) */
   const bool heads =
       !dense && (p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH);
   const bool rle = !dense && p->kind == PSCAN__COMPACT_RUN_LENGTH;
