@@ -141,8 +141,10 @@ enum { SLACK = 16 }; /* poisoned elements past n */
 
 #ifdef TEST_COMPACT_ON_CUDA
 #include "compact_on_cuda.h"
-/* Sizes at boundaries: the CUDA kernels' tiles (4096 items; 2048 by key) instead of partitions. */
-#define BOUNDARIES {4096, 2048, 64, 0}
+/* Sizes at boundaries: the CUDA kernels' tiles instead of partitions (8192 items of 1-, 2- and
+   4-byte types in the selection and run-head kernels, 4096 of 8-byte ones and by key; 2048, half
+   a by-key tile). */
+#define BOUNDARIES {8192, 4096, 2048, 0}
 #else
 #define BOUNDARIES {1, 7, 64, 0}
 #endif
