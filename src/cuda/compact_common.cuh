@@ -168,18 +168,18 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
   return *slot;
 }
 
-/* ---- Kernels with a look-back warp (compact_heads.cuh, by_key_heads.cuh) ----
-   PSCAN__THREADS tile threads, then one look-back warp; two slots pass tiles from the first to
-   the second. Named barriers (common.cuh): TILE, the tile threads among themselves; FULL + s, slot
-   s filled (tile threads arrive, look-back warp waits); EMPTY + s, slot s free (look-back warp
-   arrives, once for each slot at the start, tile threads wait); PREFIX, a dense tile's prefix
-   handed back (look-back warp arrives, tile threads wait). */
 /* The keys kernels (compact_tile.cuh), by what they are compiled for: every kind with item
    stores (run heads outside look-back mode, and the PSCAN_CUDA_DENSE_STORES=0 A/B), or one kind
    of selection with 16-byte stores. Each kernel compiles only its own gather: the register
    allocation of one selection kernel is what decides its spills (bench/NOTES.md, session 9). */
 enum { PSCAN__KEYS_ANY, PSCAN__KEYS_SELECT, PSCAN__KEYS_PARTITION };
 
+/* ---- Kernels with a look-back warp (compact_heads.cuh, by_key_heads.cuh) ----
+   PSCAN__THREADS tile threads, then one look-back warp; two slots pass tiles from the first to
+   the second. Named barriers (common.cuh): TILE, the tile threads among themselves; FULL + s, slot
+   s filled (tile threads arrive, look-back warp waits); EMPTY + s, slot s free (look-back warp
+   arrives, once for each slot at the start, tile threads wait); PREFIX, a dense tile's prefix
+   handed back (look-back warp arrives, tile threads wait). */
 #define PSCAN__LBW_THREADS (PSCAN__THREADS + 32)
 #define PSCAN__LBW_STOP (~0ull) /* a slot's tile id that stops the look-back warp */
 enum { PSCAN__BAR_TILE = 1, PSCAN__BAR_FULL = 2, PSCAN__BAR_EMPTY = 4, PSCAN__BAR_PREFIX = 6 };
