@@ -541,6 +541,34 @@ static void test_scan_by_key(void) {
       }
 }
 
+/* ---- nearly everything kept, over whole tiles in look-back mode ----
+   The CUDA select kernel gathers the last warp's items after its look-back; the other warps'
+   padded gather then reaches into the last warp's staged input (bench/NOTES.md, session 9) only
+   when they keep nearly all of theirs: 97-100% selected, on several whole tiles and a partial
+   one, every item size, in and out of place. (On the CPU backend: more of the same.) */
+static void test_nearly_all_kept(void) {
+  static const pscan_dtype types[] = {PSCAN_I8, PSCAN_U16, PSCAN_I32, PSCAN_F32, PSCAN_U64};
+  static const int thresholds_high[] = {100, 99, 97};
+  static const size_t sizes[] = {3 * 8192, 3 * 8192 + 77};
+  const config c = {2, 7, PSCAN_ALGO_DECOUPLED_LOOKBACK};
+  uint8_t *flags = test_malloc(sizes[1] + 1);
+  char *in = test_malloc(sizes[1] * 8 + 1);
+  for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+    for (int h = 0; h < 3; h++)
+      for (int si = 0; si < 2; si++) {
+        fill(types[ti], in, sizes[si], 0);
+        fill_flags(flags, sizes[si], (unsigned)thresholds_high[h] * 10u);
+        for (int in_place = 0; in_place < 2; in_place++) {
+          run_one(&c, REF_SELECT_IF, types[ti], in, flags, sizes[si], PSCAN_LT,
+                  thresholds_high[h], in_place);
+          run_one(&c, REF_SELECT_FLAGGED, types[ti], in, flags, sizes[si], PSCAN_LT,
+                  thresholds_high[h], in_place);
+        }
+      }
+  free(in);
+  free(flags);
+}
+
 /* ---- large: AUTO runs several threads on the default partition ---- */
 
 static void test_large(void) {
@@ -840,6 +868,7 @@ int main(void) {
   test_in_place_stress();
   printf("in place stress: %.2f s\n", test_seconds() - t0);
   test_heads_per_tile();
+  test_nearly_all_kept();
 #ifndef TEST_COMPACT_ON_CUDA
   test_value_inside(); /* (on the CUDA backend value is host memory: never inside the array) */
 #endif
