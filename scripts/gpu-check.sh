@@ -9,7 +9,7 @@
 # build with the extra CUDA flags in $AB_FLAGS, or build-gpu's run with the environment $AB_ENV,
 # alternating with build-gpu's; $AB_ARGS: its args, several sets separated by ';'), [profile] (Nsight Compute on one launch each of
 # the i32 scan at 2^26, unique, reduce_by_key and select_if 50% at 2^25: where the warps stall;
-# $PROFILE picks some by name).
+# $PROFILE picks some by name). [sanitize] runs on $SANITIZE_TESTS (default: both suites).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -129,7 +129,7 @@ if has big; then
   PSCAN_TEST_BIG=1 ./build-gpu/tests/test_cuda_compact 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
 fi
 if has sanitize; then
-  for test in test_cuda_scan test_cuda_compact; do
+  for test in ${SANITIZE_TESTS:-test_cuda_scan test_cuda_compact}; do
     for tool in memcheck racecheck synccheck; do
       log "compute-sanitizer $tool $test (reduced matrix)"
       PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \

@@ -209,14 +209,16 @@ static __device__ __forceinline__ ACC_T NAME(select_overlapped)(const pscan__cud
   unsigned char *zone = sm->tile + NAME(LAST_FIRST) * sizeof(T); /* 1024-byte aligned */
   if (threadIdx.x < CHUNKS)
     ((uint4 *)(void *)sm->sparse)[threadIdx.x] = ((const uint4 *)(const void *)zone)[threadIdx.x];
-  /* (Two barriers of the same id, one in each branch: each branch keeps its own items.) */
+  /* Two barriers of the same id, one in each branch (each branch keeps its own items): the
+     unaligned form, since the warps reach it at two instructions. */
   if (warp != LAST) {
     T items[ITEMS];
     NAME(read_items)(sm->tile, 0, ITEMS, items);
-    pscan__lbw_tile_sync(); /* every item the gather can overwrite is read, or copied */
+    pscan__bar_sync_unaligned(PSCAN__BAR_TILE, PSCAN__THREADS); /* every item the gather can
+                                                                   overwrite is read, or copied */
     NAME(gather_kept)(sm->tile, items, keep, rank);
   } else {
-    pscan__lbw_tile_sync();
+    pscan__bar_sync_unaligned(PSCAN__BAR_TILE, PSCAN__THREADS);
     const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
     if ((threadIdx.x & 31) == 0)
       sm->prefix = before;
