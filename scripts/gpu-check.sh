@@ -42,6 +42,10 @@ if has quicktest; then
     PSCAN_TEST_QUICK=1 "./build-gpu/tests/$test" >"$OUT/quick-$test.log" 2>&1 || status=1
     tail -2 "$OUT/quick-$test.log" | tee -a "$OUT/summary.txt"
   done
+  # Without programmatic dependent launch (GPUs before sm_90): small grids launch cooperatively.
+  log "test_cuda_scan (PSCAN_TEST_QUICK=1, PSCAN_CUDA_PDL=0: cooperative small grids)"
+  PSCAN_TEST_QUICK=1 PSCAN_CUDA_PDL=0 ./build-gpu/tests/test_cuda_scan >"$OUT/quick-test_cuda_scan-nopdl.log" 2>&1 || status=1
+  tail -1 "$OUT/quick-test_cuda_scan-nopdl.log" | tee -a "$OUT/summary.txt"
   # The selections through the generic keys kernel (item stores), the A/B knob's path.
   log "test_cuda_compact (PSCAN_TEST_QUICK=1, PSCAN_CUDA_DENSE_STORES=0)"
   PSCAN_TEST_QUICK=1 PSCAN_CUDA_DENSE_STORES=0 ./build-gpu/tests/test_cuda_compact \

@@ -208,8 +208,10 @@ static void determinism(test_rng *r) {
 
 /* Far more tiles than can be resident at once, for every single-pass strategy. The quick size
    (2^24: 2048 tiles of i32) stays above both launch thresholds of backend.c, so the quick and
-   perturbed-scheduling runs still take tile ids from the counter, with the staggered first wave;
-   grids of at most one block per SM launch cooperatively and are covered by the small sizes. */
+   perturbed-scheduling runs still take tile ids from the counter, with the staggered first wave.
+   Grids of at most one block per SM launch cooperatively where programmatic dependent launch is
+   off (PSCAN_CUDA_PDL=0, or before sm_90) and are then covered by the small sizes
+   (scripts/gpu-check.sh quicktest runs the suite so). */
 static void stress(test_rng *r) {
   size_t n = light() ? (size_t)1 << 18 : test_quick() ? (size_t)1 << 24 : (size_t)1 << 28;
   static const int algos[] = {PSCAN_ALGO_DECOUPLED_LOOKBACK, PSCAN_ALGO_CHAINED};

@@ -43,6 +43,7 @@ typedef struct cuda_state {
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   bool small_tiles;               /* small inputs scan in small tiles (use_small_tiles) */
   bool dense_stores;              /* selections store kept items 16 bytes at a time */
+  bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
@@ -92,22 +93,32 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
    skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
    and still never wait on a predecessor that is not running. Launches of more than two waves
    start their first wave's rows 2 us apart (launch.h; measured best on the H100, bench/NOTES.md,
-   session 4). PSCAN_CUDA_COOPERATIVE=0, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0 and
-   PSCAN_CUDA_DENSE_STORES=0 change them (for measurements). */
+   session 4). On compute capability 9.0+ every kernel launches with programmatic dependent
+   launch allowed: it waits for the kernel before it, but its launch overlaps that kernel's run
+   (common.cuh: pscan__wait_for_predecessor; bench/NOTES.md, session 10).
+   PSCAN_CUDA_COOPERATIVE=0/1, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0,
+   PSCAN_CUDA_DENSE_STORES=0 and PSCAN_CUDA_PDL=0 change them (for measurements). */
 static void configure_launches(cuda_state *st) {
-  int coop = 0, sms = 0;
+  int coop = 0, sms = 0, major = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) != cudaSuccess ||
       cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, st->device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, st->device) != cudaSuccess ||
       sms <= 0) {
     cudaGetLastError();
     return; /* neither */
   }
   const char *no_coop = getenv("PSCAN_CUDA_COOPERATIVE"), *stagger = getenv("PSCAN_CUDA_STAGGER_NS");
+  const char *pdl = getenv("PSCAN_CUDA_PDL");
+  st->pdl = major >= 9 && !(pdl && strcmp(pdl, "0") == 0);
   const char *small = getenv("PSCAN_CUDA_SMALL_TILES");
   st->small_tiles = !(small && strcmp(small, "0") == 0);
   const char *dense = getenv("PSCAN_CUDA_DENSE_STORES");
   st->dense_stores = !(dense && strcmp(dense, "0") == 0);
-  st->coop_tiles = coop && !(no_coop && strcmp(no_coop, "0") == 0) ? (uint64_t)sms : 0;
+  /* With programmatic dependent launch a plain launch overlaps the previous kernel and a
+     cooperative one does not: back to back, the plain launch measured 0.2-0.6 us faster a call at
+     2^14-2^18 (session 10), so cooperative launches are for GPUs without it (or when asked). */
+  bool want_coop = no_coop ? strcmp(no_coop, "0") != 0 : !st->pdl;
+  st->coop_tiles = coop && want_coop ? (uint64_t)sms : 0;
   st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;
   st->sm_count = (unsigned)sms;
 }
@@ -472,6 +483,7 @@ static pscan_status cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
 
   pscan__cuda_scan_params p;
   memset(&p, 0, sizeof p);
+  p.pdl = st->pdl;
   p.in = c->in;
   p.out = c->out;
   p.n = c->n;
@@ -552,6 +564,7 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
 
   pscan__cuda_compact_params p;
   memset(&p, 0, sizeof p);
+  p.lb.pdl = st->pdl;
   int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
   p.lb.n = c->n;
   p.lb.num_tiles = tiles;

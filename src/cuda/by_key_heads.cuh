@@ -150,6 +150,7 @@ static __device__ void NAME(rbk_look_back)(const pscan__cuda_compact_params *p, 
 __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)
     NAME(rbk_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(rbk_smem) sm;
+  pscan__wait_for_predecessor();
   if (threadIdx.x < PSCAN__THREADS)
     NAME(rbk_tiles)(&p, &sm);
   else
@@ -169,6 +170,6 @@ static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, 
   }
   pscan__cuda_compact_params q = *p;
   grid = pscan__lbw_grid((const void *)NAME(rbk_kernel), smem, &q.lb, grid, taken);
-  NAME(rbk_kernel)<<<(unsigned)grid, PSCAN__LBW_THREADS, smem, (cudaStream_t)stream>>>(q);
-  return (int)cudaGetLastError();
+  return pscan__launch((const void *)NAME(rbk_kernel), grid, PSCAN__LBW_THREADS, smem, stream, &q,
+                       q.lb.pdl, 0);
 }

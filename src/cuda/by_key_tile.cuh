@@ -371,6 +371,7 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
 __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_BLOCKS - 1 : PSCAN__MIN_BLOCKS_HIGH)
     NAME(by_key_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(by_key_smem) sm;
+  pscan__wait_for_predecessor();
   if (p.lb.mode == PSCAN__MODE_SINGLE) {
     ACC_T running = NAME(identity)();
     for (unsigned long long tile = 0; tile < p.lb.num_tiles; tile++)
@@ -410,8 +411,8 @@ static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t gri
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)
     q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)NAME(by_key_kernel), smem);
-  NAME(by_key_kernel)<<<(unsigned)grid, PSCAN__THREADS, smem, (cudaStream_t)stream>>>(q);
-  return (int)cudaGetLastError();
+  return pscan__launch((const void *)NAME(by_key_kernel), grid, PSCAN__THREADS, smem, stream, &q,
+                       q.lb.pdl, 0);
 }
 
 #undef ITEMS

@@ -147,6 +147,47 @@ static __device__ __forceinline__ void pscan__bar_arrive(unsigned id, unsigned c
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 
+/* Programmatic dependent launch (compute capability 9.0+; CUDA Programming Guide, "Programmatic
+   Dependent Launch and Synchronization"). Every kernel starts with this: it waits until the
+   kernel before it in the stream has completed and its memory is visible (griddepcontrol.wait;
+   at once when the launch had no programmatic dependency), and only then lets the next kernel's
+   launch begin (launch_dependents: the next grid may be scheduled once every block of this one
+   has said so or exited). Nothing is read or written before the wait, so each call still sees
+   all of the work before it; what overlaps is the next call's launch and block scheduling with
+   this call's run. */
+static __device__ __forceinline__ void pscan__wait_for_predecessor(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Host side: launches kernel(*params) (one by-value parameter) on `stream`; `pdl`: allow it to
+   overlap the previous kernel's run as above; `cooperative`: every block resident at once. */
+static int pscan__launch(const void *kernel, uint64_t grid, unsigned threads, size_t smem,
+                         void *stream, const void *params, int pdl, int cooperative) {
+  cudaLaunchAttribute attrs[2];
+  unsigned n = 0;
+  if (pdl) {
+    attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cooperative) {
+    attrs[n].id = cudaLaunchAttributeCooperative;
+    attrs[n++].val.cooperative = 1;
+  }
+  cudaLaunchConfig_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.gridDim = dim3((unsigned)grid);
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = (cudaStream_t)stream;
+  cfg.attrs = attrs;
+  cfg.numAttrs = n;
+  void *args[] = {(void *)params};
+  return (int)cudaLaunchKernelExC(&cfg, kernel, args);
+}
+
 /* Host side: the blocks of `kernel` resident per multiprocessor (the rows of a first wave),
    0 if the runtime cannot say (then nothing is staggered). */
 static int pscan__resident_blocks(const void *kernel, int threads, size_t dynamic_smem) {

@@ -177,6 +177,7 @@ static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p
 __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__HEADS_MIN_BLOCKS)
     NAME(heads_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(heads_smem) sm;
+  pscan__wait_for_predecessor();
   if (threadIdx.x < PSCAN__THREADS)
     NAME(heads_tiles)(&p, &sm);
   else
@@ -187,7 +188,7 @@ static int NAME(launch_heads)(const pscan__cuda_compact_params *p, uint64_t grid
                               uint64_t *taken) {
   pscan__cuda_compact_params q = *p;
   grid = pscan__lbw_grid((const void *)NAME(heads_kernel), 0, &q.lb, grid, taken);
-  NAME(heads_kernel)<<<(unsigned)grid, PSCAN__LBW_THREADS, 0, (cudaStream_t)stream>>>(q);
-  return (int)cudaGetLastError();
+  return pscan__launch((const void *)NAME(heads_kernel), grid, PSCAN__LBW_THREADS, 0, stream, &q,
+                       q.lb.pdl, 0);
 }
 

@@ -462,6 +462,7 @@ static __device__ __forceinline__ void NAME(keys_body)(const pscan__cuda_compact
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
     NAME(keys_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
+  pscan__wait_for_predecessor();
   NAME(keys_body)(&p, &sm, PSCAN__KEYS_ANY);
 }
 
@@ -469,6 +470,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
 __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
     NAME(keys_kernel_select)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
+  pscan__wait_for_predecessor();
   NAME(keys_body)(&p, &sm, PSCAN__KEYS_SELECT);
 }
 
@@ -476,6 +478,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, PSCAN__COMPACT_MIN_BLOCKS)
 __global__ void __launch_bounds__(PSCAN__THREADS, NAME(PARTITION_BLOCKS))
     NAME(keys_kernel_partition)(const pscan__cuda_compact_params p) {
   __shared__ NAME(keys_smem) sm;
+  pscan__wait_for_predecessor();
   NAME(keys_body)(&p, &sm, PSCAN__KEYS_PARTITION);
 }
 
@@ -495,8 +498,7 @@ static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid,
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)
     q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)kernel, 0);
-  kernel<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
-  return (int)cudaGetLastError();
+  return pscan__launch((const void *)kernel, grid, PSCAN__THREADS, 0, stream, &q, q.lb.pdl, 0);
 }
 
 #undef BATCH

@@ -49,6 +49,7 @@ typedef struct pscan__cuda_scan_params {
   unsigned long long *tile_counter;
   unsigned long long tile_base; /* value of *tile_counter when this launch starts */
   int tile_from_block; /* a cooperative launch (every block resident at once): tile = blockIdx.x */
+  int pdl; /* launch with programmatic dependent launch allowed (common.cuh; host side only) */
   /* Launches of more than two waves: a first-wave block of row r = blockIdx.x / sm_count
      (r < stagger_rows) waits r x stagger_ns before it takes its tile (common.cuh). backend.c sets
      stagger_ns and sm_count; the launcher sets stagger_rows, the kernel's blocks per SM. */

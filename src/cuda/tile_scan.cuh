@@ -230,6 +230,7 @@ static __device__ __forceinline__ void TNAME(scan_body)(const pscan__cuda_scan_p
 __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
     TNAME(scan_kernel)(const pscan__cuda_scan_params p) {
   __shared__ TNAME(smem) sm;
+  pscan__wait_for_predecessor();
   TNAME(scan_body)(&p, &sm, PSCAN__LOOKBACK_ORDERED_ALWAYS ? true : false);
 }
 #if STAMP_ORDERED
@@ -237,6 +238,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
 __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
     TNAME(scan_kernel_ordered)(const pscan__cuda_scan_params p) {
   __shared__ TNAME(smem) sm;
+  pscan__wait_for_predecessor();
   TNAME(scan_body)(&p, &sm, true);
 }
 #define TILE_SCAN_KERNEL(det) ((det) ? TNAME(scan_kernel_ordered) : TNAME(scan_kernel))
@@ -249,6 +251,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
 __global__ void __launch_bounds__(PSCAN__THREADS)
     TNAME(reduce_kernel)(const pscan__cuda_scan_params p) {
   __shared__ TNAME(smem) sm;
+  pscan__wait_for_predecessor();
   const unsigned long long tile = blockIdx.x;
   const unsigned valid = TNAME(tile_valid)(&p, tile);
   TNAME(load_tile)(&p, sm.tile, tile * (unsigned long long)TILE, valid);
@@ -261,6 +264,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS)
 /* Scan-then-propagate, last pass: out = prefix(tile) ⊕ out for tiles 1 .. num_tiles-1. */
 __global__ void __launch_bounds__(PSCAN__THREADS)
     TNAME(propagate_kernel)(const pscan__cuda_scan_params p) {
+  pscan__wait_for_predecessor();
   const unsigned long long tile = blockIdx.x + 1ull, start = tile * (unsigned long long)TILE;
   const unsigned valid = TNAME(tile_valid)(&p, tile);
   const ACC_T e = ((const ACC_T *)p.tile_values)[tile];
@@ -272,25 +276,21 @@ __global__ void __launch_bounds__(PSCAN__THREADS)
 
 static int TNAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
   void (*kernel)(const pscan__cuda_scan_params) = TILE_SCAN_KERNEL(p->deterministic);
-  if (p->tile_from_block) { /* backend.c: launch_single_pass */
-    void *args[] = {(void *)p};
-    return (int)cudaLaunchCooperativeKernel((const void *)kernel, dim3((unsigned)grid),
-                                            dim3(PSCAN__THREADS), args, 0, (cudaStream_t)stream);
-  }
   pscan__cuda_scan_params q = *p;
-  if (q.stagger_ns)
+  if (q.stagger_ns && !q.tile_from_block)
     q.stagger_rows = (unsigned)pscan__wave_rows((const void *)kernel, 0);
-  kernel<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(q);
-  return (int)cudaGetLastError();
+  /* (tile_from_block: cooperative, backend.c: launch_single_pass) */
+  return pscan__launch((const void *)kernel, grid, PSCAN__THREADS, 0, stream, &q, q.pdl,
+                       q.tile_from_block);
 }
 #if !TILE_SCAN_ONLY
 static int TNAME(launch_reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
-  TNAME(reduce_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
-  return (int)cudaGetLastError();
+  return pscan__launch((const void *)TNAME(reduce_kernel), grid, PSCAN__THREADS, 0, stream, p,
+                       p->pdl, 0);
 }
 static int TNAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
-  TNAME(propagate_kernel)<<<(unsigned)grid, PSCAN__THREADS, 0, (cudaStream_t)stream>>>(*p);
-  return (int)cudaGetLastError();
+  return pscan__launch((const void *)TNAME(propagate_kernel), grid, PSCAN__THREADS, 0, stream, p,
+                       p->pdl, 0);
 }
 #endif
 
