@@ -88,7 +88,8 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
   return PSCAN_OK;
 }
 
-/* Single-pass grids of at most one block per multiprocessor launch cooperatively: the runtime
+/* Without programmatic dependent launch (below), single-pass grids of at most one block per
+   multiprocessor launch cooperatively: the runtime
    then guarantees that every block is resident at once, so a tile can take its block's index and
    skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
    and still never wait on a predecessor that is not running. Launches of more than two waves
