@@ -89,9 +89,8 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
 }
 
 /* Without programmatic dependent launch (below), single-pass grids of at most one block per
-   multiprocessor launch cooperatively: the runtime
-   then guarantees that every block is resident at once, so a tile can take its block's index and
-   skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
+   multiprocessor launch cooperatively: the runtime then guarantees that every block is resident
+   at once, so a tile can take its block's index and skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
    and still never wait on a predecessor that is not running. Launches of more than two waves
    start their first wave's rows 2 us apart (launch.h; measured best on the H100, bench/NOTES.md,
    session 4). On compute capability 9.0+ every kernel launches with programmatic dependent
