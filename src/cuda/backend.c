@@ -43,6 +43,7 @@ typedef struct cuda_state {
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   bool small_tiles;               /* small inputs scan in small tiles (use_small_tiles) */
   bool dense_stores;              /* selections store kept items 16 bytes at a time */
+  bool select_lbw;                /* selections by the look-back-warp kernel (compact_select.cuh) */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
@@ -97,7 +98,8 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
    launch allowed: it waits for the kernel before it, but its launch overlaps that kernel's run
    (common.cuh: pscan__wait_for_predecessor; bench/NOTES.md, session 10).
    PSCAN_CUDA_COOPERATIVE=0/1, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0,
-   PSCAN_CUDA_DENSE_STORES=0 and PSCAN_CUDA_PDL=0 change them (for measurements). */
+   PSCAN_CUDA_DENSE_STORES=0, PSCAN_CUDA_SELECT_LBW=0 and PSCAN_CUDA_PDL=0 change them (for
+   measurements). */
 static void configure_launches(cuda_state *st) {
   int coop = 0, sms = 0, major = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) != cudaSuccess ||
@@ -114,6 +116,8 @@ static void configure_launches(cuda_state *st) {
   st->small_tiles = !(small && strcmp(small, "0") == 0);
   const char *dense = getenv("PSCAN_CUDA_DENSE_STORES");
   st->dense_stores = !(dense && strcmp(dense, "0") == 0);
+  const char *lbw = getenv("PSCAN_CUDA_SELECT_LBW");
+  st->select_lbw = !(lbw && strcmp(lbw, "0") == 0);
   /* With programmatic dependent launch a plain launch overlaps the previous kernel and a
      cooperative one does not: back to back, the plain launch measured 0.2-0.6 us faster a call at
      2^14-2^18 (session 10), so cooperative launches are for GPUs without it (or when asked). */
@@ -594,6 +598,7 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
     memcpy(&p.init, c->init, c->val_size);
   p.keys_vector_io = (uintptr_t)c->in % 16 == 0;
   p.dense_stores = st->dense_stores;
+  p.select_lbw = st->select_lbw;
   p.vals_vector_io = (uintptr_t)c->vals_in % 16 == 0 && (uintptr_t)c->vals_out % 16 == 0;
   p.in = c->in;
   p.flags = c->flags;

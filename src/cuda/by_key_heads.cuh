@@ -119,7 +119,7 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
 /* The look-back warp: the block's tiles in the order they were taken. */
 static __device__ void NAME(rbk_look_back)(const pscan__cuda_compact_params *p, NAME(rbk_smem) *sm) {
   const unsigned lane = threadIdx.x & 31, ks = (unsigned)p->key_size;
-  pscan__lbw_start();
+  pscan__lbw_start(2);
   for (unsigned s = 0;; s ^= 1u) {
     NAME(rbk_slot) *slot = &sm->slot[s];
     pscan__lbw_wait_full(s);

@@ -179,10 +179,17 @@ enum { PSCAN__KEYS_ANY, PSCAN__KEYS_SELECT, PSCAN__KEYS_PARTITION };
    the second. Named barriers (common.cuh): TILE, the tile threads among themselves; FULL + s, slot
    s filled (tile threads arrive, look-back warp waits); EMPTY + s, slot s free (look-back warp
    arrives, once for each slot at the start, tile threads wait); PREFIX, a dense tile's prefix
-   handed back (look-back warp arrives, tile threads wait). */
+   handed back (look-back warp arrives, tile threads wait); GATHERED, a slot handed over before its
+   items were gathered is complete (tile threads arrive, look-back warp waits). */
 #define PSCAN__LBW_THREADS (PSCAN__THREADS + 32)
 #define PSCAN__LBW_STOP (~0ull) /* a slot's tile id that stops the look-back warp */
-enum { PSCAN__BAR_TILE = 1, PSCAN__BAR_FULL = 2, PSCAN__BAR_EMPTY = 4, PSCAN__BAR_PREFIX = 6 };
+enum {
+  PSCAN__BAR_TILE = 1,
+  PSCAN__BAR_FULL = 2,
+  PSCAN__BAR_EMPTY = 4,
+  PSCAN__BAR_PREFIX = 6,
+  PSCAN__BAR_GATHERED = 7 /* compact_select.cuh: the slot's output buffer is complete */
+};
 
 static __device__ __forceinline__ void pscan__lbw_tile_sync(void) {
   pscan__bar_sync(PSCAN__BAR_TILE, PSCAN__THREADS);
@@ -218,10 +225,11 @@ static __device__ __forceinline__ void pscan__lbw_filled(unsigned s) {
 static __device__ __forceinline__ void pscan__lbw_wait_empty(unsigned s) {
   pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
 }
-/* Look-back warp: both slots start free; wait for slot s; free it; hand a prefix back. */
-static __device__ __forceinline__ void pscan__lbw_start(void) {
-  pscan__bar_arrive(PSCAN__BAR_EMPTY, PSCAN__LBW_THREADS);
-  pscan__bar_arrive(PSCAN__BAR_EMPTY + 1, PSCAN__LBW_THREADS);
+/* Look-back warp: its slots (one or two) start free; wait for slot s; free it; hand a prefix
+   back. */
+static __device__ __forceinline__ void pscan__lbw_start(unsigned slots) {
+  for (unsigned s = 0; s < slots; s++)
+    pscan__bar_arrive(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
 }
 static __device__ __forceinline__ void pscan__lbw_wait_full(unsigned s) {
   pscan__bar_sync(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);

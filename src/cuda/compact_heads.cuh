@@ -146,7 +146,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
 static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned lane = threadIdx.x & 31;
   const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  pscan__lbw_start();
+  pscan__lbw_start(2);
   for (unsigned s = 0;; s ^= 1u) {
     NAME(heads_slot) *slot = &sm->slot[s];
     pscan__lbw_wait_full(s);

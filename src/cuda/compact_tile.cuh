@@ -327,18 +327,20 @@ static __device__ __forceinline__ void NAME(close_runs)(const pscan__cuda_compac
    stores at both ends. The bytes written are the ones the item stores would write (in place
    stays safe). Only the selection kernels (keys_kernel_select, keys_kernel_partition) carry it:
    the extra registers cost the read-bound run-head kinds more than they gain (bench/NOTES.md,
-   session 3). */
+   session 3). tid, threads: this thread among those storing (the block's tile threads, or the
+   look-back warp of compact_select.cuh). */
 static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned char *buf,
-                                                               unsigned kept) {
+                                                               unsigned kept, unsigned tid,
+                                                               unsigned threads) {
   enum { V = 16 / sizeof(T) };
   unsigned head = (unsigned)((0u - (uintptr_t)out) & 15u) / (unsigned)sizeof(T);
   if (head > kept)
     head = kept;
   const unsigned chunks = (kept - head) / V, tail = head + chunks * V;
-  if (threadIdx.x < head)
-    out[threadIdx.x] = *NAME(gathered)(buf, threadIdx.x);
+  if (tid < head)
+    out[tid] = *NAME(gathered)(buf, tid);
   uint4 *dst = (uint4 *)(void *)(out + head);
-  for (unsigned c = threadIdx.x; c < chunks; c += PSCAN__THREADS) {
+  for (unsigned c = tid; c < chunks; c += threads) {
     T v[V];
 #pragma unroll
     for (int k = 0; k < V; k++)
@@ -347,7 +349,7 @@ static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned 
     memcpy(&u, v, 16);
     pscan__st_stream16(dst + c, u);
   }
-  for (unsigned j = tail + threadIdx.x; j < kept; j += PSCAN__THREADS)
+  for (unsigned j = tail + tid; j < kept; j += threads)
     out[j] = *NAME(gathered)(buf, j);
 }
 
@@ -428,7 +430,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const unsigned kept = (unsigned)total.count, written = partition ? valid : kept;
   T *out = (T *)p->out;
   if (dense)
-    NAME(store_kept_packed)(out + kept_before, sm->tile, kept);
+    NAME(store_kept_packed)(out + kept_before, sm->tile, kept, threadIdx.x, PSCAN__THREADS);
   for (unsigned j = (dense ? kept : 0u) + threadIdx.x; j < written; j += PSCAN__THREADS) {
     if (j < kept)
       out[kept_before + j] = sparse ? sm->sparse[j] : *NAME(gathered)(sm->tile, j);
@@ -483,13 +485,18 @@ __global__ void __launch_bounds__(PSCAN__THREADS, NAME(PARTITION_BLOCKS))
 }
 
 #include "compact_heads.cuh"
+#include "compact_select.cuh"
 
-/* Unique and run-length encoding in look-back mode: heads_kernel (compact_heads.cuh). */
+/* Unique and run-length encoding in look-back mode: heads_kernel (compact_heads.cuh); select_if
+   and select_flagged: select_kernel (compact_select.cuh). */
 static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                              uint64_t *taken) {
   const bool heads = p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH;
   if (heads && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_HEADS_WARP)
     return NAME(launch_heads)(p, grid, stream, taken);
+  if ((p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_SELECT_FLAGGED) &&
+      p->lb.mode == PSCAN__MODE_LOOKBACK && p->dense_stores && p->select_lbw)
+    return NAME(launch_select)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   void (*kernel)(const pscan__cuda_compact_params) = NAME(keys_kernel);
   if (!heads && p->dense_stores)

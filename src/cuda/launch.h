@@ -91,6 +91,7 @@ typedef struct pscan__cuda_compact_params {
   int keys_vector_io; /* in (the keys) is 16-byte aligned */
   int vals_vector_io; /* vals_in and vals_out are 16-byte aligned */
   int dense_stores;  /* selections use the kernel with 16-byte stores of the kept items */
+  int select_lbw;    /* select_if, select_flagged in look-back mode: the look-back-warp kernel */
   uint64_t value;    /* the right-hand side of cmp, in the key type's bytes */
   uint64_t init;     /* SCAN_BY_KEY's init, in the value type's bytes */
   const void *in;    /* the items, or the keys */

@@ -1,0 +1,189 @@
+/* Include-template: select_if and select_flagged in the decoupled look-back mode, by persistent
+ * blocks with a warp of their own for the look-back (the design of compact_heads.cuh, which says
+ * why). The includer has included compact_tile.cuh (the same stamp: KEY, T, TILE, keys_smem,
+ * keep_mask, block_counts, read_items, gather_kept, store_kept_packed).
+ *
+ * Why: keys_kernel_select holds its 32 KB tile buffer from the moment it loads until its kept
+ * items are stored, i.e. through the look-back; the multiprocessor then has few loads in flight.
+ * A selection's kept items must wait for the tile's prefix somewhere; here they wait in an output
+ * buffer of their own while the tile buffer loads the block's next tile:
+ *  - the tile warps stage a tile, decide what it keeps, publish its aggregate, take the items into
+ *    registers, hand the tile to the look-back warp, take the next tile id and start staging that
+ *    tile, then gather the kept items, in order, into the output buffer;
+ *  - the look-back warp looks back (meanwhile), publishes the inclusive prefix, waits for the
+ *    gather, stores the gathered items with 16-byte streaming stores and frees the output buffer.
+ * The output buffer holds MEDIUM items (all of a 1- or 2-byte tile, ~60% of a 4- or 8-byte one:
+ * four blocks' buffers fit a multiprocessor). A tile that keeps more gathers in its tile buffer
+ * as keys_kernel_select does, and the tile warps wait for the prefix, store, and only then take
+ * the next id (a tile whose id waits behind another tile's look-back holds up every successor:
+ * bench/NOTES.md, session 7).
+ *
+ * Forward progress: as in compact_heads.cuh — ids are taken in order and each block's look-back
+ * warp handles its tiles in the order they were taken; the tile warps wait only for loads, for
+ * the output buffer (freed after an older tile) or for their own tile's prefix.
+ *
+ * In place (out == in): a tile is read before its aggregate is published and written only after
+ * its look-back returned, into out[E_k .. E_k + kept) below its own end: the argument of
+ * compact_tile.cuh holds unchanged; the block staging a later tile while its look-back warp
+ * still writes an earlier one changes nothing, the earlier tile's writes lying below both.
+ *
+ * Synchronisation: the named barriers of compact_common.cuh with one slot (s = 0). */
+
+/* Blocks per multiprocessor the kernel is built for (its register bound, and its shared memory:
+   NAME(SELECT_SMEM) bytes each). */
+#ifndef PSCAN__SELECT_MIN_BLOCKS
+#define PSCAN__SELECT_MIN_BLOCKS 4
+#endif
+
+enum {
+  /* Shared memory per block: a multiprocessor's 228 KB, less 1 KB reserved per block, for four. */
+  NAME(SELECT_SMEM) = 57344,
+  NAME(SELECT_META) = 64,
+  NAME(SEL_ROW) = 128 / sizeof(T), /* items per row of the gathered layout (gathered) */
+  NAME(SEL_PAD) = NAME(GPAD) / sizeof(T),
+  NAME(SEL_ROOM) = (NAME(SELECT_SMEM) - (int)sizeof(NAME(keys_smem)) - NAME(SELECT_META)) /
+                   (int)sizeof(T) * NAME(SEL_ROW) / (NAME(SEL_ROW) + NAME(SEL_PAD)) /
+                   NAME(SEL_ROW) * NAME(SEL_ROW),
+  /* Kept items the output buffer holds. */
+  NAME(MEDIUM) = NAME(SEL_ROOM) < TILE ? NAME(SEL_ROOM) : TILE,
+  NAME(MEDIUM_BYTES) =
+      ((NAME(MEDIUM) + NAME(MEDIUM) / NAME(SEL_ROW) * NAME(SEL_PAD)) * (int)sizeof(T) + 15) / 16 * 16
+};
+
+typedef struct NAME(select_smem) {
+  NAME(keys_smem) k;
+  unsigned long long slot_tile; /* PSCAN__LBW_STOP: no more tiles */
+  ACC_T slot_total;             /* the tile's kept count (.count) */
+  ACC_T slot_prefix;            /* a dense tile's exclusive prefix, for the tile warps */
+  int slot_dense;               /* the kept items stayed in the tile buffer */
+  __align__(16) unsigned char out[NAME(MEDIUM_BYTES)]; /* the kept items, gathered layout */
+} NAME(select_smem);
+
+/* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
+static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, NAME(select_smem) *sm) {
+  const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
+  const unsigned first = threadIdx.x * ITEMS;
+  unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
+  if (tile < num_tiles) {
+    const unsigned long long start = tile * (unsigned long long)TILE;
+    const unsigned valid = pscan__tile_items(n, start, TILE);
+    pscan__stage_start(sm->k.tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
+  }
+  for (;;) {
+    if (tile >= num_tiles) {
+      pscan__lbw_stop(0, &sm->slot_tile);
+      return;
+    }
+    const unsigned long long start = tile * (unsigned long long)TILE;
+    const unsigned valid = pscan__tile_items(n, start, TILE);
+    const unsigned mine = pscan__thread_items(valid, first, ITEMS);
+    pscan__stage_wait();
+    pscan__lbw_tile_sync();
+    const unsigned keep = NAME(keep_mask)(p, &sm->k, start, mine, true);
+    unsigned before_count, total_count;
+    int before_last, total_last;
+    NAME(block_counts)(&sm->k, __popc(keep), -1, &before_count, &before_last, &total_count,
+                       &total_last, true, false);
+    const ACC_T total = NAME(make)(total_count, start);
+    if (tile > 0 && threadIdx.x == 0)
+      NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
+    const bool dense = total_count > NAME(MEDIUM);
+    pscan__lbw_wait_empty(0);
+    T items[ITEMS];
+    NAME(read_items)(sm->k.tile, 0, ITEMS, items);
+    if (threadIdx.x == 0) {
+      sm->slot_tile = tile;
+      sm->slot_total = total;
+      sm->slot_dense = dense;
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
+    }
+    pscan__lbw_tile_sync(); /* the tile buffer is read (and the slot and the next id written) */
+    pscan__lbw_filled(0);   /* the look-back starts while the items are gathered */
+    if (!dense) {
+      tile = sm->k.tile_id;
+      const unsigned long long next = tile * (unsigned long long)TILE;
+      if (tile < num_tiles) {
+        const unsigned next_valid = pscan__tile_items(n, next, TILE);
+        pscan__stage_start(sm->k.tile, p->in, next, next_valid, sizeof(T),
+                           p->keys_vector_io && next_valid == TILE);
+      }
+      NAME(gather_kept)(sm->out, items, keep, before_count);
+      pscan__bar_arrive(PSCAN__BAR_GATHERED, PSCAN__LBW_THREADS);
+      continue;
+    }
+    /* Dense: gather in the tile buffer, wait for the prefix, store, then take the next id. */
+    NAME(gather_kept)(sm->k.tile, items, keep, before_count);
+    pscan__lbw_wait_prefix(); /* (then a barrier: every thread's gather is done) */
+    pscan__lbw_tile_sync();
+    const ACC_T tile_before = sm->slot_prefix;
+    NAME(store_kept_packed)((T *)p->out + tile_before.count, sm->k.tile, total_count, threadIdx.x,
+                            PSCAN__THREADS);
+    if (threadIdx.x == 0) {
+      if (tile == num_tiles - 1)
+        *p->count_out = tile_before.count + total_count;
+      sm->k.tile_id = pscan__take_tile(&p->lb);
+    }
+    pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
+    tile = sm->k.tile_id;
+    if (tile < num_tiles) {
+      const unsigned long long next = tile * (unsigned long long)TILE;
+      const unsigned next_valid = pscan__tile_items(n, next, TILE);
+      pscan__stage_start(sm->k.tile, p->in, next, next_valid, sizeof(T),
+                         p->keys_vector_io && next_valid == TILE);
+    }
+  }
+}
+
+/* The look-back warp: the block's tiles in the order they were taken. */
+static __device__ void NAME(select_look_back)(const pscan__cuda_compact_params *p,
+                                              NAME(select_smem) *sm) {
+  const unsigned lane = threadIdx.x & 31;
+  pscan__lbw_start(1);
+  for (;;) {
+    pscan__lbw_wait_full(0);
+    const unsigned long long tile = sm->slot_tile;
+    if (tile == PSCAN__LBW_STOP)
+      return;
+    const ACC_T total = sm->slot_total;
+    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
+    if (sm->slot_dense) {
+      if (lane == 0)
+        sm->slot_prefix = before;
+      pscan__lbw_prefix_ready();
+    } else {
+      pscan__bar_sync(PSCAN__BAR_GATHERED, PSCAN__LBW_THREADS);
+      NAME(store_kept_packed)((T *)p->out + before.count, sm->out, (unsigned)total.count, lane, 32);
+      if (tile == p->lb.num_tiles - 1 && lane == 0)
+        *p->count_out = before.count + total.count;
+    }
+    pscan__lbw_release(0);
+  }
+}
+
+__global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__SELECT_MIN_BLOCKS)
+    NAME(select_kernel)(const pscan__cuda_compact_params p) {
+  extern __shared__ __align__(16) unsigned char pscan__select_dynamic_smem[];
+  NAME(select_smem) *sm = (NAME(select_smem) *)(void *)pscan__select_dynamic_smem;
+  pscan__wait_for_predecessor();
+  if (threadIdx.x < PSCAN__THREADS)
+    NAME(select_tiles)(&p, sm);
+  else
+    NAME(select_look_back)(&p, sm);
+}
+
+static int NAME(launch_select)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
+                               uint64_t *taken) {
+  static_assert(sizeof(NAME(select_smem)) <= NAME(SELECT_SMEM), "four blocks fit");
+  const size_t smem = sizeof(NAME(select_smem));
+  /* Above 48 KB a kernel must opt in; repeating it is harmless (and cheap next to a launch that
+     only pays off for large inputs). */
+  cudaError_t e = cudaFuncSetAttribute((const void *)NAME(select_kernel),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e != cudaSuccess)
+    return (int)e;
+  pscan__cuda_compact_params q = *p;
+  grid = pscan__lbw_grid((const void *)NAME(select_kernel), smem, &q.lb, grid, taken);
+  return pscan__launch((const void *)NAME(select_kernel), grid, PSCAN__LBW_THREADS, smem, stream,
+                       &q, q.lb.pdl, 0);
+}
