@@ -109,21 +109,30 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
                            p->keys_vector_io && next_valid == TILE);
       }
       NAME(gather_kept)(sm->out, items, keep, before_count);
+      /* (The arrive alone orders the gather's writes, but racecheck reports the look-back warp's
+         reads as races unless a tile-thread barrier comes between, as in pscan__lbw_stop.) */
+      pscan__lbw_tile_sync();
       pscan__bar_arrive(PSCAN__BAR_GATHERED, PSCAN__LBW_THREADS);
       continue;
     }
-    /* Dense: gather in the tile buffer, wait for the prefix, store, then take the next id. */
+    /* Dense: gather in the tile buffer, wait for the prefix, take the next id (L2 starts
+       fetching that tile: nothing but the stores stands between the id and its staging), store,
+       then stage the next tile. */
     NAME(gather_kept)(sm->k.tile, items, keep, before_count);
     pscan__lbw_wait_prefix(); /* (then a barrier: every thread's gather is done) */
     pscan__lbw_tile_sync();
     const ACC_T tile_before = sm->slot_prefix;
-    NAME(store_kept_packed)((T *)p->out + tile_before.count, sm->k.tile, total_count, threadIdx.x,
-                            PSCAN__THREADS);
     if (threadIdx.x == 0) {
       if (tile == num_tiles - 1)
         *p->count_out = tile_before.count + total_count;
-      sm->k.tile_id = pscan__take_tile(&p->lb);
+      const unsigned long long next = pscan__take_tile(&p->lb);
+      sm->k.tile_id = next;
+      if (p->keys_vector_io && next < num_tiles &&
+          pscan__tile_items(n, next * (unsigned long long)TILE, TILE) == TILE)
+        pscan__prefetch_l2((const T *)p->in + next * (unsigned long long)TILE, TILE * sizeof(T));
     }
+    NAME(store_kept_packed)((T *)p->out + tile_before.count, sm->k.tile, total_count, threadIdx.x,
+                            PSCAN__THREADS);
     pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
     tile = sm->k.tile_id;
     if (tile < num_tiles) {
