@@ -569,6 +569,33 @@ static void test_nearly_all_kept(void) {
   free(flags);
 }
 
+/* Selections whose tiles keep about as many items as the CUDA select kernel's output buffer
+   holds (64% of an 8192-item tile of 4-byte items, 56% of a 4096-item tile of 8-byte ones): some
+   tiles gather into that buffer, others keep their items in the tile buffer and wait for their
+   prefix, in the same persistent blocks (more tiles than resident blocks). */
+static void test_kept_around_out_buffer(void) {
+  static const pscan_dtype types[] = {PSCAN_I32, PSCAN_F32, PSCAN_U64};
+  static const int percents[] = {55, 57, 63, 64, 65, 70};
+#ifdef TEST_COMPACT_ON_CUDA
+  const size_t n = ((size_t)1 << 23) + 77; /* 1025 tiles of 8192, 2049 of 4096 */
+#else
+  const size_t n = ((size_t)1 << (quick ? 16 : 19)) + 77;
+#endif
+  const config c = {0, 0, PSCAN_ALGO_DECOUPLED_LOOKBACK};
+  uint8_t *flags = test_malloc(n);
+  char *in = test_malloc(n * 8);
+  for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+    for (size_t h = 0; h < sizeof percents / sizeof *percents; h++) {
+      fill(types[ti], in, n, 0);
+      fill_flags(flags, n, (unsigned)percents[h] * 10u);
+      const bool in_place = h % 2 == 1;
+      run_one(&c, REF_SELECT_IF, types[ti], in, flags, n, PSCAN_LT, percents[h], in_place);
+      run_one(&c, REF_SELECT_FLAGGED, types[ti], in, flags, n, PSCAN_LT, percents[h], !in_place);
+    }
+  free(in);
+  free(flags);
+}
+
 /* ---- large: AUTO runs several threads on the default partition ---- */
 
 static void test_large(void) {
@@ -869,6 +896,7 @@ int main(void) {
   printf("in place stress: %.2f s\n", test_seconds() - t0);
   test_heads_per_tile();
   test_nearly_all_kept();
+  test_kept_around_out_buffer();
 #ifndef TEST_COMPACT_ON_CUDA
   test_value_inside(); /* (on the CUDA backend value is host memory: never inside the array) */
 #endif

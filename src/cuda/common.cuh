@@ -138,11 +138,6 @@ static __device__ __forceinline__ unsigned pscan__thread_items(unsigned valid, u
 static __device__ __forceinline__ void pscan__bar_sync(unsigned id, unsigned count) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
-/* bar.sync is barrier.sync.aligned: every thread that takes part must execute the same
-   instruction. Where the warps reach one barrier from different branches, the unaligned form. */
-static __device__ __forceinline__ void pscan__bar_sync_unaligned(unsigned id, unsigned count) {
-  asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-}
 static __device__ __forceinline__ void pscan__bar_arrive(unsigned id, unsigned count) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 }

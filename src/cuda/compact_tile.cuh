@@ -60,10 +60,6 @@ enum {
      sparse selections) gathers them into a buffer of their own, straight from the staged input:
      no copy of every item into registers, no barrier before the gather. */
   NAME(SPARSE) = PSCAN__THREADS,
-  /* select_overlapped: the last warp's first items, which the other warps' padded gather can
-     reach (the padding before item 7/8 TILE, in whole 128-byte rows); copied to sm->sparse. */
-  NAME(LAST_FIRST) = (PSCAN__WARPS - 1) * 32 * NAME(ITEMS),
-  NAME(ZONE_BYTES) = (NAME(LAST_FIRST) * sizeof(T) / 128 * NAME(GPAD) + 127) / 128 * 128,
   NAME(PARTITION_BLOCKS) = sizeof(T) == 2 || sizeof(T) == 4 ? PSCAN__PARTITION_MIN_BLOCKS
                                                              : PSCAN__COMPACT_MIN_BLOCKS
 };
@@ -79,8 +75,7 @@ typedef struct NAME(keys_smem) {
   ACC_T prefix;
   unsigned long long tile_id;
   T before_tile; /* the item before the tile (unique, run-length encoding) */
-  /* The kept items of a sparse tile (compact_tile); the select kernel's copy of the last warp's
-     first items (select_overlapped). */
+  /* The kept items of a sparse tile (compact_tile). */
   __align__(16) T sparse[NAME(SPARSE)];
 } NAME(keys_smem);
 
@@ -189,48 +184,6 @@ static __device__ __forceinline__ void NAME(gather_kept)(unsigned char *buf, con
       *NAME(gathered)(buf, rank) = items[i];
     rank += bit;
   }
-}
-
-/* The select kernel in look-back mode: the last warp looks back while the others gather, then
-   gathers its own items, so that the look-back starts a gather earlier. The others' gather
-   writes ranks below the last warp's first item, but with the padding (GPAD) it reaches
-   ZONE_BYTES into the last warp's staged input; those rows are copied to sm->sparse first and
-   read from there. The tile's aggregate is already published; returns the tile's exclusive
-   prefix (its inclusive prefix published), every thread past the barrier that ends the gather. */
-static __device__ __forceinline__ ACC_T NAME(select_overlapped)(const pscan__cuda_compact_params *p,
-                                                                 NAME(keys_smem) *sm,
-                                                                 unsigned long long tile,
-                                                                 ACC_T total, unsigned keep,
-                                                                 unsigned rank) {
-  enum { LAST = PSCAN__WARPS - 1, CHUNKS = NAME(ZONE_BYTES) / 16 };
-  static_assert(NAME(ZONE_BYTES) <= sizeof(T) * NAME(SPARSE), "the copy fits sm->sparse");
-  static_assert(NAME(ZONE_BYTES) % (ITEMS * sizeof(T)) == 0, "whole threads of items");
-  const unsigned warp = threadIdx.x >> 5;
-  unsigned char *zone = sm->tile + NAME(LAST_FIRST) * sizeof(T); /* 1024-byte aligned */
-  if (threadIdx.x < CHUNKS)
-    ((uint4 *)(void *)sm->sparse)[threadIdx.x] = ((const uint4 *)(const void *)zone)[threadIdx.x];
-  /* Two barriers of the same id, one in each branch (each branch keeps its own items): the
-     unaligned form, since the warps reach it at two instructions. */
-  if (warp != LAST) {
-    T items[ITEMS];
-    NAME(read_items)(sm->tile, 0, ITEMS, items);
-    pscan__bar_sync_unaligned(PSCAN__BAR_TILE, PSCAN__THREADS); /* every item the gather can
-                                                                   overwrite is read, or copied */
-    NAME(gather_kept)(sm->tile, items, keep, rank);
-  } else {
-    pscan__bar_sync_unaligned(PSCAN__BAR_TILE, PSCAN__THREADS);
-    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
-    if ((threadIdx.x & 31) == 0)
-      sm->prefix = before;
-    const unsigned at = (threadIdx.x & 31) * ITEMS; /* from the last warp's first item */
-    const bool copied = at * sizeof(T) < NAME(ZONE_BYTES);
-    T items[ITEMS];
-    NAME(read_at)(copied ? (const unsigned char *)sm->sparse : zone, at, ITEMS, items);
-    __syncwarp();
-    NAME(gather_kept)(sm->tile, items, keep, rank);
-  }
-  __syncthreads();
-  return sm->prefix;
 }
 
 /* partition_if: kept items as gather_kept, the rejected ones of the thread (bits of valid_bits not
@@ -396,13 +349,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
      staged input. A sparse tile (few kept, nothing rejected to place) gathers into sm->sparse
      instead, reading each kept item where it was staged. */
   const bool sparse = PSCAN__COMPACT_SPARSE && !dense && !partition && total_count <= NAME(SPARSE);
-  /* (Not for 8-byte items: their select kernel would spill 32 bytes.) */
-  const bool overlapped =
-      variant == PSCAN__KEYS_SELECT && sizeof(T) < 8 && p->lb.mode == PSCAN__MODE_LOOKBACK;
-  ACC_T tile_before;
-  if (overlapped) {
-    tile_before = NAME(select_overlapped)(p, sm, tile, total, keep, (unsigned)before.count);
-  } else if (sparse) {
+  if (sparse) {
     unsigned kept_rank = (unsigned)before.count;
     for (unsigned k = keep; k; k &= k - 1) {
       const unsigned i = (unsigned)__ffs(k) - 1u;
@@ -420,12 +367,11 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
                              !partition ? 0u : mine >= ITEMS ? ~0u : (1u << mine) - 1u);
   }
   /* 4. The tile's prefix by look-back (warp 0); then the coalesced stores. */
-  if (!overlapped) {
-    tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
-    if (rle)
-      NAME(close_runs)(p, NAME(op)(tile_before, before), keep, start + first);
-    __syncthreads();
-  }
+  const ACC_T tile_before =
+      NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
+  if (rle)
+    NAME(close_runs)(p, NAME(op)(tile_before, before), keep, start + first);
+  __syncthreads();
   const unsigned long long kept_before = tile_before.count;
   const unsigned kept = (unsigned)total.count, written = partition ? valid : kept;
   T *out = (T *)p->out;
