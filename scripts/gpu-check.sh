@@ -51,6 +51,11 @@ if has quicktest; then
   PSCAN_TEST_QUICK=1 PSCAN_CUDA_DENSE_STORES=0 ./build-gpu/tests/test_cuda_compact \
     >"$OUT/quick-test_cuda_compact-items.log" 2>&1 || status=1
   tail -1 "$OUT/quick-test_cuda_compact-items.log" | tee -a "$OUT/summary.txt"
+  # select_if/select_flagged in look-back mode through keys_kernel_select (the A/B knob's path).
+  log "test_cuda_compact (PSCAN_TEST_QUICK=1, PSCAN_CUDA_SELECT_LBW=0)"
+  PSCAN_TEST_QUICK=1 PSCAN_CUDA_SELECT_LBW=0 ./build-gpu/tests/test_cuda_compact \
+    >"$OUT/quick-test_cuda_compact-nolbw.log" 2>&1 || status=1
+  tail -1 "$OUT/quick-test_cuda_compact-nolbw.log" | tee -a "$OUT/summary.txt"
 fi
 if has compacttest; then
   log "test_cuda_compact (full matrix, 2^24 stress)"
