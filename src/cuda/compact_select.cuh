@@ -59,6 +59,20 @@ typedef struct NAME(select_smem) {
   __align__(16) unsigned char out[NAME(MEDIUM_BYTES)]; /* the kept items, gathered layout */
 } NAME(select_smem);
 
+/* A/B builds: 1 takes a dense tile's next id before its prefix is known. */
+#ifndef PSCAN__SELECT_EARLY_ID
+#define PSCAN__SELECT_EARLY_ID 0
+#endif
+
+/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that tile. */
+static __device__ __forceinline__ void NAME(select_take_fetch)(const pscan__cuda_compact_params *p,
+                                                               unsigned long long *slot) {
+  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
+  *slot = next;
+  if (p->keys_vector_io && next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE)
+    pscan__prefetch_l2((const T *)p->in + first, TILE * sizeof(T));
+}
+
 /* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
 static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, NAME(select_smem) *sm) {
   const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
@@ -119,17 +133,16 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
        fetching that tile: nothing but the stores stands between the id and its staging), store,
        then stage the next tile. */
     NAME(gather_kept)(sm->k.tile, items, keep, before_count);
+    if (PSCAN__SELECT_EARLY_ID && threadIdx.x == 0)
+      NAME(select_take_fetch)(p, &sm->k.tile_id);
     pscan__lbw_wait_prefix(); /* (then a barrier: every thread's gather is done) */
     pscan__lbw_tile_sync();
     const ACC_T tile_before = sm->slot_prefix;
     if (threadIdx.x == 0) {
       if (tile == num_tiles - 1)
         *p->count_out = tile_before.count + total_count;
-      const unsigned long long next = pscan__take_tile(&p->lb);
-      sm->k.tile_id = next;
-      if (p->keys_vector_io && next < num_tiles &&
-          pscan__tile_items(n, next * (unsigned long long)TILE, TILE) == TILE)
-        pscan__prefetch_l2((const T *)p->in + next * (unsigned long long)TILE, TILE * sizeof(T));
+      if (!PSCAN__SELECT_EARLY_ID)
+        NAME(select_take_fetch)(p, &sm->k.tile_id);
     }
     NAME(store_kept_packed)((T *)p->out + tile_before.count, sm->k.tile, total_count, threadIdx.x,
                             PSCAN__THREADS);
