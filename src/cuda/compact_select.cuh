@@ -59,11 +59,6 @@ typedef struct NAME(select_smem) {
   __align__(16) unsigned char out[NAME(MEDIUM_BYTES)]; /* the kept items, gathered layout */
 } NAME(select_smem);
 
-/* A/B builds: 1 takes a dense tile's next id before its prefix is known. */
-#ifndef PSCAN__SELECT_EARLY_ID
-#define PSCAN__SELECT_EARLY_ID 0
-#endif
-
 /* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that tile. */
 static __device__ __forceinline__ void NAME(select_take_fetch)(const pscan__cuda_compact_params *p,
                                                                unsigned long long *slot) {
@@ -131,18 +126,17 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     }
     /* Dense: gather in the tile buffer, wait for the prefix, take the next id (L2 starts
        fetching that tile: nothing but the stores stands between the id and its staging), store,
-       then stage the next tile. */
+       then stage the next tile. (Taking the id before the prefix is known lost 57 points at
+       75-100% selected: the new tile's aggregate then waits for this tile's look-back, and the
+       waits feed each other; bench/NOTES.md, session 11.) */
     NAME(gather_kept)(sm->k.tile, items, keep, before_count);
-    if (PSCAN__SELECT_EARLY_ID && threadIdx.x == 0)
-      NAME(select_take_fetch)(p, &sm->k.tile_id);
     pscan__lbw_wait_prefix(); /* (then a barrier: every thread's gather is done) */
     pscan__lbw_tile_sync();
     const ACC_T tile_before = sm->slot_prefix;
     if (threadIdx.x == 0) {
       if (tile == num_tiles - 1)
         *p->count_out = tile_before.count + total_count;
-      if (!PSCAN__SELECT_EARLY_ID)
-        NAME(select_take_fetch)(p, &sm->k.tile_id);
+      NAME(select_take_fetch)(p, &sm->k.tile_id);
     }
     NAME(store_kept_packed)((T *)p->out + tile_before.count, sm->k.tile, total_count, threadIdx.x,
                             PSCAN__THREADS);
