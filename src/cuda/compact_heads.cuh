@@ -52,16 +52,17 @@ typedef struct NAME(heads_smem) {
   NAME(heads_slot) slot[2];
 } NAME(heads_smem);
 
-/* Starts staging `tile` (and reading the item before it: the last thread's load, so that
-   thread 0 never waits for it). */
-static __device__ __forceinline__ void NAME(heads_stage)(const pscan__cuda_compact_params *p,
-                                                         NAME(heads_smem) *sm,
-                                                         unsigned long long tile) {
+/* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
+   `tile`; run heads also read the item before it (the last thread's load, so that thread 0 never
+   waits for it). */
+static __device__ __forceinline__ void NAME(lbw_stage)(const pscan__cuda_compact_params *p,
+                                                       NAME(keys_smem) *k, unsigned long long tile,
+                                                       const bool heads) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   const unsigned valid = pscan__tile_items(n, start, TILE);
-  pscan__stage_start(sm->k.tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
-  if (threadIdx.x == PSCAN__THREADS - 1 && start > 0)
-    sm->k.before_tile = ((const T *)p->in)[start - 1];
+  pscan__stage_start(k->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
+  if (heads && threadIdx.x == PSCAN__THREADS - 1 && start > 0)
+    k->before_tile = ((const T *)p->in)[start - 1];
 }
 
 /* The count of kept items; run-length encoding also closes its last run. */
@@ -72,13 +73,38 @@ static __device__ __forceinline__ void NAME(heads_finish)(const pscan__cuda_comp
   *p->count_out = through.count;
 }
 
+/* Tile threads of a look-back-warp kernel, once a tile's staging is under way: wait for it, decide
+   what the tile keeps (selection: select_if/select_flagged, else run heads), count it across the
+   block and publish its aggregate. Returns the thread's keep mask. */
+static __device__ __forceinline__ unsigned NAME(lbw_decide)(const pscan__cuda_compact_params *p,
+                                                           NAME(keys_smem) *k,
+                                                           unsigned long long tile,
+                                                           const bool selection,
+                                                           unsigned *before_count, int *before_last,
+                                                           unsigned *total_count, ACC_T *total) {
+  const unsigned first = threadIdx.x * ITEMS;
+  const unsigned long long start = tile * (unsigned long long)TILE;
+  const unsigned mine = pscan__thread_items(pscan__tile_items(p->lb.n, start, TILE), first, ITEMS);
+  pscan__stage_wait();
+  pscan__lbw_tile_sync();
+  const unsigned keep = NAME(keep_mask)(p, k, start, mine, selection);
+  int total_last;
+  NAME(block_counts)(k, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1, before_count,
+                     before_last, total_count, &total_last, true,
+                     !selection && p->kind == PSCAN__COMPACT_RUN_LENGTH);
+  *total = NAME(make)(*total_count, start + (unsigned)max(total_last, 0));
+  if (tile > 0 && threadIdx.x == 0)
+    NAME(publish)(p->lb.agg_words, tile, *total, p->lb.epoch);
+  return keep;
+}
+
 /* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
 static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
-  const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
+  const unsigned long long num_tiles = p->lb.num_tiles;
   const unsigned first = threadIdx.x * ITEMS;
   unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
   if (tile < num_tiles)
-    NAME(heads_stage)(p, sm, tile);
+    NAME(lbw_stage)(p, &sm->k, tile, true);
   for (unsigned s = 0;; s ^= 1u) {
     NAME(heads_slot) *slot = &sm->slot[s];
     if (tile >= num_tiles) {
@@ -86,19 +112,11 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       return;
     }
     const unsigned long long start = tile * (unsigned long long)TILE;
-    const unsigned valid = pscan__tile_items(n, start, TILE);
-    const unsigned mine = pscan__thread_items(valid, first, ITEMS);
-    pscan__stage_wait();
-    pscan__lbw_tile_sync();
-    const unsigned keep = NAME(keep_mask)(p, &sm->k, start, mine, false);
     unsigned before_count, total_count;
-    int before_last, total_last;
-    NAME(block_counts)(&sm->k, __popc(keep), keep ? (int)(first + 31u - __clz(keep)) : -1,
-                       &before_count, &before_last, &total_count, &total_last, true,
-                       p->kind == PSCAN__COMPACT_RUN_LENGTH);
-    const ACC_T total = NAME(make)(total_count, start + (unsigned)max(total_last, 0));
-    if (tile > 0 && threadIdx.x == 0)
-      NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
+    int before_last;
+    ACC_T total;
+    const unsigned keep = NAME(lbw_decide)(p, &sm->k, tile, false, &before_count, &before_last,
+                                           &total_count, &total);
     const bool dense = total_count > NAME(SPARSE);
     pscan__lbw_wait_empty(s);
     if (!dense) {
@@ -136,7 +154,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       pscan__lbw_tile_sync(); /* the stores have read the buffer */
     }
     if (next < num_tiles)
-      NAME(heads_stage)(p, sm, next);
+      NAME(lbw_stage)(p, &sm->k, next, true);
     tile = next;
   }
 }

@@ -70,32 +70,20 @@ static __device__ __forceinline__ void NAME(select_take_fetch)(const pscan__cuda
 
 /* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
 static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, NAME(select_smem) *sm) {
-  const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
-  const unsigned first = threadIdx.x * ITEMS;
+  const unsigned long long num_tiles = p->lb.num_tiles;
   unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
-  if (tile < num_tiles) {
-    const unsigned long long start = tile * (unsigned long long)TILE;
-    const unsigned valid = pscan__tile_items(n, start, TILE);
-    pscan__stage_start(sm->k.tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
-  }
+  if (tile < num_tiles)
+    NAME(lbw_stage)(p, &sm->k, tile, false);
   for (;;) {
     if (tile >= num_tiles) {
       pscan__lbw_stop(0, &sm->slot_tile);
       return;
     }
-    const unsigned long long start = tile * (unsigned long long)TILE;
-    const unsigned valid = pscan__tile_items(n, start, TILE);
-    const unsigned mine = pscan__thread_items(valid, first, ITEMS);
-    pscan__stage_wait();
-    pscan__lbw_tile_sync();
-    const unsigned keep = NAME(keep_mask)(p, &sm->k, start, mine, true);
     unsigned before_count, total_count;
-    int before_last, total_last;
-    NAME(block_counts)(&sm->k, __popc(keep), -1, &before_count, &before_last, &total_count,
-                       &total_last, true, false);
-    const ACC_T total = NAME(make)(total_count, start);
-    if (tile > 0 && threadIdx.x == 0)
-      NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
+    int before_last;
+    ACC_T total;
+    const unsigned keep = NAME(lbw_decide)(p, &sm->k, tile, true, &before_count, &before_last,
+                                           &total_count, &total);
     const bool dense = total_count > NAME(MEDIUM);
     pscan__lbw_wait_empty(0);
     T items[ITEMS];
@@ -111,12 +99,8 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     pscan__lbw_filled(0);   /* the look-back starts while the items are gathered */
     if (!dense) {
       tile = sm->k.tile_id;
-      const unsigned long long next = tile * (unsigned long long)TILE;
-      if (tile < num_tiles) {
-        const unsigned next_valid = pscan__tile_items(n, next, TILE);
-        pscan__stage_start(sm->k.tile, p->in, next, next_valid, sizeof(T),
-                           p->keys_vector_io && next_valid == TILE);
-      }
+      if (tile < num_tiles)
+        NAME(lbw_stage)(p, &sm->k, tile, false);
       NAME(gather_kept)(sm->out, items, keep, before_count);
       /* (The arrive alone orders the gather's writes, but racecheck reports the look-back warp's
          reads as races unless a tile-thread barrier comes between, as in pscan__lbw_stop.) */
@@ -142,12 +126,8 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
                             PSCAN__THREADS);
     pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
     tile = sm->k.tile_id;
-    if (tile < num_tiles) {
-      const unsigned long long next = tile * (unsigned long long)TILE;
-      const unsigned next_valid = pscan__tile_items(n, next, TILE);
-      pscan__stage_start(sm->k.tile, p->in, next, next_valid, sizeof(T),
-                         p->keys_vector_io && next_valid == TILE);
-    }
+    if (tile < num_tiles)
+      NAME(lbw_stage)(p, &sm->k, tile, false);
   }
 }
 
