@@ -250,6 +250,86 @@ PSCAN_API pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan
                                          const void *in, void *out, size_t n, pscan_dtype val_type,
                                          pscan_op op, int exclusive, const void *init);
 
+/* ---------------------------------------------------------------------------------------------
+ * Operators and predicates from source (both backends)
+ * A user operator or predicate is source text valid as C11 and as CUDA C alike: a type (any
+ * trivially copyable struct or scalar) and a function on values. pscan compiles it at run time —
+ * on the GPU with NVRTC (loaded at run time; + nvJitLink where it links), on the CPU with the
+ * system C compiler or through host_fn — and caches what it compiled, in the context and on disk
+ * ($PSCAN_CACHE_DIR, else $XDG_CACHE_HOME/pscan, else ~/.cache/pscan; an unwritable or corrupt
+ * cache is ignored and the operator compiled again, never an error).
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum pscan_op_kind {
+  PSCAN_KIND_COMBINE,   /* T name(T a, T b): associative, need not be commutative */
+  PSCAN_KIND_PREDICATE  /* int name(T x): nonzero keeps x (select, partition) */
+} pscan_op_kind;
+
+typedef struct pscan_op_desc {
+  pscan_op_kind kind;
+  const char   *source;     /* defines type_name (unless it is a C scalar type) and name */
+  const char   *type_name;  /* e.g. "float", "struct affine" or a typedef name from source */
+  const char   *name;       /* the function */
+  size_t        elem_size;  /* sizeof(type) as the caller lays elements out; checked against the
+                               compiled type: a mismatch is PSCAN_ERR_INVALID_ARGUMENT */
+  const void   *identity;   /* COMBINE: optional; exclusive scans without init need it */
+  pscan_combine_fn host_fn; /* optional: the same operator as a host function (COMBINE); with it
+                               the CPU backend compiles nothing */
+  void         *host_user;
+} pscan_op_desc;
+
+typedef struct pscan_user_op pscan_user_op;
+
+/* Compiles (or finds in the cache) the operator for ctx's backend and device. A compile error is
+   PSCAN_ERR_INVALID_ARGUMENT with the compiler's first error line in pscan_last_error; no compiler
+   available (NVRTC not installed, no C compiler and no host_fn) is PSCAN_ERR_UNSUPPORTED. */
+PSCAN_API pscan_status pscan_op_create(pscan_ctx *ctx, const pscan_op_desc *desc,
+                                       pscan_user_op **op);
+/* NULL is a no-op; call it before destroying the operator's context. */
+PSCAN_API void pscan_op_destroy(pscan_user_op *op);
+
+/* A scan of elements of the operator's type (exclusive without init needs the desc's identity). */
+PSCAN_API pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                     const pscan_user_op *op, int exclusive, const void *init);
+/* Select / partition with a PREDICATE operator (same in-place and count rules as select_if). */
+PSCAN_API pscan_status pscan_select_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                       const pscan_user_op *pred, size_t *num_selected);
+PSCAN_API pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                                          const pscan_user_op *pred, size_t *num_selected);
+
+/* ---------------------------------------------------------------------------------------------
+ * Scans along an axis, segmented by offsets, reversed
+ * ------------------------------------------------------------------------------------------- */
+
+#define PSCAN_MAX_DIMS 8
+
+typedef struct pscan_axis_args {
+  const void *in;  pscan_dtype in_type;  const int64_t *in_strides;  /* in elements; NULL: C order */
+  void       *out; pscan_dtype out_type; const int64_t *out_strides; /* in elements; NULL: C order */
+  int            ndim;             /* 1..PSCAN_MAX_DIMS */
+  const int64_t *shape;
+  int            axis;             /* the dimension scanned; -1 is the last */
+  pscan_op       op;               /* ignored when user_op is set */
+  const pscan_user_op *user_op;    /* optional COMBINE operator; in/out are then of its type */
+  int            exclusive;
+  int            reverse;          /* 1: scan from the end of the axis towards its start */
+  const void    *init;             /* in out_type, the same for every line; NULL: identity */
+} pscan_axis_args;
+
+/* Every line along axis is scanned independently: torch.cumsum(x, dim) / numpy.cumsum(x, axis)
+   for any shape and strides (negative strides too). out == in with equal strides is in place;
+   any other overlap is PSCAN_ERR_OVERLAP. ndim == 1 with reverse == 1 is a reverse scan. */
+PSCAN_API pscan_status pscan_scan_axis(pscan_ctx *ctx, const pscan_axis_args *args);
+
+/* Segments given by offsets (CSR style): segment s is [offsets[s], offsets[s+1]); offsets has
+   num_segments + 1 non-decreasing entries, offsets[0] == 0, offsets[num_segments] == n (empty
+   segments allowed; anything else is PSCAN_ERR_INVALID_ARGUMENT, nothing written). offsets is in
+   the backend's memory. */
+PSCAN_API pscan_status pscan_segmented_scan(pscan_ctx *ctx, const void *in, void *out,
+                                            pscan_dtype type, pscan_op op, const int64_t *offsets,
+                                            size_t num_segments, int exclusive, int reverse,
+                                            const void *init);
+
 #ifdef __cplusplus
 }
 #endif
