@@ -79,6 +79,18 @@ typedef struct pscan__backend {
   pscan_status (*scan)(pscan_ctx *ctx, const pscan__scan_call *call);
   /* NULL: the backend does not offer compaction (api.c answers PSCAN_ERR_UNSUPPORTED). */
   pscan_status (*compact)(pscan_ctx *ctx, const pscan__compact_call *call);
+
+  /* User operators from source (src/op/ validates, hashes and keeps them per context; these build
+     and run the backend's compiled form). NULL: the backend compiles none (PSCAN_ERR_UNSUPPORTED).
+     impl is the backend's own compiled operator; key is a hex hash of desc, the pscan version
+     and the backend's target, usable as a disk-cache key. */
+  pscan_status (*op_create)(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key, void **impl);
+  void (*op_destroy)(pscan_ctx *ctx, void *impl);
+  /* init: one element (host memory), or NULL for none (an inclusive scan from in[0]). */
+  pscan_status (*scan_op)(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                          int exclusive, const void *init);
+  pscan_status (*select_op)(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                            int partition, size_t *num_selected);
 } pscan__backend;
 
 extern const pscan__backend pscan__cpu_backend;
