@@ -1,0 +1,85 @@
+"""Exceptions: one class per pscan_status, each also a subclass of the built-in exception that
+Python users expect for that kind of failure (ValueError, TypeError, MemoryError, ...)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "Error", "InvalidArgumentError", "DTypeError", "UnsupportedError", "OverlapError",
+    "SizeOverflowError", "OutOfMemoryError", "NoDeviceError", "WrongMemoryError",
+    "DeviceError", "InternalError",
+]
+
+
+class Error(Exception):
+    """Base class of every pscan failure.
+
+    Attributes:
+        status: the C status name, e.g. ``"PSCAN_ERR_OVERLAP"``.
+        detail: the one-line explanation (``pscan_last_error`` for refusals by the library).
+    """
+
+    status = "PSCAN_ERR_INTERNAL"
+
+    def __init__(self, status: str | None = None, detail: str = ""):
+        if status is not None:
+            self.status = status
+        self.detail = detail
+        super().__init__(f"{self.status}: {detail}" if detail else self.status)
+
+    def __reduce__(self):
+        return (type(self), (self.status, self.detail))
+
+
+class InvalidArgumentError(Error, ValueError):
+    """PSCAN_ERR_INVALID_ARGUMENT: a value, shape or combination the call does not accept."""
+    status = "PSCAN_ERR_INVALID_ARGUMENT"
+
+
+class DTypeError(InvalidArgumentError, TypeError):
+    """An element type pscan has no kernel for (float16, complex, object, ...), or a dtype the
+    operation does not accept (bitwise operators on floats). Also a TypeError."""
+
+
+class UnsupportedError(Error, NotImplementedError):
+    """PSCAN_ERR_UNSUPPORTED: a valid request this build or backend cannot serve."""
+    status = "PSCAN_ERR_UNSUPPORTED"
+
+
+class OverlapError(Error, ValueError):
+    """PSCAN_ERR_OVERLAP: input and output overlap without being the same array."""
+    status = "PSCAN_ERR_OVERLAP"
+
+
+class SizeOverflowError(Error, OverflowError):
+    """PSCAN_ERR_OVERFLOW: a size does not fit in size_t."""
+    status = "PSCAN_ERR_OVERFLOW"
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """PSCAN_ERR_OUT_OF_MEMORY."""
+    status = "PSCAN_ERR_OUT_OF_MEMORY"
+
+
+class NoDeviceError(Error, RuntimeError):
+    """PSCAN_ERR_NO_DEVICE: the CUDA backend was asked for and no GPU is usable."""
+    status = "PSCAN_ERR_NO_DEVICE"
+
+
+class WrongMemoryError(Error, ValueError):
+    """PSCAN_ERR_WRONG_MEMORY: arrays on different devices, or memory the backend cannot reach."""
+    status = "PSCAN_ERR_WRONG_MEMORY"
+
+
+class DeviceError(Error, RuntimeError):
+    """PSCAN_ERR_DEVICE: a CUDA runtime or driver error."""
+    status = "PSCAN_ERR_DEVICE"
+
+
+class InternalError(Error, RuntimeError):
+    """PSCAN_ERR_INTERNAL."""
+    status = "PSCAN_ERR_INTERNAL"
+
+
+# Indexed by the numeric pscan_status (PSCAN_OK is 0 and has no class).
+BY_STATUS = [None, InvalidArgumentError, UnsupportedError, OverlapError, SizeOverflowError,
+             OutOfMemoryError, NoDeviceError, WrongMemoryError, DeviceError, InternalError]
