@@ -261,6 +261,8 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
         call.x = A.astype(call.x, call.fam, res_dt)
         codes = _pair(res_dt, res_dt)
     result = _out(call, out, call.shape, res_dt)
+    if init is None and exclusive and res_dt == np.bool_ and opc in (2, 4):
+        init = True  # the byte type's identity (0xff) is not a bool: True is
     init_b = None if init is None else _value_bytes(init, res_dt, "init")
     if int(np.prod(call.shape, dtype=np.int64)) == 0:
         return A.finish(result)
