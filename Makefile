@@ -1,6 +1,6 @@
 # Thin wrapper over CMake for the README's two commands.
 #   make        build everything (Release) and run the main job: ./build/pscan
-#   make test   build and run the whole test suite (ctest)
+#   make test   build and run the whole test suite (ctest), then the Python package's pytest suite
 BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
@@ -22,3 +22,10 @@ test: build
 
 clean:
 	rm -rf $(BUILD)
+
+# The Python package (python/): built into a virtual environment, tested with pytest.
+PYENV ?= $(BUILD)/pyenv
+.PHONY: python-test
+test: python-test
+python-test:
+	scripts/python-test.sh $(PYENV)
