@@ -1,0 +1,212 @@
+"""The CUDA backend through CuPy, PyTorch and JAX arrays: results of the input's type and device,
+the library's current stream or stream=, results ready once that stream is synchronised.
+Skipped (with the reason) without a CUDA build of pscan, a CUDA device, or the array library."""
+import numpy as np
+import pytest
+
+import pscan
+from conftest import ref_scan, small_values
+
+
+def _cuda_usable():
+    if not pscan.cuda_built():
+        return "pscan was built without the CUDA backend (PSCAN_PYTHON_CUDA=ON builds it)"
+    try:
+        pscan.Context(backend="cuda")._get(("cuda", 0))
+    except pscan.Error as e:
+        return f"no usable CUDA device: {e}"
+    return None
+
+
+_why = _cuda_usable()
+pytestmark = pytest.mark.skipif(_why is not None, reason=_why or "")
+
+
+class Torch:
+    name = "torch"
+
+    def __init__(self):
+        self.t = pytest.importorskip("torch")
+        if not self.t.cuda.is_available():
+            pytest.skip("torch sees no CUDA device")
+
+    def put(self, a):
+        return self.t.as_tensor(np.ascontiguousarray(a), device="cuda")
+
+    def get(self, x):
+        return x.cpu().numpy()
+
+    def is_mine(self, x):
+        return isinstance(x, self.t.Tensor) and x.is_cuda
+
+    def stream(self):
+        return self.t.cuda.Stream()
+
+    def using(self, s):
+        return self.t.cuda.stream(s)
+
+    def empty(self, n, dt):
+        return self.t.empty(n, dtype=getattr(self.t, np.dtype(dt).name), device="cuda")
+
+
+class Cupy:
+    name = "cupy"
+
+    def __init__(self):
+        self.c = pytest.importorskip("cupy")
+
+    def put(self, a):
+        return self.c.asarray(a)
+
+    def get(self, x):
+        return self.c.asnumpy(x)
+
+    def is_mine(self, x):
+        return isinstance(x, self.c.ndarray)
+
+    def stream(self):
+        return self.c.cuda.Stream(non_blocking=True)
+
+    def using(self, s):
+        return s
+
+    def empty(self, n, dt):
+        return self.c.empty(n, dt)
+
+
+@pytest.fixture(params=[Torch, Cupy], ids=["torch", "cupy"])
+def lib(request):
+    return request.param()
+
+
+DTS = [np.int8, np.int32, np.int64, np.uint8, np.uint32, np.float32, np.float64]
+
+
+@pytest.mark.parametrize("dt", DTS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", [1, 1000, 1 << 20, (1 << 20) + 7])
+def test_cumsum_1d(lib, rng, dt, n):
+    if lib.name == "torch" and dt == np.uint32:
+        pytest.skip("torch has limited uint32 support")
+    a = small_values(rng, n, dt)
+    r = pscan.cumsum(lib.put(a))
+    assert lib.is_mine(r)
+    np.testing.assert_array_equal(lib.get(r), ref_scan(a, "sum"))
+
+
+@pytest.mark.parametrize("op", ["sum", "min", "max", "xor"])
+def test_ops_exclusive_reverse_axis(lib, rng, op):
+    a = small_values(rng, (37, 1031), np.int32, op)
+    x = lib.put(a)
+    for axis in (0, 1):
+        for exclusive in (False, True):
+            for reverse in (False, True):
+                r = pscan.scan(x, op, axis=axis, exclusive=exclusive, reverse=reverse)
+                np.testing.assert_array_equal(
+                    lib.get(r), ref_scan(a, op, axis, exclusive=exclusive, reverse=reverse))
+
+
+def test_strided_views(lib, rng):
+    a = small_values(rng, (64, 300), np.float32)
+    x = lib.put(a)
+    views = [(x.T, a.T), (x[::2], a[::2]), (x[:, 1::3], a[:, 1::3])]
+    if lib.name == "cupy":
+        views.append((x[::-1, ::-2], a[::-1, ::-2]))
+    for v, av in views:
+        for axis in (0, 1):
+            np.testing.assert_array_equal(lib.get(pscan.cumsum(v, axis=axis)),
+                                          ref_scan(av, "sum", axis))
+
+
+def test_out_and_in_place(lib, rng):
+    a = small_values(rng, 100_000, np.float64)
+    x = lib.put(a)
+    out = lib.empty(100_000, np.float64)
+    assert pscan.cumsum(x, out=out) is out
+    pscan.cumsum(x, out=x)
+    np.testing.assert_array_equal(lib.get(x), np.cumsum(a))
+    np.testing.assert_array_equal(lib.get(out), np.cumsum(a))
+
+
+def test_non_default_stream_result_ready_after_sync(lib, rng):
+    a = small_values(rng, 1 << 24, np.int32)
+    x = lib.put(a)
+    s = lib.stream()
+    with lib.using(s):
+        r = pscan.cumsum(x)
+    s.synchronize()
+    np.testing.assert_array_equal(lib.get(r), np.cumsum(a))
+    out = lib.empty(1 << 24, np.int64)
+    pscan.cumsum(x, out=out, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(lib.get(out), np.cumsum(a))
+
+
+def test_compaction(lib, rng):
+    a = small_values(rng, 200_003, np.int32)
+    x = lib.put(a)
+    np.testing.assert_array_equal(lib.get(pscan.select(x, ">", 10)), a[a > 10])
+    out, k = pscan.partition(x, "<=", 0)
+    m = a <= 0
+    assert k == int(m.sum())
+    np.testing.assert_array_equal(lib.get(out)[:k], a[m])
+    runs = np.repeat(a[:1000], 3)
+    v, c = pscan.run_length_encode(lib.put(runs))
+    np.testing.assert_array_equal(lib.get(pscan.unique_consecutive(lib.put(runs))), lib.get(v))
+    assert int(lib.get(c).sum()) == 3000
+
+
+def test_segmented_and_by_key(lib, rng):
+    a = small_values(rng, 10_000, np.float32)
+    offsets = np.array([0, 0, 17, 5000, 5001, 10_000], np.int64)
+    r = pscan.segmented_scan(lib.put(a), offsets)
+    want = np.concatenate([np.cumsum(a[i:j], dtype=np.float32)
+                           for i, j in zip(offsets[:-1], offsets[1:])])
+    np.testing.assert_array_equal(lib.get(r), want)
+    keys = np.repeat(np.arange(100, dtype=np.int32), 100)
+    r = pscan.scan_by_key(lib.put(keys), lib.put(a))
+    np.testing.assert_array_equal(lib.get(r), np.cumsum(a.reshape(100, 100), axis=1,
+                                                        dtype=np.float32).reshape(-1))
+
+
+def test_user_op_affine_last_axis(lib, rng):
+    src = ("typedef struct { float a, b; } affine;\n"
+           "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b };"
+           " return r; }\n")
+    op = pscan.Op(src, "affine", "compose", np.dtype([("a", "f4"), ("b", "f4")]),
+                  identity=(1.0, 0.0))
+    n = 100_000
+    a = np.ones(n, np.float32)
+    b = rng.integers(-2, 3, n).astype(np.float32)
+    x = lib.put(np.stack([a, b], axis=-1))
+    r = lib.get(pscan.scan(x, op))
+    np.testing.assert_array_equal(r[:, 1], np.cumsum(b))  # a == 1: h[i] = h[i-1] + b[i]
+
+
+def test_mixed_devices_refused(lib):
+    x = lib.put(np.arange(10.0))
+    with pytest.raises(ValueError):
+        pscan.cumsum(x, out=np.empty(10))
+    with pytest.raises(ValueError):
+        pscan.cumsum(np.arange(10.0), out=lib.empty(10, np.float64))
+    with pytest.raises(pscan.WrongMemoryError):
+        pscan.cumsum(x, ctx=pscan.Context(backend="cpu"))
+
+
+def test_torch_and_cupy_share_memory():
+    torch = pytest.importorskip("torch")
+    cupy = pytest.importorskip("cupy")
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = cupy.empty(1000, cupy.float32)
+    with pytest.raises(pscan.InvalidArgumentError):
+        pscan.cumsum(x, out=out)  # an out of another library is refused
+
+
+def test_jax(rng):
+    jax = pytest.importorskip("jax")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    import jax.numpy as jnp
+    a = small_values(rng, (100, 1000), np.float32)
+    r = pscan.cumsum(jnp.asarray(a), axis=0)
+    assert isinstance(r, jax.Array)
+    np.testing.assert_array_equal(np.asarray(r), np.cumsum(a, axis=0))
