@@ -3,6 +3,8 @@ input's array library, and one call into the C++ core (pscan._core) per operatio
 
 from __future__ import annotations
 
+import functools
+import math
 import threading
 
 import numpy as np
@@ -42,6 +44,7 @@ def _op_code(op) -> int:
     raise E.InvalidArgumentError(detail=f"op {op!r}: one of {', '.join(_OPS)} or a pscan.Op")
 
 
+@functools.lru_cache(maxsize=None)
 def _default_dtype(dt: np.dtype, op: int) -> np.dtype:
     """numpy's accumulate type: sum and prod widen bool and small integers to the platform
     integer (as numpy.cumsum does); the other operators keep the type."""
@@ -234,7 +237,7 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
     call = _Call(x)
     if axis is None:
         call.x = A.ravel(call.x, call.fam)
-        call.shape = (int(np.prod(call.shape, dtype=np.int64)),)
+        call.shape = (math.prod(call.shape),)
         axis = 0
     elif len(call.shape) == 0:
         raise np.exceptions.AxisError(int(axis) if isinstance(axis, int) else 0, 0)
@@ -264,7 +267,7 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
     if init is None and exclusive and res_dt == np.bool_ and opc in (2, 4):
         init = True  # the byte type's identity (0xff) is not a bool: True is
     init_b = None if init is None else _value_bytes(init, res_dt, "init")
-    if int(np.prod(call.shape, dtype=np.int64)) == 0:
+    if math.prod(call.shape) == 0:
         return A.finish(result)
     c = call.core_ctx(ctx, stream)
     _core.scan(c, A.for_core(call.x, call.fam), A.for_core(A.inner(result), call.fam),
@@ -297,7 +300,7 @@ def _scan_user(x, op, axis, out, exclusive, reverse, init, ctx, stream):
         axis = _axis(axis, dims)
     result = _out(call, out, call.shape, call.dt)
     init_b = None if init is None else _value_bytes(init, op.dtype, "init")
-    if int(np.prod(call.shape, dtype=np.int64)) == 0:
+    if math.prod(call.shape) == 0:
         return A.finish(result)
     c = call.core_ctx(ctx, stream)
     handle = op._handle(c)

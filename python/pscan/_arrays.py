@@ -102,8 +102,11 @@ def for_core(x, fam: str):
             ai = x.__array_interface__
             return (ai["data"][0], x.shape, x.strides, x.dtype.itemsize)
         return x
-    if fam == "torch":
-        return x.detach() if x.requires_grad else x
+    if fam == "torch":  # its own accessors are much faster than its Python-level __dlpack__
+        es = x.element_size()
+        return (x.data_ptr(), tuple(x.shape), tuple(s * es for s in x.stride()), es)
+    if fam == "cupy":
+        return (x.data.ptr, x.shape, x.strides, x.itemsize)
     if fam == "cai":
         ai = x.__cuda_array_interface__
         return (ai["data"][0], tuple(ai["shape"]), None if ai.get("strides") is None
