@@ -54,7 +54,7 @@ def _default_dtype(dt: np.dtype, op: int) -> np.dtype:
     return dt
 
 
-def _pair(in_dt: np.dtype, out_dt: np.dtype):
+def _pair(in_dt: np.dtype, out_dt: np.dtype, op: int):
     """The (in, out) codes the library takes for a scan from in_dt into out_dt, or None when
     the input has to be converted first."""
     ic, oc = _code(in_dt), _code(out_dt, "dtype")
@@ -62,9 +62,10 @@ def _pair(in_dt: np.dtype, out_dt: np.dtype):
         return ic, oc
     ik, ok = in_dt.kind, out_dt.kind
     wider = out_dt.itemsize > in_dt.itemsize
-    if wider and (ik == ok or (ik in "bu" and ok in "ui")):
+    if wider and (ik == ok or (ik in "bu" and ok in "ui" and op not in (2, 3))):
         # an unsigned (or bool) input into a wider signed integer accumulates as the unsigned
-        # type of that width: the same bits, since the inputs are non-negative
+        # type of that width: the same bits, since the inputs are non-negative (not for min and
+        # max, whose identities differ between the two)
         unsigned = {1: "u1", 2: "u2", 4: "u4", 8: "u8"}[out_dt.itemsize]
         return ic, _CODES[np.dtype(unsigned)] if (ik in "bu" and ok == "i") else oc
     if ik == "b" and ok == "u" and out_dt.itemsize == 1:
@@ -256,13 +257,13 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
         opc = 5 if opc == 0 else 4  # a bool sum is "or", a bool product "and" (as numpy)
     if opc in _BITWISE and res_dt.kind == "f":
         raise E.DTypeError(detail=f"op {op!r} is for integers and bool, not {res_dt}")
-    codes = _pair(in_dt, res_dt)
+    codes = _pair(in_dt, res_dt, opc)
     if codes is None:
         if not np.can_cast(in_dt, res_dt, "same_kind"):
             raise E.DTypeError(detail=f"cannot scan {in_dt} as {res_dt} (casting rule "
                                "'same_kind', as numpy)")
         call.x = A.astype(call.x, call.fam, res_dt)
-        codes = _pair(res_dt, res_dt)
+        codes = _pair(res_dt, res_dt, opc)
     result = _out(call, out, call.shape, res_dt)
     if init is None and exclusive and res_dt == np.bool_ and opc in (2, 4):
         init = True  # the byte type's identity (0xff) is not a bool: True is

@@ -243,3 +243,14 @@ def test_hypothesis_axis_views(x, data):
     exclusive, reverse = data.draw(st.booleans()), data.draw(st.booleans())
     assert_same(pscan.scan(v, op, axis=axis, exclusive=exclusive, reverse=reverse),
                 ref_scan(v, op, axis, exclusive=exclusive, reverse=reverse))
+
+
+def test_mixed_kind_widening_keeps_identities():
+    x = np.array([5, 3, 9], np.uint8)
+    for op in ("min", "max", "sum", "prod", "and", "or", "xor"):
+        for dt in (np.int16, np.int64):
+            assert_same(pscan.scan(x, op, dtype=dt, exclusive=True),
+                        ref_scan(x, op, dtype=dt, exclusive=True))
+    b = np.array([True, False, True])
+    for op in ("sum", "min", "max", "and", "or", "xor"):
+        assert_same(pscan.scan(b, op, exclusive=True), ref_scan(b, op, exclusive=True))
