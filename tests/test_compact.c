@@ -132,7 +132,7 @@ static pscan_ctx *ctx_for(const config *c) {
     ctx = test_ctx(c->threads);
     threads = c->threads;
   }
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, c->part);
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, c->part);
   test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
   return ctx;
 }

@@ -52,8 +52,9 @@ static const char bench_help_options[] =
     "                   sizes whose two buffers do not fit in available memory are skipped)\n"
     "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
     "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
-    "  --partition N    elements per partition for pscan's CPU runs (PSCAN_PARAM_PARTITION_SIZE,\n"
-    "                   64 to 2^30; default: the library's choice, 64 KB of input)\n"
+    "  --partition N    elements per partition for pscan's CPU runs, 64 to 2^30 (the\n"
+    "                   experimental PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE; default: the\n"
+    "                   library's choice, 64 KB of input)\n"
     "  --compact        measure CPU compaction instead (int32, 50% selected): pscan select_if\n"
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
@@ -91,7 +92,7 @@ typedef struct bench_opts {
   pscan_dtype types[CLI_MAX_LIST];
   int ntypes;
   long reps;
-  long partition; /* PSCAN_PARAM_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
+  long partition; /* EXPERIMENTAL_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
   bool quick, compact, gpu;
   const char *csv, *plot;
 } bench_opts;

@@ -171,7 +171,7 @@ static void set_params(const uint8_t *h) {
   if (s != PSCAN_OK) /* (reset, so that an input does not depend on the ones before it) */
     s = pscan_set_param(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_AUTO);
   if (s != PSCAN_OK || pscan_set_param(ctx, PSCAN_PARAM_THREADS, 1 + h[7] % 8) != PSCAN_OK ||
-      pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, h[8]) != PSCAN_OK)
+      pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, h[8]) != PSCAN_OK)
     fail("a valid set_param was refused");
 }
 
