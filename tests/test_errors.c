@@ -1,4 +1,4 @@
-/* Every refusal of API.md and pscan.h. For each one: the status; a non-empty, one-line
+/* Every refusal that pscan.h documents. For each one: the status; a non-empty, one-line
  * pscan_last_error (of the context, or of the thread for a call without one); an output that is
  * still poisoned (a refused call writes nothing); and a context that still scans correctly. Also
  * the calls that look suspicious but are legal (in-place, adjacent buffers, n == 0 with NULL
@@ -214,7 +214,7 @@ static void test_scan_arguments(void) {
     REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
   }
 
-  /* Every (in, out) pair: the widenings of API.md are accepted and right, the rest refused
+  /* Every (in, out) pair: the widenings of pscan.h are accepted and right, the rest refused
      (narrowing, another kind, or a sign change: I32->I16, I32->U64, F64->F32, I32->F64 ...). */
   static uint64_t wide[N / 4 + 1];
   for (int i = 0; i < REF_NTYPES; i++)

@@ -32,7 +32,7 @@ static const char bench_help[] =
     "the table shows medians, then pscan auto's speed over the best scan peer and the plain loop.\n"
     "Every scan's result (pscan's and the peers') is checked once per configuration against the\n"
     "plain loop; a wrong result stops the benchmark (exit status 1). PSCAN_CPU_ISA and\n"
-    "PSCAN_CPU_STREAM in the environment steer the library's kernels (bench/NOTES.md).\n"
+    "PSCAN_CPU_STREAM in the environment steer the library's kernels (docs/PERFORMANCE.md).\n"
     "\n"
     "Columns: Gelem/s = 10^9 elements per second; GB/s counts bytes read + written, 2 x n x the\n"
     "element size (the reduction only reads: n x the element size); 'of stream' and 'of memcpy'\n"

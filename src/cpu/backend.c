@@ -16,7 +16,9 @@ typedef struct cpu_state {
   uint64_t epoch; /* call counter tagging the status words in work */
 } cpu_state;
 
-/* Below this many elements one thread is faster than waking the pool (measured: bench/NOTES.md). */
+/* Below this many elements one thread is faster than waking the pool (measured:
+   docs/PERFORMANCE.md,
+   "When a CPU scan goes parallel"). */
 enum { AUTO_SEQUENTIAL_BELOW = 1 << 16, AUTO_MIN_ELEMS_PER_THREAD = 1 << 15 };
 /* Default partition: this many bytes of input, so a partition stays in the core's cache between
    the reduction and the scan of the single-pass strategy. */
@@ -24,7 +26,8 @@ enum { AUTO_PARTITION_BYTES = 64 << 10, MIN_PARTITION = 64 };
 /* With many threads (AUTO_LARGE_THREADS or more) an input of at least AUTO_LARGE_INPUT bytes (far
    beyond any last-level cache) scans in partitions of AUTO_LARGE_PARTITION_BYTES: a quarter as
    many look-backs and partition claims for the threads to contend on, and each partition still
-   fits a core's L2 between its reduction and its scan. Measured (bench/NOTES.md): +2-13% on 16
+   fits a core's L2 between its reduction and its scan. Measured (docs/PERFORMANCE.md, "CPU
+   partition size"): +2-13% on 16
    threads at 2^28, 1 MiB partitions -25%, and slower on 2 threads, so fewer threads keep 64 KiB.
    Deterministic order-sensitive scans always use 64 KiB: their partition boundaries fix the
    order of combination, which must not depend on the thread count. */

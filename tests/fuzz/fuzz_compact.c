@@ -118,7 +118,7 @@ static pscan_status buffers_status(int t, bool partial_overlap) {
                            : PSCAN_OK;
 }
 
-/* What API.md asks of these arguments, in the order the checks are documented per function (an
+/* What pscan.h asks of these arguments, in the order the checks are documented per function (an
    output sharing bytes with what it may not: PSCAN_ERR_OVERLAP; out == in is the in-place case). */
 static pscan_status expected_status(int op, int kt, int vt, int pop, int cmp, int exclusive,
                                     uint8_t *const *p, size_t n, bool count) {
