@@ -310,7 +310,8 @@ PSCAN_API pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *o
  * Counts: every call but pscan_scan_by_key writes its result count to a size_t * (num_selected,
  * num_unique, num_runs), which may not be NULL (PSCAN_ERR_INVALID_ARGUMENT, n == 0 included); it
  * is written only on success, n == 0 included (as 0).
- *   CPU backend: a host pointer; the call is synchronous.
+ *   CPU backend: host memory (not checked: anything else is undefined behaviour); the call is
+ *   synchronous.
  *   CUDA backend: either kind of memory, and it decides when the call returns:
  *     device or managed memory  the count is written by the GPU, in stream order; the call
  *                               returns without waiting (read it after pscan_synchronize or
@@ -319,7 +320,8 @@ PSCAN_API pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *o
  *                               context's stream, so all earlier work on it too) and the count is
  *                               in place when it returns.
  * Keys and items compare with C's == (for unique, run-length encoding and the by-key calls):
- * NaN never equals anything, and -0.0 equals +0.0.
+ * NaN never equals anything, and -0.0 equals +0.0. select_if and partition_if evaluate
+ * (in[i] cmp *value) as C does: with a NaN on either side only PSCAN_NE holds.
  * value (select_if, partition_if) and init (scan_by_key) are one element in host memory, read
  * once before anything is written: they may lie inside out.
  * Statuses, beyond the rules at the top of this header:
