@@ -122,7 +122,8 @@ static void configure_launches(cuda_state *st) {
   st->select_lbw = !(lbw && strcmp(lbw, "0") == 0);
   /* With programmatic dependent launch a plain launch overlaps the previous kernel and a
      cooperative one does not: back to back, the plain launch measured 0.2-0.6 us faster a call at
-     2^14-2^18 (session 10), so cooperative launches are for GPUs without it (or when asked). */
+     2^14-2^18 (docs/PERFORMANCE.md, "Cooperative launch and programmatic dependent launch"),
+     so cooperative launches are for GPUs without it (or when asked). */
   bool want_coop = no_coop ? strcmp(no_coop, "0") != 0 : !st->pdl;
   st->coop_tiles = coop && want_coop ? (uint64_t)sms : 0;
   st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;

@@ -317,7 +317,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const bool dense = variant != PSCAN__KEYS_ANY;
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   /* (pscan__tile_items / pscan__thread_items written out: through the helpers, ptxas allocates
-     these kernels' registers differently; in session 9 the f64 partition kernel then spills
+     these kernels' registers differently; measured, the f64 partition kernel then spills
      12/36 bytes instead of none.) */
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;
