@@ -18,7 +18,8 @@
  *
  * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
  * behind another tile's look-back holds up every successor's look-back (tried: a block that took
- * its next id early ran at half the speed, bench/NOTES.md, session 7).
+ * its next id early ran at half the speed, docs/PERFORMANCE.md, "A tile id is never taken
+ * early").
  *
  * Forward progress: ids are taken in order and each block's look-back warp handles its tiles in
  * the order its tile warps took them. The smallest unfinished tile m is therefore either with its
