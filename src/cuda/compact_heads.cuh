@@ -18,7 +18,8 @@
  *
  * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
  * behind another tile's look-back holds up every successor's look-back (tried: a block that took
- * its next id early ran at half the speed, bench/NOTES.md, session 7).
+ * its next id early ran at half the speed, docs/PERFORMANCE.md, "A tile id is never taken
+ * early").
  *
  * Forward progress: ids are taken in order and each block's look-back warp handles its tiles in
  * the order its tile warps took them. The smallest unfinished tile m is therefore either with its
@@ -50,7 +51,38 @@ typedef struct NAME(heads_slot) {
 typedef struct NAME(heads_smem) {
   NAME(keys_smem) k;
   NAME(heads_slot) slot[2];
+  /* A dense run-length tile: each tile thread's head mask and the count of heads before it, so
+     that any thread finds the offset of the tile's head of rank j and the run lengths leave as
+     coalesced stores (not one scattered 8-byte store per head from the thread that found it). */
+  unsigned mask[PSCAN__THREADS];
+  unsigned before[PSCAN__THREADS];
 } NAME(heads_smem);
+
+/* The offset of bit number k (from 0) among the set bits of m; m has more than k set bits. */
+static __device__ __forceinline__ unsigned pscan__nth_set_bit(unsigned m, unsigned k) {
+  unsigned at = 0;
+#pragma unroll
+  for (unsigned w = 16; w; w >>= 1) {
+    const unsigned low = __popc(m & ((1u << w) - 1u));
+    if (k >= low) {
+      k -= low;
+      m >>= w;
+      at += w;
+    }
+  }
+  return at;
+}
+
+/* The offset in the tile of its head of rank j (j < the tile's head count): the last thread
+   with at most j heads before it holds it. */
+static __device__ __forceinline__ unsigned NAME(head_at)(const NAME(heads_smem) *sm, unsigned j) {
+  unsigned lo = 0;
+#pragma unroll
+  for (unsigned step = PSCAN__THREADS / 2; step; step >>= 1)
+    if (sm->before[lo + step] <= j)
+      lo += step;
+  return lo * ITEMS + pscan__nth_set_bit(sm->mask[lo], j - sm->before[lo]);
+}
 
 /* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
    `tile`; run heads also read the item before it (the last thread's load, so that thread 0 never
@@ -140,6 +172,10 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       NAME(read_items)(sm->k.tile, 0, ITEMS, items);
       pscan__lbw_tile_sync(); /* the gather writes over the staged input */
       NAME(gather_kept)(sm->k.tile, items, keep, before_count);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) {
+        sm->mask[threadIdx.x] = keep;
+        sm->before[threadIdx.x] = before_count;
+      }
     }
     if (threadIdx.x == 0) {
       slot->tile = tile;
@@ -159,9 +195,13 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(lbw_take_fetch)(p, &sm->k.tile_id);
-      if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
-        NAME(close_runs)(p, NAME(op)(tile_before, NAME(make)(before_count, start + (unsigned)max(before_last, 0))),
-                         keep, start + first);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) /* head j closes the run before it */
+        for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS) {
+          const unsigned long long rank = tile_before.count + j;
+          if (rank > 0)
+            p->counts_out[rank - 1] = start + NAME(head_at)(sm, j) -
+                                      (j > 0 ? start + NAME(head_at)(sm, j - 1) : tile_before.x);
+        }
       for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS)
         ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
       if (tile == num_tiles - 1 && threadIdx.x == 0)

@@ -16,7 +16,7 @@
  * four blocks' buffers fit a multiprocessor). A tile that keeps more gathers in its tile buffer
  * as keys_kernel_select does, and the tile warps wait for the prefix, store, and only then take
  * the next id (a tile whose id waits behind another tile's look-back holds up every successor:
- * bench/NOTES.md, session 7).
+ * docs/PERFORMANCE.md, "A tile id is never taken early").
  *
  * Forward progress: as in compact_heads.cuh — ids are taken in order and each block's look-back
  * warp handles its tiles in the order they were taken; the tile warps wait only for loads, for
@@ -103,7 +103,7 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
        fetching that tile: nothing but the stores stands between the id and its staging), store,
        then stage the next tile. (Taking the id before the prefix is known lost 57 points at
        75-100% selected: the new tile's aggregate then waits for this tile's look-back, and the
-       waits feed each other; bench/NOTES.md, session 11.) */
+       waits feed each other; docs/PERFORMANCE.md, "Selection kernels".) */
     NAME(gather_kept)(sm->k.tile, items, keep, before_count);
     pscan__lbw_wait_prefix(); /* (then a barrier: every thread's gather is done) */
     pscan__lbw_tile_sync();
