@@ -355,6 +355,12 @@ def segmented_scan(x, offsets, op="sum", exclusive=False, reverse=False, init=No
     if oc.dt != np.int64:
         offs = A.astype(offs, oc.fam, np.dtype(np.int64))
     offs = A.contiguous_1d(offs, oc.fam)
+    # the library takes n from offsets[-1]: one shorter than x would leave out's tail unwritten
+    # (on a GPU this reads one value back)
+    last = int(offs[-1]) if A.shape(offs)[0] else -1
+    if last != call.shape[0]:
+        raise E.InvalidArgumentError(detail=f"offsets: the last entry is {last}, len(x) is "
+                                     f"{call.shape[0]} (num_segments + 1 entries from 0 to n)")
     result = _out(call, out, call.shape, call.dt)
     init_b = None if init is None else _value_bytes(init, call.dt, "init")
     c = call.core_ctx(ctx, stream)
