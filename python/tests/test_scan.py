@@ -230,11 +230,11 @@ def test_one_context_two_threads_refused_or_served(rng):
 @settings(max_examples=150, deadline=None)
 @given(hnp.arrays(dtype=st.sampled_from([np.int8, np.int32, np.uint16, np.int64, np.float64]),
                   shape=hnp.array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=9),
-                  elements=st.integers(-20, 20)),
+                  elements=st.integers(0, 40)),
        st.data())
 def test_hypothesis_axis_views(x, data):
-    if x.dtype.kind == "u":
-        x = np.abs(x.astype(np.int64)).astype(x.dtype)
+    if x.dtype.kind != "u":
+        x = (x - 20).astype(x.dtype)
     # a random view: step and direction per axis
     idx = tuple(slice(None, None, data.draw(st.sampled_from([1, 2, -1, -2]))) for _ in x.shape)
     v = x[idx]
