@@ -15,9 +15,14 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 
 if [ ! -x "$venv/bin/python" ]; then
   # the image's packages (torch, cupy, jax, build tools) stay visible in the venv
-  python3 -m venv --system-site-packages "$venv"
+  python3 -m venv --system-site-packages "$venv" || rm -rf "$venv"
 fi
-py="$(pwd)/$venv/bin/python"
+if [ -x "$venv/bin/python" ]; then
+  py="$(pwd)/$venv/bin/python"
+else  # no venv module: install into the image's Python
+  py=$(command -v python3)
+  export PIP_BREAK_SYSTEM_PACKAGES=1
+fi
 
 if [ "$stage" = all ] || [ "$stage" = build ]; then
   t0=$(date +%s)
