@@ -58,30 +58,9 @@ typedef struct NAME(heads_smem) {
   unsigned before[PSCAN__THREADS];
 } NAME(heads_smem);
 
-/* The offset of bit number k (from 0) among the set bits of m; m has more than k set bits. */
-static __device__ __forceinline__ unsigned pscan__nth_set_bit(unsigned m, unsigned k) {
-  unsigned at = 0;
-#pragma unroll
-  for (unsigned w = 16; w; w >>= 1) {
-    const unsigned low = __popc(m & ((1u << w) - 1u));
-    if (k >= low) {
-      k -= low;
-      m >>= w;
-      at += w;
-    }
-  }
-  return at;
-}
-
-/* The offset in the tile of its head of rank j (j < the tile's head count): the last thread
-   with at most j heads before it holds it. */
+/* The offset in the tile of its head of rank j (j < the tile's head count). */
 static __device__ __forceinline__ unsigned NAME(head_at)(const NAME(heads_smem) *sm, unsigned j) {
-  unsigned lo = 0;
-#pragma unroll
-  for (unsigned step = PSCAN__THREADS / 2; step; step >>= 1)
-    if (sm->before[lo + step] <= j)
-      lo += step;
-  return lo * ITEMS + pscan__nth_set_bit(sm->mask[lo], j - sm->before[lo]);
+  return pscan__head_at(sm->mask, sm->before, j, ITEMS);
 }
 
 /* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
