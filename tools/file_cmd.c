@@ -7,6 +7,7 @@
 #include "device_buf.h"
 #include "lists.h"
 #include "safe_out.h"
+#include "sysinfo.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -523,8 +524,10 @@ static bool create_context(file_job *job) {
   if (s != PSCAN_OK && o->backend == PSCAN_BACKEND_AUTO && b == PSCAN_BACKEND_CUDA)
     s = pscan_create(&job->ctx, b = PSCAN_BACKEND_CPU); /* no usable GPU: the CPU */
   if (s != PSCAN_OK) {
-    cli_error(job->cmd->name, "--backend %s: %s: %s", backend_names[b], pscan_status_name(s),
-              pscan_last_error(NULL));
+    const char *why = pscan_last_error(NULL);
+    if (s == PSCAN_ERR_NO_DEVICE)
+      why = sysinfo_gpu_why(why);
+    cli_error(job->cmd->name, "--backend %s: %s: %s", backend_names[b], pscan_status_name(s), why);
     return false;
   }
   job->on_gpu = pscan_get_backend(job->ctx) == PSCAN_BACKEND_CUDA;
