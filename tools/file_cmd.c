@@ -179,7 +179,9 @@ static void print_help(const file_cmd *cmd) {
   printf("\nfiles: a name ending in .npy is NumPy (1-D, any byte order), .txt is text (numbers\n"
          "separated by white space, '#' comments), '-' is text on stdin or stdout, anything else\n"
          "raw binary in this machine's byte order (then --dtype is required). Outputs appear\n"
-         "only when the command succeeds (written to a temporary file, then renamed).\n"
+         "only when the command succeeds (written to a temporary file, then renamed over the\n"
+         "output, which keeps its mode; a symbolic link is followed to its target; a device\n"
+         "or FIFO is written directly). SIGINT, SIGTERM, SIGHUP remove the temporary file.\n"
          "\nexamples:\n%s"
          "\nExit status: 0 success, 1 a file or the computation failed, 2 a usage error.\n"
          "docs/CLI.md has more.\n",
