@@ -329,7 +329,7 @@ static void progress_write(void *arg, const char *path, double done) {
   int pct = (int)(done * 100);
   if (pct != p->last_pct) {
     p->last_pct = pct;
-    progress_say(p, "writing %s: %d%%", path, pct);
+    progress_say(p, "writing %d%%: %s", pct, path); /* a long path is cut, not the figure */
   }
 }
 

@@ -133,9 +133,10 @@ bool sout_check(const char *path, char *err, size_t cap) {
     ok = failbuf(err, cap, "%s: is a directory", path);
   } else if (exists && S_ISSOCK(st.st_mode)) {
     ok = failbuf(err, cap, "%s: is a socket, not a file", path);
+  } else if (exists && access(target, W_OK) != 0) { /* as '>' would refuse it */
+    ok = failbuf(err, cap, "%s: cannot write: %s", path, strerror(errno));
   } else if (exists && !S_ISREG(st.st_mode)) {
-    if (access(target, W_OK) != 0)
-      ok = failbuf(err, cap, "%s: cannot write: %s", path, strerror(errno));
+    /* a device or a FIFO: written directly */
   } else if (!exists && e != ENOENT) {
     ok = failbuf(err, cap, "%s: %s", path, strerror(e));
   } else {
@@ -265,6 +266,8 @@ bool sout_open(sout *o, const char *path) {
       o->direct = true;
       return true;
     }
+    if (access(o->target, W_OK) != 0) /* a read-only file is not replaced behind its back */
+      return fail(o, "%s: cannot write: %s", path, strerror(errno));
     o->existed = true;
     o->mode = st.st_mode & 07777;
     o->uid = st.st_uid;
