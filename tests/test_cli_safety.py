@@ -185,6 +185,13 @@ def test_not_regular():
     check(r.returncode == 0 and read_npy(target) == ("i64", GOOD_SCAN) and
           os.path.islink(path("sub", "chain.npy")) and os.path.islink(link),
           "1 chain of relative links: the final target written, both links kept")
+    # a link to the tool's own stdout (a pipe here), as /dev/stdout is: the pipe gets the text
+    os.symlink("/proc/self/fd/1", path("to-stdout.txt"))
+    r = run(["scan", GOOD, path("to-stdout.txt")])
+    check(r.returncode == 0 and r.stdout.split() == ["1", "3", "6", "10"] and
+          os.path.islink(path("to-stdout.txt")) and
+          not [f for f in os.listdir(WORK) if f.startswith("pipe:")],
+          f"1 a link to /proc/self/fd/1: written to the pipe: {r.stdout!r} {r.stderr!r}")
     # trace --svg through a symbolic link
     with open(path("t.svg"), "w") as f:
         f.write("old")

@@ -123,35 +123,35 @@ static char *follow_links(const char *path) {
 bool sout_check(const char *path, char *err, size_t cap) {
   if (strcmp(path, "-") == 0)
     return true;
+  struct stat st;
+  if (stat(path, &st) == 0) { /* the kernel follows the links, /proc/self/fd/N ones too */
+    if (S_ISDIR(st.st_mode))
+      return failbuf(err, cap, "%s: is a directory", path);
+    if (S_ISSOCK(st.st_mode))
+      return failbuf(err, cap, "%s: is a socket, not a file", path);
+    if (access(path, W_OK) != 0) /* as '>' would refuse it */
+      return failbuf(err, cap, "%s: cannot write: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      return true; /* a device or a FIFO: written directly */
+  } else if (errno != ENOENT) {
+    return failbuf(err, cap, "%s: %s", path, strerror(errno));
+  }
+  /* a regular file or a new one: the temporary file goes in the target's directory */
   char *target = follow_links(path);
   if (!target)
     return failbuf(err, cap, "%s: %s", path, strerror(errno));
-  struct stat st;
-  bool ok = true, exists = stat(target, &st) == 0;
-  int e = errno;
-  if (exists && S_ISDIR(st.st_mode)) {
-    ok = failbuf(err, cap, "%s: is a directory", path);
-  } else if (exists && S_ISSOCK(st.st_mode)) {
-    ok = failbuf(err, cap, "%s: is a socket, not a file", path);
-  } else if (exists && access(target, W_OK) != 0) { /* as '>' would refuse it */
-    ok = failbuf(err, cap, "%s: cannot write: %s", path, strerror(errno));
-  } else if (exists && !S_ISREG(st.st_mode)) {
-    /* a device or a FIFO: written directly */
-  } else if (!exists && e != ENOENT) {
-    ok = failbuf(err, cap, "%s: %s", path, strerror(e));
-  } else {
-    char *dir = dir_of(target);
-    struct stat ds;
-    if (!dir)
-      ok = failbuf(err, cap, "%s: out of memory", path);
-    else if (stat(dir, &ds) != 0)
-      ok = failbuf(err, cap, "%s: directory %s: %s", path, dir, strerror(errno));
-    else if (!S_ISDIR(ds.st_mode))
-      ok = failbuf(err, cap, "%s: %s is not a directory", path, dir);
-    else if (access(dir, W_OK | X_OK) != 0)
-      ok = failbuf(err, cap, "%s: cannot create a file in %s: %s", path, dir, strerror(errno));
-    free(dir);
-  }
+  char *dir = dir_of(target);
+  struct stat ds;
+  bool ok = true;
+  if (!dir)
+    ok = failbuf(err, cap, "%s: out of memory", path);
+  else if (stat(dir, &ds) != 0)
+    ok = failbuf(err, cap, "%s: directory %s: %s", path, dir, strerror(errno));
+  else if (!S_ISDIR(ds.st_mode))
+    ok = failbuf(err, cap, "%s: %s is not a directory", path, dir);
+  else if (access(dir, W_OK | X_OK) != 0)
+    ok = failbuf(err, cap, "%s: cannot create a file in %s: %s", path, dir, strerror(errno));
+  free(dir);
   free(target);
   return ok;
 }
@@ -247,14 +247,27 @@ bool sout_open(sout *o, const char *path) {
     return true;
   }
   sout_catch_signals();
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    /* a device, a FIFO (the kernel follows the links, /dev/stdout's too): written where it is */
+    int fd = open(path, O_WRONLY | O_NOCTTY);
+    if (fd < 0)
+      return fail(o, "%s: cannot open: %s", path, strerror(errno));
+    o->f = fdopen(fd, "wb");
+    if (!o->f) {
+      close(fd);
+      return fail(o, "%s: %s", path, strerror(errno));
+    }
+    o->direct = true;
+    return true;
+  }
   o->target = follow_links(path);
   if (!o->target)
     return fail(o, "%s: %s", path, strerror(errno));
-  struct stat st;
   if (stat(o->target, &st) == 0) {
     if (S_ISDIR(st.st_mode))
       return fail(o, "%s: is a directory", path);
-    if (!S_ISREG(st.st_mode)) { /* a device, a FIFO: written where it is */
+    if (!S_ISREG(st.st_mode)) { /* became one since: written where it is */
       int fd = open(o->target, O_WRONLY | O_NOCTTY);
       if (fd < 0)
         return fail(o, "%s: cannot open: %s", path, strerror(errno));
