@@ -77,7 +77,12 @@ bool sweep_op_is_select(sweep_op op);
    selection items: sweep_item(i) in [0, SWEEP_ITEM_RANGE), kept when < sel_pct * RANGE / 100.
    values: small integers 0 .. 6 (every sum exact in f32 and f64). */
 #define SWEEP_ITEM_RANGE 1000000u
-static inline unsigned long long sweep_mix(unsigned long long x) {
+#ifdef __CUDACC__
+#define SWEEP_HD __host__ __device__ /* the GPU's fill kernels use the same functions */
+#else
+#define SWEEP_HD
+#endif
+SWEEP_HD static inline unsigned long long sweep_mix(unsigned long long x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
   x ^= x >> 33;
@@ -85,23 +90,23 @@ static inline unsigned long long sweep_mix(unsigned long long x) {
   x ^= x >> 33;
   return x;
 }
-static inline bool sweep_head(size_t i, size_t L) {
+SWEEP_HD static inline bool sweep_head(size_t i, size_t L) {
   if (i == 0 || L == 1)
     return true;
   if (L == SWEEP_WHOLE)
     return false;
   return sweep_mix(i * 0x9E3779B97F4A7C15ull + L) % L == 0;
 }
-static inline unsigned long long sweep_key(size_t start) {
+SWEEP_HD static inline unsigned long long sweep_key(size_t start) {
   return start * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull; /* odd multiplier: distinct */
 }
-static inline unsigned sweep_item(size_t i) {
+SWEEP_HD static inline unsigned sweep_item(size_t i) {
   return (unsigned)(sweep_mix(i + 0x243F6A8885A308D3ull) % SWEEP_ITEM_RANGE);
 }
-static inline unsigned sweep_threshold(int sel_pct) {
+SWEEP_HD static inline unsigned sweep_threshold(int sel_pct) {
   return (unsigned)((unsigned long long)SWEEP_ITEM_RANGE * (unsigned)sel_pct / 100u);
 }
-static inline int sweep_value(size_t i) { return (int)(sweep_mix(i ^ 0x5851F42D4C957F2Dull) % 7u); }
+SWEEP_HD static inline int sweep_value(size_t i) { return (int)(sweep_mix(i ^ 0x5851F42D4C957F2Dull) % 7u); }
 
 /* ---- the run ---- */
 
