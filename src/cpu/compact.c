@@ -232,9 +232,11 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
    vector setup, masked loads, a horizontal fold of the lanes through combine. Over a long run it
    vanishes; at run length 1 it is the whole cost (reduce_by_key: ~100 ns a run, 50x a copy of
    the run's bytes). Runs shorter than SHORT_RUN are folded here with combine (a run of one is a
-   copy). The by-key operators accumulate in their value type (backend.c: builtin(val, val, op)),
-   so a value is an accumulator, and acc_size <= 8. */
-enum { SHORT_RUN = 16 };
+   copy), segments shorter than SHORT_SEGMENT are scanned here (the SIMD scan kernels' setup is
+   cheaper: from 3 items on they beat a combine per item). The by-key operators accumulate in
+   their value type (backend.c: builtin(val, val, op)), so a value is an accumulator, and
+   acc_size <= 8. */
+enum { SHORT_RUN = 16, SHORT_SEGMENT = 3 };
 
 /* memcpy of one value of vs bytes (1, 2, 4 or 8) with a constant size, so that it compiles to a
    move rather than a call. */
@@ -298,7 +300,7 @@ static void short_scan(const pscan__cpu_op *vop, int exclusive, const char *in, 
    local head, k > 0) starts from init ⊕ carry, carry being the reduction of the values since the
    last head before this partition. In place is safe: a partition writes only its own range,
    which only it reads, and the scan kernels read in[i] before writing out[i]. Segments shorter
-   than SHORT_RUN are scanned by short_scan. */
+   than SHORT_SEGMENT are scanned by short_scan. */
 static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop, size_t start,
                           size_t len, const size_t *pos, size_t kept, const uint64_t *carry,
                           void *scratch) {
@@ -333,7 +335,7 @@ static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop
           memcpy(&first, carry, vs);
         from = &first;
       }
-      if (hi - lo >= SHORT_RUN) {
+      if (hi - lo >= SHORT_SEGMENT) {
         scan(vop, vin + lo * vs, vout + lo * vs, hi - lo, from, scratch);
       } else {
         if (c->exclusive && !from && !have_ident) { /* the identity, from the kernel itself */
