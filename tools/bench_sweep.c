@@ -325,6 +325,7 @@ static bool write_plots(const sweep_result *r, int count, const char *prefix, co
                cli_dtype_name(p->key), count_s, peer_kind);
       chart_titles(&c, title, machine, runs ? "run length (one run: n)" : "selected % (0%: at 0.5)",
                    ylabel);
+      c.x_pow2_labels = runs;
       double x0 = 1e300, x1 = 0;
       for (int j = i; j < count; j++) {
         const sweep_point *q = &r[j].p;
@@ -359,24 +360,32 @@ static bool write_plots(const sweep_result *r, int count, const char *prefix, co
 
 /* ---- the run ---- */
 
+/* The copy of each size is measured when first needed and again once its figure is older than
+   COPY_REFRESH_S, so that it tracks the machine's state through a long run without being
+   re-measured at every point. */
+#define COPY_REFRESH_S 20.0
 typedef struct copy_cache {
   size_t bytes[2 * MAX_SIZES + 8];
-  double seconds[2 * MAX_SIZES + 8];
+  double seconds[2 * MAX_SIZES + 8], when[2 * MAX_SIZES + 8];
   int count;
 } copy_cache;
 
-/* The copy of bytes, measured once per size in the run. */
 static int copy_seconds(sweep_backend *b, copy_cache *cc, size_t bytes, int reps, double *s) {
-  for (int i = 0; i < cc->count; i++)
-    if (cc->bytes[i] == bytes) {
-      *s = cc->seconds[i];
-      return 0;
-    }
+  int i = 0;
+  while (i < cc->count && cc->bytes[i] != bytes)
+    i++;
+  if (i < cc->count && timing_now() - cc->when[i] < COPY_REFRESH_S) {
+    *s = cc->seconds[i];
+    return 0;
+  }
   if (b->copy(b, bytes, reps, s))
     return 1;
-  if (cc->count < (int)(sizeof cc->bytes / sizeof cc->bytes[0])) {
-    cc->bytes[cc->count] = bytes;
-    cc->seconds[cc->count++] = *s;
+  if (i == cc->count && cc->count < (int)(sizeof cc->bytes / sizeof cc->bytes[0]))
+    cc->count++;
+  if (i < cc->count) {
+    cc->bytes[i] = bytes;
+    cc->seconds[i] = *s;
+    cc->when[i] = timing_now();
   }
   return 0;
 }

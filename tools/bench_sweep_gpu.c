@@ -334,7 +334,7 @@ int sweep_gpu_backend(sweep_backend *b, const sweep_opts *o) {
   b->peer_kind = "CUB (DeviceSelect, DevicePartition, DeviceRunLengthEncode, DeviceReduce, "
                  "DeviceScan)";
   b->copy_kind = "cudaMemcpy device to device of the n keys";
-  b->default_reps = 7;
+  b->default_reps = 9;
   b->available = gpu_available;
   b->open = gpu_open;
   b->fill = gpu_fill;
