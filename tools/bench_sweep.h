@@ -71,11 +71,13 @@ bool sweep_op_has_runs(sweep_op op);
 bool sweep_op_is_select(sweep_op op);
 
 /* Deterministic data of a point, the same on both backends:
-   keys: runs of pseudo-random length 1 .. 2L-1 (mean L; exactly 1 when L = 1; one run when
-   SWEEP_WHOLE): a run starts at i when sweep_head(i, L); key[i] = sweep_key(start of its run),
-   distinct for distinct starts, so neighbouring runs differ.
+   keys: runs of pseudo-random (geometric) length, mean L: a run starts at i when
+   sweep_head(i, L), with probability 1/L (every i when L = 1; only i = 0 for SWEEP_WHOLE);
+   key[i] = sweep_key(start of its run), distinct for distinct starts, so neighbouring runs
+   differ. sweep_run_start finds the start of i's run (walking back: L steps on average).
    selection items: sweep_item(i) in [0, SWEEP_ITEM_RANGE), kept when < sel_pct * RANGE / 100.
-   values: small integers 0 .. 6 (every sum exact in f32 and f64). */
+   values (and the scans' input): a, -a in pairs, a in 0 .. 2, so that the sum of any range is
+   -2 .. 4: exact in every type, whatever the order of combination. */
 #define SWEEP_ITEM_RANGE 1000000u
 #ifdef __CUDACC__
 #define SWEEP_HD __host__ __device__ /* the GPU's fill kernels use the same functions */
@@ -97,6 +99,13 @@ SWEEP_HD static inline bool sweep_head(size_t i, size_t L) {
     return false;
   return sweep_mix(i * 0x9E3779B97F4A7C15ull + L) % L == 0;
 }
+SWEEP_HD static inline size_t sweep_run_start(size_t i, size_t L) {
+  if (L == SWEEP_WHOLE)
+    return 0;
+  while (!sweep_head(i, L))
+    i--;
+  return i;
+}
 SWEEP_HD static inline unsigned long long sweep_key(size_t start) {
   return start * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull; /* odd multiplier: distinct */
 }
@@ -106,7 +115,10 @@ SWEEP_HD static inline unsigned sweep_item(size_t i) {
 SWEEP_HD static inline unsigned sweep_threshold(int sel_pct) {
   return (unsigned)((unsigned long long)SWEEP_ITEM_RANGE * (unsigned)sel_pct / 100u);
 }
-SWEEP_HD static inline int sweep_value(size_t i) { return (int)(sweep_mix(i ^ 0x5851F42D4C957F2Dull) % 7u); }
+SWEEP_HD static inline int sweep_value(size_t i) {
+  int a = (int)(sweep_mix((i & ~(size_t)1) ^ 0x5851F42D4C957F2Dull) % 3u);
+  return i & 1 ? -a : a;
+}
 
 /* ---- the run ---- */
 

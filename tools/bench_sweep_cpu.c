@@ -96,9 +96,7 @@ static void put_int(void *dst, pscan_dtype t, size_t i, unsigned long long v) {
 static void fill_keys(void *arg, size_t lo, size_t hi, int tid) {
   fill_args *f = arg;
   (void)tid;
-  size_t L = f->p->run_length, start = lo;
-  while (!sweep_head(start, L))
-    start--;
+  size_t L = f->p->run_length, start = sweep_run_start(lo, L);
   for (size_t i = lo; i < hi; i++) {
     if (sweep_head(i, L))
       start = i;
@@ -132,14 +130,13 @@ static void fill_vals(void *arg, size_t lo, size_t hi, int tid) {
   }
 }
 
-/* The scan's input: a, -a in pairs (a in 0 .. 2), so every running sum is 0 .. 2, exact in any
-   type and any order of combination. */
+/* The scan's input: sweep_value (bench_sweep.h), in the scan's type. */
 static void fill_scan(void *arg, size_t lo, size_t hi, int tid) {
   fill_args *f = arg;
   (void)tid;
   pscan_dtype t = f->p->key;
   for (size_t i = lo; i < hi; i++) {
-    int a = sweep_value(i & ~(size_t)1) % 3, v = i & 1 ? -a : a;
+    int v = sweep_value(i);
     switch (t) {
     case PSCAN_F32: ((float *)f->dst)[i] = (float)v; break;
     case PSCAN_F64: ((double *)f->dst)[i] = v; break;

@@ -45,9 +45,7 @@ __device__ void put_int(void *d, size_t es, size_t i, unsigned long long v) {
 __global__ void fill_keys(void *d, size_t es, size_t n, size_t L, size_t chunk) {
   size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   for (size_t lo = t * chunk; lo < n; lo += (size_t)gridDim.x * blockDim.x * chunk) {
-    size_t hi = lo + chunk < n ? lo + chunk : n, start = lo;
-    while (!sweep_head(start, L))
-      start--;
+    size_t hi = lo + chunk < n ? lo + chunk : n, start = sweep_run_start(lo, L);
     for (size_t i = lo; i < hi; i++) {
       if (sweep_head(i, L))
         start = i;
@@ -69,8 +67,8 @@ __global__ void fill_rest(int what, void *d, size_t es, bool is_float, size_t n,
       else
         static_cast<float *>(d)[i] = (float)sweep_value(i);
       break;
-    default: { // the scans' input: a, -a in pairs (bench_sweep_cpu.c)
-      int a = sweep_value(i & ~(size_t)1) % 3, v = (i & 1) ? -a : a;
+    default: { // the scans' input
+      int v = sweep_value(i);
       if (is_float && es == 8)
         static_cast<double *>(d)[i] = v;
       else if (is_float)
