@@ -410,14 +410,30 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     if (rle) {
       /* A run's length is known where the next head is: each head closes the run before it
          (counts_out[r - 1] for head r), and the last partition closes the last run. Partition k
-         writes counts_out[before - 1 .. before + kept - 1): disjoint from its neighbours'. */
+         writes counts_out[before - 1 .. before + kept - 1): disjoint from its neighbours'.
+         Where the output is streamed (job->stream: it is larger than the caches), the lengths
+         replace the positions in the buffer (pos[i] is read before it is overwritten) and go
+         out in one streamed copy, like the items: no read-for-ownership of counts_out, which
+         at run length 1 is a third of the traffic. */
       uint64_t *counts = c->counts_out;
       size_t prev = (size_t)before.x;
-      for (size_t i = 0; i < kept; i++) {
-        size_t r = before.count + i;
-        if (r > 0)
-          counts[r - 1] = (uint64_t)(pos[i] - prev);
-        prev = pos[i];
+      if (job->stream && sizeof(size_t) == sizeof(uint64_t)) {
+        for (size_t i = 0; i < kept; i++) {
+          size_t p = pos[i];
+          pos[i] = p - prev;
+          prev = p;
+        }
+        size_t skip = before.count == 0 ? 1 : 0; /* head 0 of the input closes no run */
+        if (kept > skip)
+          pscan__cpu_copy_out(counts + before.count + skip - 1, pos + skip,
+                              (kept - skip) * sizeof *counts, job->stream);
+      } else {
+        for (size_t i = 0; i < kept; i++) {
+          size_t r = before.count + i;
+          if (r > 0)
+            counts[r - 1] = (uint64_t)(pos[i] - prev);
+          prev = pos[i];
+        }
       }
       if (k == job->nparts - 1)
         counts[through.count - 1] = (uint64_t)(job->n - through.x);
@@ -425,8 +441,14 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     if (by_key) {
       /* Like the counts: head i closes the run before it (vals_out[r - 1] for head r); the
          first local head closes the run that came in from the predecessors (before.x, the
-         values since their last head), continued by this partition's values up to the head. */
+         values since their last head), continued by this partition's values up to the head.
+         Head 0's value goes straight out; heads 1 .. kept - 1 put theirs in slot i - 1 of
+         slots: vals_out from run before.count on, or, where the output is streamed, a stage
+         over the positions (slot i - 1 ends at byte i * vs <= 8 i, below pos[i], which is still
+         to be read) that goes out in one streamed copy, as the counts of run-length encoding
+         do. */
       char *vals_out = c->vals_out;
+      char *slots = job->stream ? (char *)(void *)pos : vals_out + before.count * vs;
       for (size_t i = 0; i < kept; i++) {
         size_t r = before.count + i;
         if (r == 0)
@@ -434,15 +456,18 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
         uint64_t acc;
         if (i > 0 && pos[i] - pos[i - 1] == 1) {
           /* A stretch of runs of one item (heads i .. m - 1 one apart): their reductions are
-             their values, consecutive in vals and in vals_out: one copy. */
+             their values, consecutive in vals: one copy. */
           size_t m = unit_stretch(pos, i, kept);
-          memcpy(vals_out + (r - 1) * vs, vals + (pos[i - 1] - start) * vs, (m - i) * vs);
+          memcpy(slots + (i - 1) * vs, vals + (pos[i - 1] - start) * vs, (m - i) * vs);
           i = m - 1;
           continue;
         }
         if (i > 0) {
           run_reduce(vop, vals + (pos[i - 1] - start) * vs, pos[i] - pos[i - 1], vs, &acc);
-        } else if (pos[0] > start) {
+          copy_val(slots + (i - 1) * vs, &acc, vs);
+          continue;
+        }
+        if (pos[0] > start) {
           run_reduce(vop, vals, pos[0] - start, vs, &acc);
           vop->combine(vop, &acc, &before.x, &acc);
         } else {
@@ -450,6 +475,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
         }
         copy_val(vals_out + (r - 1) * vs, &acc, vs);
       }
+      if (job->stream && kept > 1)
+        pscan__cpu_copy_out(vals_out + before.count * vs, slots, (kept - 1) * vs, true);
       if (k == job->nparts - 1)
         memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
     }
