@@ -1,7 +1,7 @@
 /* Compaction on the CPU backend: pscan_select_if, pscan_select_flagged, pscan_partition_if,
  * pscan_unique, pscan_run_length_encode, pscan_reduce_by_key, pscan_scan_by_key.
  *
- * Differential against the sequential references below (written from API.md): every type, every
+ * Differential against the sequential references below (written from pscan.h): every type, every
  * cmp, selection ratios 0%, ~1%, 50%, ~99%, 100%, runs of length ~1, ~500 and the whole input,
  * NaN (never equal) and signed zeros in float data, in place (select_if, select_flagged, unique,
  * the values of run_length_encode), threads 1, 2, 3, 8 (and 64 on few cores), partition sizes 1, 7, 64
@@ -133,7 +133,7 @@ static pscan_ctx *ctx_for(const config *c) {
     ctx = test_ctx(c->threads);
     threads = c->threads;
   }
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, c->part);
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, c->part);
   test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
   return ctx;
 }
@@ -544,7 +544,8 @@ static void test_scan_by_key(void) {
 
 /* ---- nearly everything kept, over whole tiles in look-back mode ----
    The CUDA select kernel gathers the last warp's items after its look-back; the other warps'
-   padded gather then reaches into the last warp's staged input (bench/NOTES.md, session 9) only
+   padded gather then reaches into the last warp's staged input (docs/PERFORMANCE.md, "Selection
+   kernels") only
    when they keep nearly all of theirs: 97-100% selected, on several whole tiles and a partial
    one, every item size, in and out of place. (On the CPU backend: more of the same.) */
 static void test_nearly_all_kept(void) {

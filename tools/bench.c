@@ -35,7 +35,7 @@ static const char bench_help[] =
     "the table shows medians, then pscan auto's speed over the best scan peer and the plain loop.\n"
     "Every scan's result (pscan's and the peers') is checked once per configuration against the\n"
     "plain loop; a wrong result stops the benchmark (exit status 1). PSCAN_CPU_ISA and\n"
-    "PSCAN_CPU_STREAM in the environment steer the library's kernels (bench/NOTES.md).\n"
+    "PSCAN_CPU_STREAM in the environment steer the library's kernels (docs/PERFORMANCE.md).\n"
     "\n"
     "Columns: Gelem/s = 10^9 elements per second; GB/s counts bytes read + written, 2 x n x the\n"
     "element size (the reduction only reads: n x the element size); 'of stream' and 'of memcpy'\n"
@@ -74,8 +74,9 @@ static const char bench_help_options[] =
     "                   sizes whose two buffers do not fit in available memory are skipped)\n"
     "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
     "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
-    "  --partition N    elements per partition for pscan's CPU runs (PSCAN_PARAM_PARTITION_SIZE,\n"
-    "                   64 to 2^30; default: the library's choice, 64 KB of input)\n"
+    "  --partition N    elements per partition for pscan's CPU runs, 64 to 2^30 (the\n"
+    "                   experimental PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE; default: the\n"
+    "                   library's choice, 64 KB of input)\n"
     "  --compact        measure CPU compaction instead (int32, 50% selected): pscan select_if\n"
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
@@ -113,7 +114,7 @@ typedef struct bench_opts {
   pscan_dtype types[CLI_MAX_LIST];
   int ntypes;
   long reps;
-  long partition; /* PSCAN_PARAM_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
+  long partition; /* EXPERIMENTAL_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
   bool quick, compact, gpu;
   const char *csv, *plot;
   bool sweep, cpu; /* --sweep (bench_sweep.c); --cpu */

@@ -110,7 +110,8 @@ typedef struct bench_cpu bench_cpu;
 /* Two buffers of max_bytes each, touched once so page faults stay out of the timings: by
    `threads` threads, each its even share (where a machine has several memory nodes, pages then
    sit near the threads that use them, as after a user's own parallel initialisation). NULL after
-   printing why on failure. partition > 0 sets PSCAN_PARAM_PARTITION_SIZE on pscan's contexts. */
+   printing why on failure. partition > 0 sets PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE on pscan's
+   contexts. */
 bench_cpu *bench_cpu_create(size_t max_bytes, int threads, long partition);
 void bench_cpu_destroy(bench_cpu *b);
 /* How many implementations bench_cpu_measure reports for p (at most BENCH_MAX_PER_POINT). */

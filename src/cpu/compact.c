@@ -23,7 +23,7 @@
  * partition holding head r writes counts_out[r-1] (vals_out[r-1]); the look-back aggregate
  * carries, with the count, the position of the last head (the reduction since the last head),
  * and the last partition closes the last run. reduce_by_key reads its values a second time (from
- * cache) after the look-back, so it does not run in place (nor does API.md allow it).
+ * cache) after the look-back, so it does not run in place (nor does pscan.h allow it).
  * scan_by_key has the same aggregate as reduce_by_key (heads, and the reduction since the last
  * one); after the look-back each partition scans its segments (scan_segments), the first one
  * continuing from the carry. It writes only its own range, so it may run in place.

@@ -18,7 +18,8 @@
  *
  * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
  * behind another tile's look-back holds up every successor's look-back (tried: a block that took
- * its next id early ran at half the speed, bench/NOTES.md, session 7).
+ * its next id early ran at half the speed, docs/PERFORMANCE.md, "A tile id is never taken
+ * early").
  *
  * Forward progress: ids are taken in order and each block's look-back warp handles its tiles in
  * the order its tile warps took them. The smallest unfinished tile m is therefore either with its
@@ -50,7 +51,38 @@ typedef struct NAME(heads_slot) {
 typedef struct NAME(heads_smem) {
   NAME(keys_smem) k;
   NAME(heads_slot) slot[2];
+  /* A dense run-length tile: each tile thread's head mask and the count of heads before it, so
+     that any thread finds the offset of the tile's head of rank j and the run lengths leave as
+     coalesced stores (not one scattered 8-byte store per head from the thread that found it). */
+  unsigned mask[PSCAN__THREADS];
+  unsigned before[PSCAN__THREADS];
 } NAME(heads_smem);
+
+/* The offset of bit number k (from 0) among the set bits of m; m has more than k set bits. */
+static __device__ __forceinline__ unsigned pscan__nth_set_bit(unsigned m, unsigned k) {
+  unsigned at = 0;
+#pragma unroll
+  for (unsigned w = 16; w; w >>= 1) {
+    const unsigned low = __popc(m & ((1u << w) - 1u));
+    if (k >= low) {
+      k -= low;
+      m >>= w;
+      at += w;
+    }
+  }
+  return at;
+}
+
+/* The offset in the tile of its head of rank j (j < the tile's head count): the last thread
+   with at most j heads before it holds it. */
+static __device__ __forceinline__ unsigned NAME(head_at)(const NAME(heads_smem) *sm, unsigned j) {
+  unsigned lo = 0;
+#pragma unroll
+  for (unsigned step = PSCAN__THREADS / 2; step; step >>= 1)
+    if (sm->before[lo + step] <= j)
+      lo += step;
+  return lo * ITEMS + pscan__nth_set_bit(sm->mask[lo], j - sm->before[lo]);
+}
 
 /* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
    `tile`; run heads also read the item before it (the last thread's load, so that thread 0 never
@@ -63,6 +95,15 @@ static __device__ __forceinline__ void NAME(lbw_stage)(const pscan__cuda_compact
   pscan__stage_start(k->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
   if (heads && threadIdx.x == PSCAN__THREADS - 1 && start > 0)
     k->before_tile = ((const T *)p->in)[start - 1];
+}
+
+/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that tile. */
+static __device__ __forceinline__ void NAME(lbw_take_fetch)(const pscan__cuda_compact_params *p,
+                                                               unsigned long long *slot) {
+  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
+  *slot = next;
+  if (p->keys_vector_io && next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE)
+    pscan__prefetch_l2((const T *)p->in + first, TILE * sizeof(T));
 }
 
 /* The count of kept items; run-length encoding also closes its last run. */
@@ -131,28 +172,43 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       NAME(read_items)(sm->k.tile, 0, ITEMS, items);
       pscan__lbw_tile_sync(); /* the gather writes over the staged input */
       NAME(gather_kept)(sm->k.tile, items, keep, before_count);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) {
+        sm->mask[threadIdx.x] = keep;
+        sm->before[threadIdx.x] = before_count;
+      }
     }
     if (threadIdx.x == 0) {
       slot->tile = tile;
       slot->total = total;
       slot->dense = dense;
-      sm->k.tile_id = pscan__take_tile(&p->lb);
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
     }
-    pscan__lbw_tile_sync(); /* the slot is complete, the next id known */
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
     pscan__lbw_filled(s);
-    const unsigned long long next = sm->k.tile_id;
-    if (dense) { /* wait for the prefix, then store from the tile buffer */
+    if (dense) {
+      /* Wait for the prefix, take the next id (L2 starts fetching that tile during the stores),
+         store from the tile buffer, then stage the next tile. Taking the id before the prefix
+         is known makes the new tile's aggregate wait behind this tile's look-back, and the waits
+         feed each other (the select kernel lost 57 points that way: docs/PERFORMANCE.md). */
       pscan__lbw_wait_prefix();
       const ACC_T tile_before = slot->prefix;
-      if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
-        NAME(close_runs)(p, NAME(op)(tile_before, NAME(make)(before_count, start + (unsigned)max(before_last, 0))),
-                         keep, start + first);
+      if (threadIdx.x == 0)
+        NAME(lbw_take_fetch)(p, &sm->k.tile_id);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) /* head j closes the run before it */
+        for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS) {
+          const unsigned long long rank = tile_before.count + j;
+          if (rank > 0)
+            p->counts_out[rank - 1] = start + NAME(head_at)(sm, j) -
+                                      (j > 0 ? start + NAME(head_at)(sm, j - 1) : tile_before.x);
+        }
       for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS)
         ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
-      pscan__lbw_tile_sync(); /* the stores have read the buffer */
+      pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
     }
+    const unsigned long long next = sm->k.tile_id;
     if (next < num_tiles)
       NAME(lbw_stage)(p, &sm->k, next, true);
     tile = next;
