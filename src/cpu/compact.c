@@ -236,7 +236,7 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
    cheaper: from 3 items on they beat a combine per item). The by-key operators accumulate in
    their value type (backend.c: builtin(val, val, op)), so a value is an accumulator, and
    acc_size <= 8. */
-enum { SHORT_RUN = 16, SHORT_SEGMENT = 3 };
+enum { SHORT_RUN = 16, SHORT_SEGMENT = 3, STREAM_SEGMENT = 1024 };
 
 /* memcpy of one value of vs bytes (1, 2, 4 or 8) with a constant size, so that it compiles to a
    move rather than a call. */
@@ -303,9 +303,7 @@ static void short_scan(const pscan__cpu_op *vop, int exclusive, const char *in, 
    than SHORT_SEGMENT are scanned by short_scan. */
 static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop, size_t start,
                           size_t len, const size_t *pos, size_t kept, const uint64_t *carry,
-                          void *scratch) {
-  void (*scan)(const pscan__cpu_op *, const void *, void *, size_t, const void *, void *) =
-      c->exclusive ? vop->scan_excl : vop->scan_incl;
+                          void *scratch, bool stream) {
   size_t vs = c->val_size, lo = start, end = start + len;
   const char *vin = c->vals_in;
   char *vout = c->vals_out;
@@ -336,7 +334,11 @@ static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop
         from = &first;
       }
       if (hi - lo >= SHORT_SEGMENT) {
-        scan(vop, vin + lo * vs, vout + lo * vs, hi - lo, from, scratch);
+        /* Long segments of a streamed output with non-temporal stores (no read-for-ownership
+           of vals_out); the stream kernels fence before they return, a cost that a segment of
+           STREAM_SEGMENT items hides. */
+        pscan__cpu_scan(vop, c->exclusive, stream && hi - lo >= STREAM_SEGMENT, vin + lo * vs,
+                        vout + lo * vs, hi - lo, from, scratch, NULL);
       } else {
         if (c->exclusive && !from && !have_ident) { /* the identity, from the kernel itself */
           uint64_t one;
@@ -397,7 +399,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     pscan__lb_publish(job, k, PSCAN__STATUS_P);
     /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
     if (seg_scan) {
-      scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL, kernel_scratch);
+      scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL, kernel_scratch,
+                    job->stream);
       continue;
     }
     if (kept)
