@@ -199,7 +199,12 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
     pscan__cpu_custom_op(&custom, c->in_size, c->fn, c->user);
     op = &custom;
   } else {
-    op = pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
+    /* SEQUENTIAL asked for by name is the plain left-to-right loop, bit for bit (numpy.cumsum's
+       order): the SIMD kernels of float SUM and PROD combine lanes in another bracketing, so an
+       order-sensitive operator takes the portable kernel. (AUTO's one-thread runs keep SIMD.) */
+    bool plain = ctx->params[PSCAN_PARAM_ALGO] == PSCAN_ALGO_SEQUENTIAL && pscan__order_sensitive(c);
+    op = plain ? pscan__cpu_scalar_op(c->in_type, c->out_type, (pscan_op)c->op)
+               : pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
     if (!op)
       return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s -> %s %s",
                          pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),

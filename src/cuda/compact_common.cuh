@@ -260,4 +260,34 @@ static uint64_t pscan__lbw_grid(const void *kernel, size_t dynamic_smem, pscan__
   return grid;
 }
 
+/* ---- Dense tiles' coalesced stores: which item is the tile's kept item (head) of rank j ---- */
+
+/* The offset of bit number k (from 0) among the set bits of m; m has more than k set bits. */
+static __device__ __forceinline__ unsigned pscan__nth_set_bit(unsigned m, unsigned k) {
+  unsigned at = 0;
+#pragma unroll
+  for (unsigned w = 16; w; w >>= 1) {
+    const unsigned low = __popc(m & ((1u << w) - 1u));
+    if (k >= low) {
+      k -= low;
+      m >>= w;
+      at += w;
+    }
+  }
+  return at;
+}
+
+/* The offset in the tile of its kept item of rank j, from each tile thread's mask (bit i: its
+   item i, at thread * items + i) and the count kept before that thread (j < the tile's count):
+   the last thread with at most j kept before it holds it. */
+static __device__ __forceinline__ unsigned pscan__head_at(const unsigned *mask, const unsigned *before,
+                                                          unsigned j, unsigned items) {
+  unsigned lo = 0;
+#pragma unroll
+  for (unsigned step = PSCAN__THREADS / 2; step; step >>= 1)
+    if (before[lo + step] <= j)
+      lo += step;
+  return lo * items + pscan__nth_set_bit(mask[lo], j - before[lo]);
+}
+
 #endif /* PSCAN_CUDA_COMPACT_COMMON_CUH */

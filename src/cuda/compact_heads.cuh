@@ -58,30 +58,9 @@ typedef struct NAME(heads_smem) {
   unsigned before[PSCAN__THREADS];
 } NAME(heads_smem);
 
-/* The offset of bit number k (from 0) among the set bits of m; m has more than k set bits. */
-static __device__ __forceinline__ unsigned pscan__nth_set_bit(unsigned m, unsigned k) {
-  unsigned at = 0;
-#pragma unroll
-  for (unsigned w = 16; w; w >>= 1) {
-    const unsigned low = __popc(m & ((1u << w) - 1u));
-    if (k >= low) {
-      k -= low;
-      m >>= w;
-      at += w;
-    }
-  }
-  return at;
-}
-
-/* The offset in the tile of its head of rank j (j < the tile's head count): the last thread
-   with at most j heads before it holds it. */
+/* The offset in the tile of its head of rank j (j < the tile's head count). */
 static __device__ __forceinline__ unsigned NAME(head_at)(const NAME(heads_smem) *sm, unsigned j) {
-  unsigned lo = 0;
-#pragma unroll
-  for (unsigned step = PSCAN__THREADS / 2; step; step >>= 1)
-    if (sm->before[lo + step] <= j)
-      lo += step;
-  return lo * ITEMS + pscan__nth_set_bit(sm->mask[lo], j - sm->before[lo]);
+  return pscan__head_at(sm->mask, sm->before, j, ITEMS);
 }
 
 /* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
@@ -137,6 +116,27 @@ static __device__ __forceinline__ unsigned NAME(lbw_decide)(const pscan__cuda_co
   if (tile > 0 && threadIdx.x == 0)
     NAME(publish)(p->lb.agg_words, tile, *total, p->lb.epoch);
   return keep;
+}
+
+/* A dense run-length tile, once its prefix is known: head j closes the run before it. Ranks
+   stride over the threads in whole rounds (every lane of a warp in each), so that a lane takes
+   the offset of head j - 1 from the lane before it and only lane 0 searches for it. */
+static __device__ __forceinline__ void NAME(store_run_lengths)(const pscan__cuda_compact_params *p,
+                                                               const NAME(heads_smem) *sm,
+                                                               unsigned long long start,
+                                                               unsigned total_count,
+                                                               ACC_T tile_before) {
+  const unsigned lane = threadIdx.x & 31;
+  for (unsigned round = 0; round < total_count; round += PSCAN__THREADS) {
+    const unsigned j = round + threadIdx.x;
+    const unsigned at = j < total_count ? NAME(head_at)(sm, j) : 0u;
+    unsigned before_at = __shfl_up_sync(PSCAN__FULL_MASK, at, 1);
+    if (lane == 0 && j > 0 && j < total_count)
+      before_at = NAME(head_at)(sm, j - 1);
+    const unsigned long long rank = tile_before.count + j;
+    if (j < total_count && rank > 0)
+      p->counts_out[rank - 1] = start + at - (j > 0 ? start + before_at : tile_before.x);
+  }
 }
 
 /* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
@@ -195,13 +195,8 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(lbw_take_fetch)(p, &sm->k.tile_id);
-      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) /* head j closes the run before it */
-        for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS) {
-          const unsigned long long rank = tile_before.count + j;
-          if (rank > 0)
-            p->counts_out[rank - 1] = start + NAME(head_at)(sm, j) -
-                                      (j > 0 ? start + NAME(head_at)(sm, j - 1) : tile_before.x);
-        }
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+        NAME(store_run_lengths)(p, sm, start, total_count, tile_before);
       for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS)
         ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
