@@ -1,0 +1,115 @@
+/* The CPU backend's user operators: a compiled operator (cpu_compile.c) or a host_fn behind the
+ * same pscan__cpu_op kernel interface as the built-in operators, so that scans run through the
+ * CPU backend's own strategies (single-pass decoupled look-back on the context's pool, and the
+ * others ALGO selects) and predicates through its single-pass compaction (compact.c) with the
+ * compiled gather in place of the built-in comparison. */
+#include "../cpu/cpu.h"
+#include "cpu_compile.h"
+
+#include <string.h>
+
+typedef struct cpu_uop {
+  pscan__cpu_op base; /* first: the strategies see a pscan__cpu_op */
+  pscan_op_kind kind;
+  size_t elem_size;
+  pscan__uop_lib lib; /* lib.dl NULL: a host_fn operator (base.user_fn) */
+} cpu_uop;
+
+static const pscan__uop_lib *lib_of(const pscan__cpu_op *op) {
+  return &((const cpu_uop *)(const void *)op)->lib;
+}
+
+static void k_reduce(const pscan__cpu_op *op, const void *in, size_t n, void *acc) {
+  lib_of(op)->reduce(acc, in, n);
+}
+static void k_scan_incl(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                        const void *carry, void *scratch) {
+  (void)scratch;
+  lib_of(op)->scan(out, in, n, carry);
+}
+static void k_scan_excl(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                        const void *carry, void *scratch) {
+  (void)scratch;
+  lib_of(op)->scan_excl(out, in, n, carry); /* carry: the scan's init (api: never NULL here) */
+}
+static void k_propagate_incl(const pscan__cpu_op *op, void *out, size_t n, const void *carry) {
+  lib_of(op)->propagate(out, n, carry);
+}
+static void k_propagate_excl(const pscan__cpu_op *op, void *out, size_t n, const void *carry) {
+  lib_of(op)->propagate_excl(out, n, carry);
+}
+static void k_combine(const pscan__cpu_op *op, void *out, const void *a, const void *b) {
+  lib_of(op)->combine(out, a, b);
+}
+
+const char *pscan__cpu_op_target(pscan_ctx *ctx, const pscan_op_desc *desc) {
+  (void)ctx;
+  return desc->host_fn ? "host_fn" : pscan__uop_target();
+}
+
+pscan_status pscan__cpu_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key,
+                                  void **impl) {
+  cpu_uop *u = pscan__calloc(1, sizeof *u);
+  if (!u)
+    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_op_create: out of memory");
+  u->kind = desc->kind;
+  u->elem_size = desc->elem_size;
+  if (desc->host_fn) { /* the existing custom-operator kernels: nothing to compile */
+    pscan__cpu_custom_op(&u->base, desc->elem_size, desc->host_fn, desc->host_user);
+    *impl = u;
+    return PSCAN_OK;
+  }
+  pscan_status s = pscan__uop_compile(ctx, desc, key, &u->lib);
+  if (s == PSCAN_OK && u->lib.size_of() != desc->elem_size) {
+    s = pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                    "pscan_op_create: elem_size %zu but sizeof(%s) is %zu", desc->elem_size,
+                    desc->type_name, u->lib.size_of());
+    pscan__uop_unload(&u->lib);
+  }
+  if (s != PSCAN_OK) {
+    pscan__free(u);
+    return s;
+  }
+  u->base = (pscan__cpu_op){.reduce = k_reduce,
+                            .scan_incl = k_scan_incl,
+                            .scan_excl = k_scan_excl,
+                            .propagate_incl = k_propagate_incl,
+                            .propagate_excl = k_propagate_excl,
+                            .combine = k_combine,
+                            .in_size = desc->elem_size,
+                            .acc_size = desc->elem_size};
+  *impl = u;
+  return PSCAN_OK;
+}
+
+void pscan__cpu_op_destroy(pscan_ctx *ctx, void *impl) {
+  cpu_uop *u = impl;
+  (void)ctx;
+  if (!u)
+    return;
+  pscan__uop_unload(&u->lib);
+  pscan__free(u);
+}
+
+pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                                int exclusive, const void *init) {
+  cpu_uop *u = impl;
+  pscan__scan_call c = {.in = in, .out = out, .n = n, .op = PSCAN__OP_CUSTOM,
+                        .exclusive = exclusive, .init = init, .in_size = u->elem_size,
+                        .out_size = u->elem_size, .fn = u->base.user_fn, .user = u->base.user};
+  return pscan__cpu_scan_with(ctx, &c, &u->base);
+}
+
+static size_t gather(const void *pred, const void *in, size_t n, void *buf, bool rejects) {
+  return ((const cpu_uop *)pred)->lib.gather(buf, in, n, rejects ? 1 : 0);
+}
+
+pscan_status pscan__cpu_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                                  int partition, size_t *num_selected) {
+  cpu_uop *u = impl;
+  pscan__compact_call c = {
+      .kind = partition ? PSCAN__COMPACT_PARTITION_IF : PSCAN__COMPACT_SELECT_IF,
+      .in = in, .out = out, .n = n, .type = PSCAN_U8, .size = u->elem_size,
+      .num_selected = num_selected, .user_gather = gather, .user_pred = u};
+  return pscan__cpu_backend.compact(ctx, &c);
+}
