@@ -65,6 +65,15 @@ static __device__ __forceinline__ void NAME(lbw_stage)(const pscan__cuda_compact
     k->before_tile = ((const T *)p->in)[start - 1];
 }
 
+/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that tile. */
+static __device__ __forceinline__ void NAME(lbw_take_fetch)(const pscan__cuda_compact_params *p,
+                                                               unsigned long long *slot) {
+  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
+  *slot = next;
+  if (p->keys_vector_io && next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE)
+    pscan__prefetch_l2((const T *)p->in + first, TILE * sizeof(T));
+}
+
 /* The count of kept items; run-length encoding also closes its last run. */
 static __device__ __forceinline__ void NAME(heads_finish)(const pscan__cuda_compact_params *p,
                                                           ACC_T through) {
@@ -136,14 +145,20 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       slot->tile = tile;
       slot->total = total;
       slot->dense = dense;
-      sm->k.tile_id = pscan__take_tile(&p->lb);
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
     }
-    pscan__lbw_tile_sync(); /* the slot is complete, the next id known */
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
     pscan__lbw_filled(s);
-    const unsigned long long next = sm->k.tile_id;
-    if (dense) { /* wait for the prefix, then store from the tile buffer */
+    if (dense) {
+      /* Wait for the prefix, take the next id (L2 starts fetching that tile during the stores),
+         store from the tile buffer, then stage the next tile. Taking the id before the prefix
+         is known makes the new tile's aggregate wait behind this tile's look-back, and the waits
+         feed each other (the select kernel lost 57 points that way: docs/PERFORMANCE.md). */
       pscan__lbw_wait_prefix();
       const ACC_T tile_before = slot->prefix;
+      if (threadIdx.x == 0)
+        NAME(lbw_take_fetch)(p, &sm->k.tile_id);
       if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
         NAME(close_runs)(p, NAME(op)(tile_before, NAME(make)(before_count, start + (unsigned)max(before_last, 0))),
                          keep, start + first);
@@ -151,8 +166,9 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
         ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
-      pscan__lbw_tile_sync(); /* the stores have read the buffer */
+      pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
     }
+    const unsigned long long next = sm->k.tile_id;
     if (next < num_tiles)
       NAME(lbw_stage)(p, &sm->k, next, true);
     tile = next;

@@ -59,15 +59,6 @@ typedef struct NAME(select_smem) {
   __align__(16) unsigned char out[NAME(MEDIUM_BYTES)]; /* the kept items, gathered layout */
 } NAME(select_smem);
 
-/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that tile. */
-static __device__ __forceinline__ void NAME(select_take_fetch)(const pscan__cuda_compact_params *p,
-                                                               unsigned long long *slot) {
-  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
-  *slot = next;
-  if (p->keys_vector_io && next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE)
-    pscan__prefetch_l2((const T *)p->in + first, TILE * sizeof(T));
-}
-
 /* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
 static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, NAME(select_smem) *sm) {
   const unsigned long long num_tiles = p->lb.num_tiles;
@@ -120,7 +111,7 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     if (threadIdx.x == 0) {
       if (tile == num_tiles - 1)
         *p->count_out = tile_before.count + total_count;
-      NAME(select_take_fetch)(p, &sm->k.tile_id);
+      NAME(lbw_take_fetch)(p, &sm->k.tile_id);
     }
     NAME(store_kept_packed)((T *)p->out + tile_before.count, sm->k.tile, total_count, threadIdx.x,
                             PSCAN__THREADS);
