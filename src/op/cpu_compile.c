@@ -28,7 +28,8 @@ extern char **environ;
 
 enum { MAX_CC_ARGS = 16, MAX_LOG = 1 << 20, PATH_LEN = 4352 };
 
-static const char *const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11"};
+static const char *const cc_flags[] = {"-O3",     "-march=native", "-fPIC",
+                                       "-shared", "-std=c11",      "-fvisibility=hidden"};
 enum { N_FLAGS = sizeof cc_flags / sizeof cc_flags[0] };
 
 /* The compiler command split on blanks into argv (at most MAX_CC_ARGS words); returns the count. */
@@ -145,7 +146,15 @@ const char *pscan__uop_target(void) {
       snprintf(version, sizeof version, "%.*s", (int)strcspn(out, "\n"), out);
     pscan__free(out);
     cpu_identity(cpu, sizeof cpu);
-    int w = snprintf(target, sizeof target, "cc=%s\nversion=%s\nflags=", key, version);
+    /* The glue is part of every compiled operator: a change to it must miss old entries. */
+    const void *glue[] = {pscan__uop_glue, pscan__uop_glue_combine, pscan__uop_glue_scan,
+                          pscan__uop_glue_predicate};
+    size_t glue_sizes[] = {sizeof pscan__uop_glue, sizeof pscan__uop_glue_combine,
+                           sizeof pscan__uop_glue_scan, sizeof pscan__uop_glue_predicate};
+    char glue_hash[33];
+    pscan__hash_hex(glue, glue_sizes, 4, glue_hash);
+    int w = snprintf(target, sizeof target, "cc=%s\nversion=%s\nglue=%s\nflags=", key, version,
+                     glue_hash);
     for (int i = 0; i < N_FLAGS && w > 0 && (size_t)w < sizeof target; i++)
       w += snprintf(target + w, sizeof target - (size_t)w, "%s ", cc_flags[i]);
     if (w > 0 && (size_t)w < sizeof target)
@@ -201,14 +210,16 @@ void pscan__uop_unload(pscan__uop_lib *lib) {
 
 /* The translation unit: the user's source, the element type and function, the glue. */
 static char *unit_source(const pscan_op_desc *d) {
-  const char *body = d->kind == PSCAN_KIND_COMBINE ? pscan__uop_glue_combine
-                                                   : pscan__uop_glue_predicate;
+  bool combine = d->kind == PSCAN_KIND_COMBINE;
+  const char *body = combine ? pscan__uop_glue_combine : pscan__uop_glue_predicate;
+  const char *more = combine ? pscan__uop_glue_scan : "";
   const char *fmt = "#line 1 \"pscan_op_source\"\n%s\n#define PSCAN_UOP_T %s\n"
-                    "#define PSCAN_UOP_F %s\n%s%s";
-  int len = snprintf(NULL, 0, fmt, d->source, d->type_name, d->name, pscan__uop_glue, body);
+                    "#define PSCAN_UOP_F %s\n%s%s%s";
+  int len = snprintf(NULL, 0, fmt, d->source, d->type_name, d->name, pscan__uop_glue, body, more);
   char *s = len < 0 ? NULL : pscan__calloc(1, (size_t)len + 1);
   if (s)
-    snprintf(s, (size_t)len + 1, fmt, d->source, d->type_name, d->name, pscan__uop_glue, body);
+    snprintf(s, (size_t)len + 1, fmt, d->source, d->type_name, d->name, pscan__uop_glue, body,
+             more);
   return s;
 }
 

@@ -2,31 +2,48 @@
  * macros: PSCAN_UOP_T, the element type, and PSCAN_UOP_F, the function). It defines the whole
  * sequential kernels of one partition in the same translation unit as the user's function, so
  * that the compiler inlines the operator into the loops (what a function pointer per element
- * would forbid).
+ * would forbid). The unit is compiled with hidden visibility (cpu_compile.c), so that the
+ * user's function is not interposable and can be inlined; only the glue's entry points are exported.
  *
  * Instruction-level parallelism: a scan's running value is one dependency chain, one operator
- * latency per element. Above LANES * 64 elements the reduction runs LANES chains side by side over
- * LANES contiguous quarters and folds them in order; the scan first reduces the first LANES - 1
- * quarters that way, which gives every quarter its entry prefix, then scans the quarters side by
- * side. Only associativity is used, never commutativity, and every element is read before its
+ * latency per element. On long enough inputs the reduction runs LANES chains side by side over
+ * LANES contiguous quarters and folds them in order; the scan, block by block (32 KiB, which stays
+ * in L1), first reduces the first LANES - 1 quarters that way, which gives every quarter its entry
+ * prefix, then scans the quarters side by side. Only associativity is used, never commutativity, and every element is read before its
  * position is written (in place is safe). The glue includes no header: it must not collide with
- * anything the user's source declares. */
+ * anything the user's source declares; it needs GCC or Clang (attributes, __SIZE_TYPE__). */
 #ifndef PSCAN_OP_CPU_GLUE_H
 #define PSCAN_OP_CPU_GLUE_H
 
 static const char pscan__uop_glue[] =
     "\n#line 1 \"pscan_op_glue\"\n"
     "typedef PSCAN_UOP_T pscan_uop_t;\n"
+    "#define PSCAN_UOP_EXPORT __attribute__((visibility(\"default\")))\n"
     "typedef __SIZE_TYPE__ pscan_uop_size;\n"
     "enum { PSCAN_UOP_LANES = 4, PSCAN_UOP_S = sizeof(pscan_uop_t) };\n"
+    /* Element access through a packed box: unaligned and alias-safe, and compiled as direct
+       loads and stores of the members (a memcpy of a struct held in registers goes through the
+       stack, and reloading it whole misses store forwarding: 10x slower measured). */
+    "struct __attribute__((packed, may_alias)) pscan_uop_box { pscan_uop_t v; };\n"
     "static inline pscan_uop_t pscan_uop_ld(const char *p) {\n"
-    "  pscan_uop_t v; __builtin_memcpy(&v, p, sizeof v); return v; }\n"
-    "static inline void pscan_uop_st(char *p, pscan_uop_t v) { __builtin_memcpy(p, &v, sizeof v); }\n"
-    "pscan_uop_size pscan_uop_sizeof(void) { return sizeof(pscan_uop_t); }\n";
+    "  return ((const struct pscan_uop_box *)p)->v; }\n"
+    "static inline void pscan_uop_st(char *p, pscan_uop_t v) {\n"
+    "  ((struct pscan_uop_box *)p)->v = v; }\n"
+    "PSCAN_UOP_EXPORT pscan_uop_size pscan_uop_sizeof(void) { return sizeof(pscan_uop_t); }\n"
+    /* The quarter length for n elements, or 0 when n is too short for lanes. Lanes whose
+       addresses agree in their low 12 bits make the core's store-to-load check see false
+       dependencies between them (4K aliasing), so a quarter of a multiple of 4 KiB is shortened
+       by about 512 bytes (the rest goes to the sequential tail). */
+    "enum { PSCAN_UOP_BLOCK = 32768, PSCAN_UOP_SHIFT = (512 + PSCAN_UOP_S - 1) / PSCAN_UOP_S };\n"
+    "static inline pscan_uop_size pscan_uop_quarter(pscan_uop_size n) {\n"
+    "  pscan_uop_size q = n / PSCAN_UOP_LANES, off = q * PSCAN_UOP_S % 4096;\n"
+    "  if (q < 64 + 2 * PSCAN_UOP_SHIFT) return 0;\n"
+    "  return off < 256 || off > 3840 ? q - PSCAN_UOP_SHIFT : q;\n"
+    "}\n";
 
 /* COMBINE operators. */
 static const char pscan__uop_glue_combine[] =
-    "void pscan_uop_combine(void *out, const void *a, const void *b) {\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_combine(void *out, const void *a, const void *b) {\n"
     "  pscan_uop_st(out, PSCAN_UOP_F(pscan_uop_ld(a), pscan_uop_ld(b))); }\n"
     /* red[j] = the reduction of quarter j (q elements from in + j*q) for j < lanes. */
     "static inline void pscan_uop_quarters(pscan_uop_t *red, const char *in, pscan_uop_size q,\n"
@@ -39,12 +56,11 @@ static const char pscan__uop_glue_combine[] =
     "      if (j < lanes) r[j] = PSCAN_UOP_F(r[j], pscan_uop_ld(in + j * step + i * PSCAN_UOP_S));\n"
     "  for (int j = 0; j < lanes; j++) red[j] = r[j];\n"
     "}\n"
-    "void pscan_uop_reduce(void *acc, const void *in_, pscan_uop_size n) {\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_reduce(void *acc, const void *in_, pscan_uop_size n) {\n"
     "  const char *in = in_;\n"
-    "  pscan_uop_t r; pscan_uop_size i = 1;\n"
-    "  if (n >= 64 * PSCAN_UOP_LANES) {\n"
+    "  pscan_uop_t r; pscan_uop_size i = 1, q = pscan_uop_quarter(n);\n"
+    "  if (q) {\n"
     "    pscan_uop_t red[PSCAN_UOP_LANES];\n"
-    "    pscan_uop_size q = n / PSCAN_UOP_LANES;\n"
     "    pscan_uop_quarters(red, in, q, PSCAN_UOP_LANES);\n"
     "    r = red[0];\n"
     "    for (int j = 1; j < PSCAN_UOP_LANES; j++) r = PSCAN_UOP_F(r, red[j]);\n"
@@ -54,7 +70,11 @@ static const char pscan__uop_glue_combine[] =
     "  }\n"
     "  for (; i < n; i++) r = PSCAN_UOP_F(r, pscan_uop_ld(in + i * PSCAN_UOP_S));\n"
     "  pscan_uop_st(acc, r);\n"
-    "}\n"
+    "}\n";
+
+/* COMBINE operators, continued (one string would pass the 4095 characters ISO C asks a compiler
+   to support). */
+static const char pscan__uop_glue_scan[] =
     /* Quarters scanned side by side from their entry prefixes e[j] (have[j] = 0: lane 0 without a
        carry starts from its first element); returns the last lane's running value. */
     "static inline pscan_uop_t pscan_uop_lanes(char *out, const char *in, pscan_uop_size q,\n"
@@ -76,37 +96,47 @@ static const char pscan__uop_glue_combine[] =
     "    }\n"
     "  return acc[PSCAN_UOP_LANES - 1];\n"
     "}\n"
-    "static void pscan_uop_scan_any(char *out, const char *in, pscan_uop_size n,\n"
-    "                               const void *carry, int excl) {\n"
-    "  pscan_uop_t acc; pscan_uop_size i = 0; int have = carry != 0;\n"
-    "  if (have) acc = pscan_uop_ld(carry);\n"
-    "  if (n >= 64 * PSCAN_UOP_LANES) {\n"
-    "    pscan_uop_size q = n / PSCAN_UOP_LANES;\n"
+    /* One block of at most PSCAN_UOP_BLOCK bytes, so that the second read of its first three
+       quarters comes from L1; *acc / *have: the running value before and after it. */
+    "static inline void pscan_uop_block(char *out, const char *in, pscan_uop_size n,\n"
+    "                                   pscan_uop_t *acc, int *have, int excl) {\n"
+    "  pscan_uop_size i = 0, q = pscan_uop_quarter(n);\n"
+    "  if (q) {\n"
     "    pscan_uop_t red[PSCAN_UOP_LANES], e[PSCAN_UOP_LANES];\n"
     "    pscan_uop_quarters(red, in, q, PSCAN_UOP_LANES - 1);\n"
-    "    if (have) e[0] = acc;\n"
+    "    if (*have) e[0] = *acc;\n"
     "    for (int j = 1; j < PSCAN_UOP_LANES; j++)\n"
-    "      e[j] = (j == 1 && !have) ? red[0] : PSCAN_UOP_F(e[j - 1], red[j - 1]);\n"
-    "    acc = pscan_uop_lanes(out, in, q, e, have, excl);\n"
-    "    have = 1; i = q * PSCAN_UOP_LANES;\n"
+    "      e[j] = (j == 1 && !*have) ? red[0] : PSCAN_UOP_F(e[j - 1], red[j - 1]);\n"
+    "    *acc = pscan_uop_lanes(out, in, q, e, *have, excl);\n"
+    "    *have = 1; i = q * PSCAN_UOP_LANES;\n"
     "  }\n"
     "  for (; i < n; i++) {\n"
     "    pscan_uop_t x = pscan_uop_ld(in + i * PSCAN_UOP_S);\n"
-    "    if (excl) { pscan_uop_st(out + i * PSCAN_UOP_S, acc); acc = PSCAN_UOP_F(acc, x); }\n"
-    "    else { acc = have ? PSCAN_UOP_F(acc, x) : x; have = 1;\n"
-    "           pscan_uop_st(out + i * PSCAN_UOP_S, acc); }\n"
+    "    if (excl) { pscan_uop_st(out + i * PSCAN_UOP_S, *acc); *acc = PSCAN_UOP_F(*acc, x); }\n"
+    "    else { *acc = *have ? PSCAN_UOP_F(*acc, x) : x; *have = 1;\n"
+    "           pscan_uop_st(out + i * PSCAN_UOP_S, *acc); }\n"
     "  }\n"
     "}\n"
-    "void pscan_uop_scan(void *out, const void *in, pscan_uop_size n, const void *carry) {\n"
+    "static void pscan_uop_scan_any(char *out, const char *in, pscan_uop_size n,\n"
+    "                               const void *carry, int excl) {\n"
+    "  pscan_uop_t acc; int have = carry != 0;\n"
+    "  const pscan_uop_size block = PSCAN_UOP_BLOCK / PSCAN_UOP_S ? PSCAN_UOP_BLOCK / PSCAN_UOP_S : 1;\n"
+    "  if (have) acc = pscan_uop_ld(carry);\n"
+    "  for (pscan_uop_size at = 0; at < n; at += block) {\n"
+    "    pscan_uop_size len = n - at < block ? n - at : block;\n"
+    "    pscan_uop_block(out + at * PSCAN_UOP_S, in + at * PSCAN_UOP_S, len, &acc, &have, excl);\n"
+    "  }\n"
+    "}\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_scan(void *out, const void *in, pscan_uop_size n, const void *carry) {\n"
     "  pscan_uop_scan_any(out, in, n, carry, 0); }\n"
-    "void pscan_uop_scan_excl(void *out, const void *in, pscan_uop_size n, const void *carry) {\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_scan_excl(void *out, const void *in, pscan_uop_size n, const void *carry) {\n"
     "  pscan_uop_scan_any(out, in, n, carry, 1); }\n"
-    "void pscan_uop_propagate(void *out_, pscan_uop_size n, const void *carry) {\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_propagate(void *out_, pscan_uop_size n, const void *carry) {\n"
     "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
     "  for (pscan_uop_size i = 0; i < n; i++)\n"
     "    pscan_uop_st(out + i * PSCAN_UOP_S, PSCAN_UOP_F(c, pscan_uop_ld(out + i * PSCAN_UOP_S)));\n"
     "}\n"
-    "void pscan_uop_propagate_excl(void *out_, pscan_uop_size n, const void *carry) {\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_propagate_excl(void *out_, pscan_uop_size n, const void *carry) {\n"
     "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
     "  for (pscan_uop_size i = n - 1; i > 0; i--)\n"
     "    pscan_uop_st(out + i * PSCAN_UOP_S,\n"
@@ -116,7 +146,7 @@ static const char pscan__uop_glue_combine[] =
 
 /* PREDICATE operators: the branch-free gather of the compaction family (compact_body.h). */
 static const char pscan__uop_glue_predicate[] =
-    "pscan_uop_size pscan_uop_gather(void *buf_, const void *in_, pscan_uop_size n, int rejects) {\n"
+    "PSCAN_UOP_EXPORT pscan_uop_size pscan_uop_gather(void *buf_, const void *in_, pscan_uop_size n, int rejects) {\n"
     "  char *buf = buf_; const char *in = in_; pscan_uop_size sel = 0;\n"
     "  if (rejects) {\n"
     "    for (pscan_uop_size i = 0; i < n; i++) {\n"
