@@ -13,8 +13,11 @@
  * backend (buffers mirrored to the device); exits 77 without a GPU. The compiler and cache checks
  * are the CPU backend's and run only on the CPU build. */
 #define _GNU_SOURCE
+#include "../src/internal.h" /* pscan__fault_arm, pscan__fault_disarm */
 #include "test.h"
 #include "user_ops.h"
+
+#include <limits.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,6 +377,61 @@ static void test_deterministic(void) {
   free(out);
 }
 
+/* ---- Allocation failures: each allocation of a create and a scan made to fail in turn (a
+   fresh compile, a disk hit and an in-context hit); the call answers OUT_OF_MEMORY or succeeds,
+   leaks nothing (ASan) and leaves the context usable. ---- */
+static void test_alloc_faults(void) {
+  const uo_case *c = &uo_cases[0];
+  char src[1024];
+  snprintf(src, sizeof src, "/* faults %llu */\n%s", (unsigned long long)seed, c->source);
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = c->type_name,
+                     .name = c->name, .elem_size = c->size, .identity = c->identity};
+  size_t n = 100000;
+  uo_affine_f32 *in = test_malloc(n * sizeof *in), *out = test_malloc(n * sizeof *out);
+  test_rng rng = test_fork(seed, 5000);
+  for (size_t i = 0; i < n; i++)
+    c->fill(&rng, &in[i]);
+  int oom = 0, ok = 0;
+  for (int phase = 0; phase < 3; phase++) {
+    for (long k = 0;; k++) {
+      pscan_ctx *ctx = make_ctx(2);
+      pscan_user_op *op = NULL, *warm = NULL;
+      if (phase == 0) /* a source never compiled: the whole build path */
+        snprintf(src, sizeof src, "/* faults %llu %ld */\n%s", (unsigned long long)seed, k,
+                 c->source);
+      if (phase == 2)
+        CHECK_STATUS(pscan_op_create(ctx, &d, &warm), PSCAN_OK); /* the in-context hit */
+      pscan__fault_arm(PSCAN__FAULT_ALLOC, k);
+      pscan_status s = pscan_op_create(ctx, &d, &op);
+      if (s == PSCAN_OK)
+        s = pscan_scan_op(ctx, in, out, n, op, 1, NULL);
+      long passed = pscan__fault_disarm(PSCAN__FAULT_ALLOC);
+      CHECK(s == PSCAN_OK || s == PSCAN_ERR_OUT_OF_MEMORY, "fault %ld (phase %d): %s (%s)", k,
+            phase, pscan_status_name(s), pscan_last_error(ctx));
+      oom += s == PSCAN_ERR_OUT_OF_MEMORY;
+      ok += s == PSCAN_OK;
+      pscan_op_destroy(op);
+      op = NULL;
+      /* still usable */
+      if (!op)
+        CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
+      pscan_status again = op ? pscan_scan_op(ctx, in, out, n, op, 0, NULL) : PSCAN_ERR_INTERNAL;
+      CHECK(again == PSCAN_OK, "after fault %ld (phase %d): %s (%s)", k, phase,
+            pscan_status_name(again), pscan_last_error(ctx));
+      pscan_op_destroy(op);
+      pscan_op_destroy(warm);
+      pscan_destroy(ctx);
+      if (passed <= k) /* every allocation of the calls has been failed once */
+        break;
+    }
+    if (phase == 0) /* the last one is now on disk: the disk hits of phase 1 */
+      snprintf(src, sizeof src, "/* faults %llu */\n%s", (unsigned long long)seed, c->source);
+  }
+  CHECK(oom > 0 && ok > 0, "allocation faults: %d refused, %d done", oom, ok);
+  free(in);
+  free(out);
+}
+
 /* ---- The compiler and the disk cache (CPU) ---- */
 
 static char dir[512], counter[600], real_cc[512];
@@ -578,6 +636,7 @@ int main(void) {
   test_refusals();
 #ifndef TEST_USER_OP_ON_CUDA
   test_deterministic();
+  test_alloc_faults();
   test_compiler_and_cache();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

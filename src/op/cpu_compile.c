@@ -297,10 +297,12 @@ static pscan_status run_compiler(pscan_ctx *ctx, const build_paths *b) {
   char *log = NULL;
   size_t len = 0;
   int code = 0, err = run_capture(argv, &log, &len, &code);
-  if (err)
+  if (err) {
+    char why[128];
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
                        "pscan_op_create: no C compiler: cannot run '%s' (%s); set PSCAN_CC or give "
-                       "host_fn", argv[0], strerror(err));
+                       "host_fn", argv[0], strerror_r(err, why, sizeof why));
+  }
   pscan__op_set_log(ctx, log, len);
   pscan_status s = PSCAN_OK;
   if (code != 0) {
