@@ -48,6 +48,21 @@ static __device__ __forceinline__ void NAME(rbk_stage)(const pscan__cuda_compact
     sm->k.key_before = pscan__load_bits(p->in, start - 1, ks);
 }
 
+/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that
+   tile's keys and values. */
+static __device__ __forceinline__ void NAME(rbk_take_fetch)(const pscan__cuda_compact_params *p,
+                                                            unsigned long long *slot) {
+  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
+  const unsigned ks = (unsigned)p->key_size;
+  *slot = next;
+  if (next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE) {
+    if (p->keys_vector_io)
+      pscan__prefetch_l2((const unsigned char *)p->in + first * ks, TILE * ks);
+    if (p->vals_vector_io)
+      pscan__prefetch_l2((const V_T *)p->vals_in + first, TILE * (unsigned)sizeof(V_T));
+  }
+}
+
 /* The tile threads: every tile of the block, from the first id it takes until the ids run out. */
 static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME(rbk_smem) *sm) {
   const unsigned long long n = p->lb.n, num_tiles = p->lb.num_tiles;
@@ -98,18 +113,24 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
       slot->tile = tile;
       slot->total = total;
       slot->dense = dense;
-      sm->k.tile_id = pscan__take_tile(&p->lb);
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
     }
-    pscan__lbw_tile_sync(); /* the slot is complete, the next id known */
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
     pscan__lbw_filled(s);
-    const unsigned long long next = sm->k.tile_id;
-    if (dense) { /* wait for the prefix; then each head writes its key and closes its run */
+    if (dense) {
+      /* Wait for the prefix, take the next id (L2 fetches that tile during the stores), then
+         each head writes its key and closes its run. The id is taken only now for the reason
+         compact_heads.cuh gives. */
       pscan__lbw_wait_prefix();
       const ACC_T tile_before = slot->prefix;
+      if (threadIdx.x == 0)
+        NAME(rbk_take_fetch)(p, &sm->k.tile_id);
       NAME(store_runs_direct)(p, keys, vals, heads, mine, NAME(op)(tile_before, before));
       NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
-      pscan__lbw_tile_sync(); /* the tile has been read */
+      pscan__lbw_tile_sync(); /* the tile has been read; the next id is known */
     }
+    const unsigned long long next = sm->k.tile_id;
     if (next < num_tiles)
       NAME(rbk_stage)(p, sm, next);
     tile = next;
