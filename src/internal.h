@@ -145,6 +145,8 @@ pscan_status pscan__fail(pscan_ctx *ctx, pscan_status status, const char *fmt, .
   } while (0)
 
 /* ---- User operators (src/op/op.c) ---- */
+/* The largest element a user operator takes (bytes). */
+#define PSCAN__OP_MAX_ELEM 4096
 /* Releases every compiled operator ctx holds (pscan_destroy, before the backend's fini). */
 void pscan__op_release_all(pscan_ctx *ctx);
 /* Records the full log of the last compile on ctx (pscan_op_compile_log); len bytes of log. */

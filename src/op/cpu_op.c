@@ -42,6 +42,47 @@ static void k_combine(const pscan__cpu_op *op, void *out, const void *a, const v
   lib_of(op)->combine(out, a, b);
 }
 
+/* Streaming forms (outputs too large to stay in cache): the compiled scan writes a chunk into a
+   per-thread buffer that stays in L1, and pscan__cpu_copy_out moves it to out with non-temporal
+   stores, so out's lines are not read before being written (the copy's fence also orders them
+   before the call returns). The running value passes from chunk to chunk; in place is safe, as
+   each chunk's input is read before its output is stored. */
+enum { STREAM_CHUNK = 16 << 10 };
+static _Thread_local _Alignas(64) char stream_buf[STREAM_CHUNK];
+
+static void k_scan_stream(const pscan__cpu_op *op, int exclusive, const void *in_, void *out_,
+                          size_t n, const void *carry) {
+  const pscan__uop_lib *lib = lib_of(op);
+  size_t s = op->acc_size, chunk = STREAM_CHUNK / s;
+  const char *in = in_;
+  char *out = out_;
+  _Alignas(64) char running[2][PSCAN__OP_MAX_ELEM];
+  int r = 0;
+  for (size_t at = 0; at < n; at += chunk) {
+    size_t len = n - at < chunk ? n - at : chunk;
+    const char *src = in + at * s;
+    (exclusive ? lib->scan_excl : lib->scan)(stream_buf, src, len, carry);
+    /* The running value after the chunk (read from src before out overwrites it in place). */
+    if (exclusive)
+      lib->combine(running[r], stream_buf + (len - 1) * s, src + (len - 1) * s);
+    else
+      memcpy(running[r], stream_buf + (len - 1) * s, s);
+    pscan__cpu_copy_out(out + at * s, stream_buf, len * s, true);
+    carry = running[r];
+    r ^= 1;
+  }
+}
+static void k_scan_incl_stream(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                               const void *carry, void *scratch, const void *prefetch) {
+  (void)scratch, (void)prefetch;
+  k_scan_stream(op, 0, in, out, n, carry);
+}
+static void k_scan_excl_stream(const pscan__cpu_op *op, const void *in, void *out, size_t n,
+                               const void *carry, void *scratch, const void *prefetch) {
+  (void)scratch, (void)prefetch;
+  k_scan_stream(op, 1, in, out, n, carry);
+}
+
 const char *pscan__cpu_op_target(pscan_ctx *ctx, const pscan_op_desc *desc) {
   (void)ctx;
   return desc->host_fn ? "host_fn" : pscan__uop_target();
@@ -77,7 +118,9 @@ pscan_status pscan__cpu_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, con
                             .propagate_excl = k_propagate_excl,
                             .combine = k_combine,
                             .in_size = desc->elem_size,
-                            .acc_size = desc->elem_size};
+                            .acc_size = desc->elem_size,
+                            .scan_incl_stream = k_scan_incl_stream,
+                            .scan_excl_stream = k_scan_excl_stream};
   *impl = u;
   return PSCAN_OK;
 }

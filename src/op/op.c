@@ -16,8 +16,7 @@
 
 #define FAIL(ctx, status, ...) pscan__fail((ctx), (status), __VA_ARGS__)
 
-/* The largest element a user operator takes (bytes). */
-enum { MAX_ELEM_SIZE = 4096 };
+enum { MAX_ELEM_SIZE = PSCAN__OP_MAX_ELEM };
 
 /* One compiled form held by a context. host_fn / host_user are part of its identity: the CPU
    backend runs a host_fn operator through that very function, which the key does not name. */
