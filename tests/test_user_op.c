@@ -556,6 +556,15 @@ static void test_compiler_and_cache(void) {
     snprintf(line, sizeof line, "%s", strstr(msg, "pscan_op_source:2") ? strstr(msg, "pscan_op_source:2") : "?");
     CHECK(strstr(log, line) != NULL, "the log holds the message's line; log: %.200s", log);
     CHECK(op == NULL, "a failed create returned an operator");
+    /* A create that compiles nothing (host_fn) leaves no log. */
+    pscan_op_desc h = {.kind = PSCAN_KIND_COMBINE, .source = uo_cases[0].source,
+                       .type_name = "affine", .name = "compose", .elem_size = 8,
+                       .host_fn = uo_cases[0].fn};
+    CHECK_STATUS(pscan_op_create(ctx, &h, &op), PSCAN_OK);
+    CHECK(strcmp(pscan_op_compile_log(ctx), "") == 0, "log after a host_fn create: %.100s",
+          pscan_op_compile_log(ctx));
+    pscan_op_destroy(op);
+    op = NULL;
     /* an unknown name is an error too */
     d.source = uo_cases[0].source;
     d.name = "no_such_function";
@@ -576,6 +585,16 @@ static void test_compiler_and_cache(void) {
   CHECK_STATUS(create_and_scan(src, NULL), PSCAN_OK);
   CHECK_STATUS(create_and_scan(src, NULL), PSCAN_OK);
   CHECK(compiles() == before + 2, "no cache dir: %d compiles, want %d", compiles(), before + 2);
+  /* A directory others may write to is not used (its entries would be loaded as code). */
+  snprintf(file, sizeof file, "%s/shared", dir);
+  mkdir(file, 0700);
+  chmod(file, 0777);
+  setenv("PSCAN_CACHE_DIR", file, 1);
+  before = compiles();
+  CHECK_STATUS(create_and_scan(src, NULL), PSCAN_OK);
+  CHECK_STATUS(create_and_scan(src, NULL), PSCAN_OK);
+  CHECK(compiles() == before + 2, "world-writable cache dir: %d compiles, want %d", compiles(),
+        before + 2);
   if (geteuid() != 0) { /* a read-only directory (root would write it anyway) */
     snprintf(file, sizeof file, "%s/readonly", dir);
     mkdir(file, 0500);

@@ -123,6 +123,7 @@ static pscan_status find_or_build(pscan_ctx *ctx, const pscan_op_desc *d, const 
   pscan__op_state *st = op_state(ctx);
   if (!st)
     return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_op_create: out of memory");
+  pscan__op_set_log(ctx, NULL, 0); /* the log is the compile's of this call, if any */
   for (op_entry *e = st->entries; e; e = e->next)
     if (!strcmp(e->key, key) && e->host_fn == d->host_fn && e->host_user == d->host_user) {
       *impl = e->impl;
@@ -131,7 +132,6 @@ static pscan_status find_or_build(pscan_ctx *ctx, const pscan_op_desc *d, const 
   op_entry *e = pscan__calloc(1, sizeof *e);
   if (!e)
     return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_op_create: out of memory");
-  pscan__op_set_log(ctx, NULL, 0);
   pscan_status s = ctx->backend->op_create(ctx, d, key, &e->impl);
   if (s != PSCAN_OK) {
     pscan__free(e);
