@@ -7,11 +7,12 @@
  *
  * Instruction-level parallelism: a scan's running value is one dependency chain, one operator
  * latency per element. On long enough inputs the reduction runs LANES chains side by side over
- * LANES contiguous quarters and folds them in order; the scan, block by block (32 KiB, which stays
- * in L1), first reduces the first LANES - 1 quarters that way, which gives every quarter its entry
- * prefix, then scans the quarters side by side. Only associativity is used, never commutativity, and every element is read before its
- * position is written (in place is safe). The glue includes no header: it must not collide with
- * anything the user's source declares; it needs GCC or Clang (attributes, __SIZE_TYPE__). */
+ * LANES contiguous quarters and folds them in order; the scan, block by block (64 KiB, a default
+ * CPU partition, which stays in L2), first reduces the first LANES - 1 quarters that way, which
+ * gives every quarter its entry prefix, then scans the quarters side by side. Only associativity
+ * is used, never commutativity, and every element is read before its position is written (in
+ * place is safe). The glue includes no header: it must not collide with anything the user's
+ * source declares; it needs GCC or Clang (attributes, __SIZE_TYPE__). */
 #ifndef PSCAN_OP_CPU_GLUE_H
 #define PSCAN_OP_CPU_GLUE_H
 
@@ -33,8 +34,9 @@ static const char pscan__uop_glue[] =
     /* The quarter length for n elements, or 0 when n is too short for lanes. Lanes whose
        addresses agree in their low 12 bits make the core's store-to-load check see false
        dependencies between them (4K aliasing), so a quarter of a multiple of 4 KiB is shortened
-       by about 512 bytes (the rest goes to the sequential tail). */
-    "enum { PSCAN_UOP_BLOCK = 32768, PSCAN_UOP_SHIFT = (512 + PSCAN_UOP_S - 1) / PSCAN_UOP_S };\n"
+       by about 256 bytes: 32 or more iterations of the lanes, beyond what a store buffer holds
+       (the rest goes to the sequential tail). */
+    "enum { PSCAN_UOP_BLOCK = 65536, PSCAN_UOP_SHIFT = (256 + PSCAN_UOP_S - 1) / PSCAN_UOP_S };\n"
     "static inline pscan_uop_size pscan_uop_quarter(pscan_uop_size n) {\n"
     "  pscan_uop_size q = n / PSCAN_UOP_LANES, off = q * PSCAN_UOP_S % 4096;\n"
     "  if (q < 64 + 2 * PSCAN_UOP_SHIFT) return 0;\n"
@@ -97,7 +99,7 @@ static const char pscan__uop_glue_scan[] =
     "  return acc[PSCAN_UOP_LANES - 1];\n"
     "}\n"
     /* One block of at most PSCAN_UOP_BLOCK bytes, so that the second read of its first three
-       quarters comes from L1; *acc / *have: the running value before and after it. */
+       quarters comes from cache; *acc / *have: the running value before and after it. */
     "static inline void pscan_uop_block(char *out, const char *in, pscan_uop_size n,\n"
     "                                   pscan_uop_t *acc, int *have, int excl) {\n"
     "  pscan_uop_size i = 0, q = pscan_uop_quarter(n);\n"

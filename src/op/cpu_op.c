@@ -47,7 +47,7 @@ static void k_combine(const pscan__cpu_op *op, void *out, const void *a, const v
    stores, so out's lines are not read before being written (the copy's fence also orders them
    before the call returns). The running value passes from chunk to chunk; in place is safe, as
    each chunk's input is read before its output is stored. */
-enum { STREAM_CHUNK = 16 << 10 };
+enum { STREAM_CHUNK = 32 << 10 };
 static _Thread_local _Alignas(64) char stream_buf[STREAM_CHUNK];
 
 static void k_scan_stream(const pscan__cpu_op *op, int exclusive, const void *in_, void *out_,
