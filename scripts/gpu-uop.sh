@@ -2,9 +2,9 @@
 # User operators from source on the device machine:
 #   scripts/gpu-uop.sh [build] [test] [sanitize] [cpubench]   (default: all)
 # build: a CUDA build (build-gpu-uop); test: test_user_op (CPU backend, with the host's C
-# compiler) and test_cuda_user_op (the same differential checks on the CUDA backend: needs the
+# compiler) and test_cuda_user_op_api (the same differential checks on the CUDA backend: needs the
 # NVRTC side, src/cuda's op_create / scan_op / select_op; without them it reports UNSUPPORTED
-# failures) and the examples; sanitize: test_cuda_user_op under compute-sanitizer memcheck
+# failures) and the examples; sanitize: test_cuda_user_op_api under compute-sanitizer memcheck
 # (PSCAN_TEST_QUICK=1); cpubench: `pscan bench` on the f64 points, whose table has the row
 # "pscan user-op affine f32" (8-byte elements: the same bytes as the copies) beside the
 # streaming copy, at 2^24 and 2^26 on all cores and on 1 thread.
@@ -27,14 +27,14 @@ if has build; then
     { log "BUILD FAILED"; tail -40 "$OUT/uop-build.log"; exit 1; }
 fi
 if has test; then
-  log "tests: user_op (CPU), cuda_user_op, examples"
+  log "tests: user_op (CPU), cuda_user_op_api, examples"
   ctest --test-dir build-gpu-uop -R 'user_op|example_' --output-on-failure >"$OUT/uop-test.log" 2>&1 || status=1
   grep -E "tests passed|Passed|Failed|Skipped|passed, " "$OUT/uop-test.log" | tee -a "$OUT/uop-summary.txt"
 fi
 if has sanitize; then
-  log "compute-sanitizer memcheck: test_cuda_user_op (quick)"
+  log "compute-sanitizer memcheck: test_cuda_user_op_api (quick)"
   PSCAN_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 \
-    build-gpu-uop/tests/test_cuda_user_op >"$OUT/uop-sanitize.log" 2>&1 || status=1
+    build-gpu-uop/tests/test_cuda_user_op_api >"$OUT/uop-sanitize.log" 2>&1 || status=1
   tail -3 "$OUT/uop-sanitize.log" | tee -a "$OUT/uop-summary.txt"
 fi
 if has cpubench; then

@@ -9,7 +9,7 @@
  * entry is rebuilt, an unusable cache directory still works. The compiler is counted through a
  * wrapper script given as PSCAN_CC. The cache lives in a fresh temporary directory.
  *
- * Built as test_cuda_user_op with TEST_USER_OP_ON_CUDA: the same differential checks on the CUDA
+ * Built as test_cuda_user_op_api with TEST_USER_OP_ON_CUDA: the same differential checks on the CUDA
  * backend (buffers mirrored to the device); exits 77 without a GPU. The compiler and cache checks
  * are the CPU backend's and run only on the CPU build. */
 #define _GNU_SOURCE
