@@ -151,6 +151,14 @@ pscan_status pscan__fail(pscan_ctx *ctx, pscan_status status, const char *fmt, .
 void pscan__op_release_all(pscan_ctx *ctx);
 /* Records the full log of the last compile on ctx (pscan_op_compile_log); len bytes of log. */
 void pscan__op_set_log(pscan_ctx *ctx, const char *log, size_t len);
+/* For entry points beyond op.c's that take a user operator (pscan_scan_axis): checks op against
+   ctx and kind (PSCAN_ERR_INVALID_ARGUMENT, a line naming fn), and gives its element size, its
+   identity (NULL: none) and the backend's compiled form (the impl of the backend's hooks). */
+pscan_status pscan__op_check(pscan_ctx *ctx, const char *fn, const pscan_user_op *op,
+                             pscan_op_kind kind);
+size_t pscan__op_elem_size(const pscan_user_op *op);
+const void *pscan__op_identity(const pscan_user_op *op);
+void *pscan__op_impl(const pscan_user_op *op);
 
 /* Type information from PSCAN_TYPES. */
 typedef enum { PSCAN__SINT, PSCAN__UINT, PSCAN__FLOAT } pscan__kind;

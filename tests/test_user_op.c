@@ -13,7 +13,7 @@
  * backend (buffers mirrored to the device); exits 77 without a GPU. The compiler and cache checks
  * are the CPU backend's and run only on the CPU build. */
 #define _GNU_SOURCE
-#include "../src/internal.h" /* pscan__fault_arm, pscan__fault_disarm */
+#include "../src/cpu/cpu.h" /* pscan__fault_arm, the seam for other engines (host combine) */
 #include "test.h"
 #include "user_ops.h"
 
@@ -432,6 +432,42 @@ static void test_alloc_faults(void) {
   free(out);
 }
 
+/* ---- The seam for other entry points (pscan_scan_axis): accessors and the host combine of a
+   compiled operator and of a host_fn one give the operator's results ---- */
+static void test_internal_seam(void) {
+  const uo_case *c = &uo_cases[2]; /* 2x2 matrices: non-commutative */
+  pscan_ctx *ctx = make_ctx(1), *other = make_ctx(1);
+  for (int host = 0; host < 2; host++) {
+    pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
+                       .name = c->name, .elem_size = c->size, .identity = c->identity,
+                       .host_fn = host ? c->fn : NULL};
+    pscan_user_op *op = NULL;
+    CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
+    if (!op)
+      continue;
+    CHECK_STATUS(pscan__op_check(ctx, "seam", op, PSCAN_KIND_COMBINE), PSCAN_OK);
+    CHECK_STATUS(pscan__op_check(other, "seam", op, PSCAN_KIND_COMBINE), PSCAN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(pscan__op_check(ctx, "seam", op, PSCAN_KIND_PREDICATE), PSCAN_ERR_INVALID_ARGUMENT);
+    CHECK(pscan__op_elem_size(op) == c->size, "elem_size %zu", pscan__op_elem_size(op));
+    CHECK(!memcmp(pscan__op_identity(op), c->identity, c->size), "identity differs");
+    pscan_combine_fn fn = NULL;
+    void *user = NULL;
+    pscan__cpu_op_host_combine(pscan__op_impl(op), &fn, &user);
+    test_rng rng = test_fork(seed, 6000 + (uint64_t)host);
+    uo_mat2 a, b, got, want;
+    c->fill(&rng, &a);
+    c->fill(&rng, &b);
+    fn(&got, &a, &b, user);
+    c->fn(&want, &a, &b, NULL);
+    CHECK(!memcmp(&got, &want, sizeof got), "host combine (%s) differs", host ? "host_fn" : "compiled");
+    const pscan__cpu_op *k = pscan__cpu_op_kernels(pscan__op_impl(op));
+    CHECK(k->acc_size == c->size, "kernels' acc_size %zu", k->acc_size);
+    pscan_op_destroy(op);
+  }
+  pscan_destroy(ctx);
+  pscan_destroy(other);
+}
+
 /* ---- The compiler and the disk cache (CPU) ---- */
 
 static char dir[512], counter[600], real_cc[512];
@@ -655,6 +691,7 @@ int main(void) {
   test_refusals();
 #ifndef TEST_USER_OP_ON_CUDA
   test_deterministic();
+  test_internal_seam();
   test_alloc_faults();
   test_compiler_and_cache();
   char cmd[600];

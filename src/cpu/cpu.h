@@ -95,6 +95,11 @@ pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void
 pscan_status pscan__cpu_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                   int partition, size_t *num_selected);
 const char *pscan__cpu_op_target(pscan_ctx *ctx, const pscan_op_desc *desc);
+/* The host combine of a CPU user operator (impl from pscan__op_impl), for engines written against
+   pscan_combine_fn (the axis scans): its host_fn, or a call into the compiled operator. */
+void pscan__cpu_op_host_combine(void *impl, pscan_combine_fn *fn, void **user);
+/* Its kernels (pscan__cpu_op), for engines written against those. */
+const pscan__cpu_op *pscan__cpu_op_kernels(void *impl);
 
 /* Cores this process may run on (its affinity mask). */
 int pscan__cpu_hardware_threads(void);

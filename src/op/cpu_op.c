@@ -134,6 +134,18 @@ void pscan__cpu_op_destroy(pscan_ctx *ctx, void *impl) {
   pscan__free(u);
 }
 
+static void compiled_combine(void *out, const void *a, const void *b, void *user) {
+  ((const cpu_uop *)user)->lib.combine(out, a, b);
+}
+
+void pscan__cpu_op_host_combine(void *impl, pscan_combine_fn *fn, void **user) {
+  cpu_uop *u = impl;
+  *fn = u->base.user_fn ? u->base.user_fn : compiled_combine;
+  *user = u->base.user_fn ? u->base.user : u;
+}
+
+const pscan__cpu_op *pscan__cpu_op_kernels(void *impl) { return &((cpu_uop *)impl)->base; }
+
 pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                 int exclusive, const void *init) {
   cpu_uop *u = impl;

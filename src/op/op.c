@@ -189,12 +189,16 @@ void pscan_op_destroy(pscan_user_op *op) {
 
 /* ---- Calls ---- */
 
+size_t pscan__op_elem_size(const pscan_user_op *op) { return op->elem_size; }
+const void *pscan__op_identity(const pscan_user_op *op) { return op->identity; }
+void *pscan__op_impl(const pscan_user_op *op) { return op->impl; }
+
 static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
   uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
   return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
 }
 
-static pscan_status check_op(pscan_ctx *ctx, const char *fn, const pscan_user_op *op,
+pscan_status pscan__op_check(pscan_ctx *ctx, const char *fn, const pscan_user_op *op,
                              pscan_op_kind kind) {
   if (!op)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
@@ -236,7 +240,7 @@ pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
   static const char fn[] = "pscan_scan_op";
   if (!ctx)
     return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  PSCAN__CHECK(check_op(ctx, fn, op, PSCAN_KIND_COMBINE));
+  PSCAN__CHECK(pscan__op_check(ctx, fn, op, PSCAN_KIND_COMBINE));
   if (exclusive != 0 && exclusive != 1)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
                 exclusive);
@@ -271,7 +275,7 @@ static pscan_status select_op(const char *fn, pscan_ctx *ctx, const void *in, vo
                               int partition) {
   if (!ctx)
     return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  PSCAN__CHECK(check_op(ctx, fn, pred, PSCAN_KIND_PREDICATE));
+  PSCAN__CHECK(pscan__op_check(ctx, fn, pred, PSCAN_KIND_PREDICATE));
   if (!num_selected)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: num_selected is NULL", fn);
   PSCAN__CHECK(check_buffers(ctx, fn, in, out, n, pred->elem_size, !partition));
