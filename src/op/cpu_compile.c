@@ -189,6 +189,11 @@ static bool load(const char *path, pscan_op_kind kind, pscan__uop_lib *lib) {
   }
   SYM(combine, "pscan_uop_combine");
   SYM(reduce, "pscan_uop_reduce");
+  SYM(reduce_memo, "pscan_uop_reduce_memo");
+  unsigned long long (*layout)(void);
+  *(void **)(&layout) = dlsym(lib->dl, "pscan_uop_layout");
+  if (!layout || layout() != ((unsigned long long)PSCAN__UOP_LANES << 32 | PSCAN__UOP_BLOCK))
+    goto fail;
   SYM(scan, "pscan_uop_scan");
   SYM(scan_excl, "pscan_uop_scan_excl");
   SYM(propagate, "pscan_uop_propagate");

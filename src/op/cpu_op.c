@@ -6,6 +6,8 @@
 #include "../cpu/cpu.h"
 #include "cpu_compile.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct cpu_uop {
@@ -13,24 +15,60 @@ typedef struct cpu_uop {
   pscan_op_kind kind;
   size_t elem_size;
   pscan__uop_lib lib; /* lib.dl NULL: a host_fn operator (base.user_fn) */
+  uint64_t call;      /* the running call's number (its context runs one call at a time) */
 } cpu_uop;
 
-static const pscan__uop_lib *lib_of(const pscan__cpu_op *op) {
-  return &((const cpu_uop *)(const void *)op)->lib;
+static const cpu_uop *uop_of(const pscan__cpu_op *op) { return (const cpu_uop *)(const void *)op; }
+static const pscan__uop_lib *lib_of(const pscan__cpu_op *op) { return &uop_of(op)->lib; }
+
+/* The reduction's memo (cpu_compile.h): the single-pass scan reduces a partition and then, on the
+ * same thread, scans it; the scan takes the quarter reductions of each block from the memo rather
+ * than computing them again (a quarter fewer operator calls per element). A memo is used only for
+ * the same elements (input pointer and count) in the same call of the same operator, so a stale
+ * one (another call, a partition another thread scans) is never taken. */
+enum { MEMO_BYTES = 16 << 10 };
+static _Thread_local struct {
+  const void *in;
+  size_t n;
+  uint64_t call;
+  const cpu_uop *op;
+  _Alignas(64) char red[MEMO_BYTES];
+} memo;
+static _Atomic uint64_t calls;
+
+static bool memo_fits(size_t n, size_t s) {
+  size_t block = PSCAN__UOP_BLOCK / s ? PSCAN__UOP_BLOCK / s : 1;
+  return (n + block - 1) / block <= MEMO_BYTES / (PSCAN__UOP_MEMO_PER_BLOCK * s);
+}
+
+/* The memo for (op, in, n) in this call, or NULL; consumed either way. */
+static const char *memo_take(const pscan__cpu_op *op, const void *in, size_t n) {
+  const cpu_uop *u = uop_of(op);
+  bool hit = memo.in == in && memo.n == n && memo.op == u && memo.call == u->call;
+  memo.in = NULL;
+  return hit ? memo.red : NULL;
 }
 
 static void k_reduce(const pscan__cpu_op *op, const void *in, size_t n, void *acc) {
-  lib_of(op)->reduce(acc, in, n);
+  const cpu_uop *u = uop_of(op);
+  if (!memo_fits(n, u->elem_size)) {
+    memo.in = NULL;
+    u->lib.reduce(acc, in, n);
+    return;
+  }
+  u->lib.reduce_memo(acc, in, n, memo.red);
+  memo.in = in, memo.n = n, memo.op = u, memo.call = u->call;
 }
 static void k_scan_incl(const pscan__cpu_op *op, const void *in, void *out, size_t n,
                         const void *carry, void *scratch) {
   (void)scratch;
-  lib_of(op)->scan(out, in, n, carry);
+  lib_of(op)->scan(out, in, n, carry, memo_take(op, in, n));
 }
 static void k_scan_excl(const pscan__cpu_op *op, const void *in, void *out, size_t n,
                         const void *carry, void *scratch) {
   (void)scratch;
-  lib_of(op)->scan_excl(out, in, n, carry); /* carry: the scan's init (api: never NULL here) */
+  /* carry: the scan's init (api: never NULL here) */
+  lib_of(op)->scan_excl(out, in, n, carry, memo_take(op, in, n));
 }
 static void k_propagate_incl(const pscan__cpu_op *op, void *out, size_t n, const void *carry) {
   lib_of(op)->propagate(out, n, carry);
@@ -47,21 +85,23 @@ static void k_combine(const pscan__cpu_op *op, void *out, const void *a, const v
    stores, so out's lines are not read before being written (the copy's fence also orders them
    before the call returns). The running value passes from chunk to chunk; in place is safe, as
    each chunk's input is read before its output is stored. */
-enum { STREAM_CHUNK = 32 << 10 };
+/* A chunk is one block of the glue, so that the memo's blocks are the chunks' own. */
+enum { STREAM_CHUNK = PSCAN__UOP_BLOCK };
 static _Thread_local _Alignas(64) char stream_buf[STREAM_CHUNK];
 
 static void k_scan_stream(const pscan__cpu_op *op, int exclusive, const void *in_, void *out_,
                           size_t n, const void *carry) {
   const pscan__uop_lib *lib = lib_of(op);
   size_t s = op->acc_size, chunk = STREAM_CHUNK / s;
-  const char *in = in_;
+  const char *in = in_, *known = memo_take(op, in_, n);
   char *out = out_;
   _Alignas(64) char running[2][PSCAN__OP_MAX_ELEM];
   int r = 0;
   for (size_t at = 0; at < n; at += chunk) {
     size_t len = n - at < chunk ? n - at : chunk;
     const char *src = in + at * s;
-    (exclusive ? lib->scan_excl : lib->scan)(stream_buf, src, len, carry);
+    const char *m = known ? known + at / chunk * PSCAN__UOP_MEMO_PER_BLOCK * s : NULL;
+    (exclusive ? lib->scan_excl : lib->scan)(stream_buf, src, len, carry, m);
     /* The running value after the chunk (read from src before out overwrites it in place). */
     if (exclusive)
       lib->combine(running[r], stream_buf + (len - 1) * s, src + (len - 1) * s);
@@ -149,6 +189,7 @@ const pscan__cpu_op *pscan__cpu_op_kernels(void *impl) { return &((cpu_uop *)imp
 pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                 int exclusive, const void *init) {
   cpu_uop *u = impl;
+  u->call = atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed) + 1;
   pscan__scan_call c = {.in = in, .out = out, .n = n, .op = PSCAN__OP_CUSTOM,
                         .exclusive = exclusive, .init = init, .in_size = u->elem_size,
                         .out_size = u->elem_size, .fn = u->base.user_fn, .user = u->base.user};
