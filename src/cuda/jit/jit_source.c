@@ -137,19 +137,25 @@ static const char program_format[] =
     "static_assert(sizeof(pscan_user_t) == PSCAN_USER_ELEM_SIZE, \"pscan_elem_size_mismatch\");\n"
     "%s\n"
     "#include \"user_kernels.cuh\"\n";
+/* Elements over 32 bytes combine through a call: inlined, the dozens of combinations in a kernel
+   (serial loops, warp scans, look-back) made the compile of a 4x4 matrix product take seconds. */
 static const char combine_glue[] =
-    "static __device__ __forceinline__ pscan_user_t pscan_user_combine(pscan_user_t a, "
+    "static __device__ %s pscan_user_t pscan_user_combine(pscan_user_t a, "
     "pscan_user_t b) { return %s(a, b); }";
 static const char keep_glue[] =
     "static __device__ __forceinline__ bool pscan_user_keep(pscan_user_t x) { return %s(x) != 0; }";
 
 char *pscan__jit_program(const pscan_op_desc *desc, pscan__jit_kernel k) {
   const bool pred = k == PSCAN__JIT_SELECT;
-  size_t glue_len = strlen(combine_glue) + strlen(desc->name) + 1;
+  size_t glue_len = strlen(combine_glue) + strlen(desc->name) + 32;
   char *glue = pscan__calloc(glue_len, 1);
   if (!glue)
     return NULL;
-  snprintf(glue, glue_len, pred ? keep_glue : combine_glue, desc->name);
+  if (pred)
+    snprintf(glue, glue_len, keep_glue, desc->name);
+  else
+    snprintf(glue, glue_len, combine_glue,
+             desc->elem_size <= 32 ? "__forceinline__" : "__noinline__", desc->name);
   size_t len = strlen(program_format) + strlen(desc->source) + strlen(desc->type_name) +
                strlen(glue) + 128;
   char *text = pscan__calloc(len, 1);
