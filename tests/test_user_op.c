@@ -123,7 +123,7 @@ static void ref_scan(const uo_case *c, const char *in, char *out, size_t n, int 
 
 typedef struct run_cfg {
   int threads;
-  int64_t partition; /* PSCAN_PARAM_PARTITION_SIZE, 0: default */
+  int64_t partition; /* PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 0: default */
 } run_cfg;
 
 /* One scan of n elements against the reference; mode 0: inclusive, 1: inclusive with init,
@@ -194,7 +194,7 @@ static void test_differential(const uo_case *c, bool host_fn) {
 #endif
     pscan_ctx *ctx = make_ctx(cfgs[ci].threads);
     if (cfgs[ci].partition)
-      test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, cfgs[ci].partition);
+      test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, cfgs[ci].partition);
     pscan_user_op *op = NULL;
     pscan_status st = pscan_op_create(ctx, &d, &op);
     CHECK(st == PSCAN_OK, "%s %s: create: %s (%s)", c->label, how, pscan_status_name(st),
@@ -257,7 +257,7 @@ static void test_predicate(void) {
   for (int threads = 1; threads <= 3; threads++) {
     pscan_ctx *ctx = make_ctx(threads);
     if (threads == 3)
-      test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, 100);
+      test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 100);
     pscan_user_op *op = NULL;
     CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
     size_t sizes[40];
