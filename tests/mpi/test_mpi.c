@@ -73,7 +73,106 @@ static void fill(pscan_dtype t, void *p, size_t n, test_rng *r, int lo, int hi, 
 
 static bool is_float(pscan_dtype t) { return t == PSCAN_F32 || t == PSCAN_F64; }
 
-static pscan_ctx *cpu;
+static pscan_ctx *cpu;  /* the single-process reference */
+static pscan_ctx *mctx; /* the context of the pscan_mpi calls: cpu, or a CUDA one */
+
+/* ---- the calls under test. In the CUDA build (TEST_MPI_ON_CUDA) each mirrors its host buffers
+   into device memory (NULL stays NULL; in place stays in place), calls pscan_mpi on the CUDA
+   context, and copies the outputs back, so the checks below read host memory either way. ---- */
+#ifdef TEST_MPI_ON_CUDA
+#include "cuda_ok.h"
+enum { SLACK = 8 };
+static void *dev(const void *host, size_t bytes) {
+  if (!host)
+    return NULL;
+  void *d = NULL;
+  CUDA_OK(cudaMalloc(&d, bytes + SLACK));
+  CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+  return d;
+}
+static void back(void *host, void *d, size_t bytes) {
+  if (!d)
+    return;
+  CUDA_OK(cudaDeviceSynchronize());
+  if (host)
+    CUDA_OK(cudaMemcpy(host, d, bytes, cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaFree(d));
+}
+static pscan_status call_scan(const pscan_scan_args *a) {
+  pscan_scan_args b = *a;
+  size_t ib = a->n * pscan_dtype_size(a->in_type), ob = a->n * pscan_dtype_size(a->out_type);
+  b.out = dev(a->out, ob);
+  b.in = a->in == a->out ? b.out : dev(a->in, ib);
+  pscan_status s = pscan_mpi_scan(mctx, MPI_COMM_WORLD, &b);
+  if (b.in != b.out)
+    back(NULL, (void *)b.in, 0);
+  back(a->out, b.out, ob);
+  return s;
+}
+static pscan_status call_scan_op(const void *in, void *out, size_t n, const pscan_user_op *op,
+                                 int excl, const void *init) {
+  size_t bytes = n * pscan_op_elem_size(op);
+  void *o = dev(out, bytes), *i = in == out ? o : dev(in, bytes);
+  pscan_status s = pscan_mpi_scan_op(mctx, MPI_COMM_WORLD, i, o, n, op, excl, init);
+  if (i != o)
+    back(NULL, i, 0);
+  back(out, o, bytes);
+  return s;
+}
+static pscan_status call_select(const void *in, void *out, size_t n, pscan_dtype t, pscan_cmp cmp,
+                                const void *value, size_t *kept, uint64_t *off, uint64_t *cnt) {
+  size_t bytes = n * pscan_dtype_size(t);
+  void *o = dev(out, bytes), *i = in == out ? o : dev(in, bytes);
+  pscan_status s = pscan_mpi_select_if(mctx, MPI_COMM_WORLD, i, o, n, t, cmp, value, kept, off, cnt);
+  if (i != o)
+    back(NULL, i, 0);
+  back(out, o, bytes);
+  return s;
+}
+static pscan_status call_rle(const void *in, void *out, uint64_t *counts, size_t n, pscan_dtype t,
+                             size_t *runs, uint64_t *off, uint64_t *cnt) {
+  size_t bytes = n * pscan_dtype_size(t);
+  void *o = dev(out, bytes), *i = in == out ? o : dev(in, bytes), *c = dev(counts, n * 8);
+  pscan_status s = pscan_mpi_run_length_encode(mctx, MPI_COMM_WORLD, i, o, c, n, t, runs, off, cnt);
+  if (i != o)
+    back(NULL, i, 0);
+  back(out, o, bytes);
+  back(counts, c, n * 8);
+  return s;
+}
+static pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan_dtype vt, void *ko,
+                             void *vo, size_t n, pscan_op op, size_t *runs, uint64_t *off,
+                             uint64_t *cnt) {
+  size_t kb = n * pscan_dtype_size(kt), vb = n * pscan_dtype_size(vt);
+  void *dk = dev(k, kb), *dv = dev(v, vb), *dko = dev(ko, kb), *dvo = dev(vo, vb);
+  pscan_status s = pscan_mpi_reduce_by_key(mctx, MPI_COMM_WORLD, dk, kt, dv, vt, dko, dvo, n, op,
+                                           runs, off, cnt);
+  back(NULL, dk, 0), back(NULL, dv, 0);
+  back(ko, dko, kb), back(vo, dvo, vb);
+  return s;
+}
+#else
+static pscan_status call_scan(const pscan_scan_args *a) {
+  return pscan_mpi_scan(mctx, MPI_COMM_WORLD, a);
+}
+static pscan_status call_scan_op(const void *in, void *out, size_t n, const pscan_user_op *op,
+                                 int excl, const void *init) {
+  return pscan_mpi_scan_op(mctx, MPI_COMM_WORLD, in, out, n, op, excl, init);
+}
+static pscan_status call_select(const void *in, void *out, size_t n, pscan_dtype t, pscan_cmp cmp,
+                                const void *value, size_t *kept, uint64_t *off, uint64_t *cnt) {
+  return pscan_mpi_select_if(mctx, MPI_COMM_WORLD, in, out, n, t, cmp, value, kept, off, cnt);
+}
+static pscan_status call_rle(const void *in, void *out, uint64_t *counts, size_t n, pscan_dtype t,
+                             size_t *runs, uint64_t *off, uint64_t *cnt) {
+  return pscan_mpi_run_length_encode(mctx, MPI_COMM_WORLD, in, out, counts, n, t, runs, off, cnt);
+}
+static pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan_dtype vt, void *ko,
+                             void *vo, size_t n, pscan_op op, size_t *runs, uint64_t *off,
+                             uint64_t *cnt) {
+  return pscan_mpi_reduce_by_key(mctx, MPI_COMM_WORLD, k, kt, v, vt, ko, vo, n, op, runs, off, cnt);
+}
+#endif
 
 /* ---- scans ---- */
 static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int exclusive, bool init,
@@ -97,12 +196,12 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
     test_poison(out, mine * os);
   pscan_scan_args a = {.in = in, .in_type = in_t, .out = out, .out_type = out_t, .n = mine,
                        .op = op, .exclusive = exclusive, .init = init ? &init_v : NULL};
-  pscan_status s = pscan_mpi_scan(cpu, MPI_COMM_WORLD, &a);
+  pscan_status s = call_scan(&a);
   bool same = memcmp(out, ref + offs[rank] * os, mine * os) == 0;
   CHECK(s == PSCAN_OK && same,
         "rank %d: scan %d->%d op %d excl %d init %d in_place %d layout %s n %zu: %s%s%s", rank,
         (int)in_t, (int)out_t, (int)op, exclusive, init, in_place, layout_names[lay], n,
-        pscan_status_name(s), s ? ": " : (same ? "" : ", wrong result"), s ? pscan_mpi_last_error(cpu) : "");
+        pscan_status_name(s), s ? ": " : (same ? "" : ", wrong result"), s ? pscan_mpi_last_error(mctx) : "");
   free(global), free(ref), free(in);
   if (!in_place)
     free(out);
@@ -160,7 +259,7 @@ static void select_case(pscan_dtype t, pscan_cmp cmp, bool in_place, int lay, si
   memcpy(in, global + offs[rank] * es, mine * es);
   size_t kept = 0;
   uint64_t goff = 0, gcount = 0;
-  pscan_status s = pscan_mpi_select_if(cpu, MPI_COMM_WORLD, in, out, mine, t, cmp, &value, &kept,
+  pscan_status s = call_select(in, out, mine, t, cmp, &value, &kept,
                                        &goff, &gcount);
   bool ok = s == PSCAN_OK && gcount == ref_n && goff + kept <= ref_n &&
             memcmp(out, ref + goff * es, kept * es) == 0;
@@ -219,7 +318,7 @@ static void rle_case(pscan_dtype t, int kind, int lay, size_t n, test_rng *r) {
   test_poison(out, mine * es);
   size_t runs = 0;
   uint64_t goff = 0, gcount = 0;
-  pscan_status s = pscan_mpi_run_length_encode(cpu, MPI_COMM_WORLD, in, out, counts, mine, t, &runs,
+  pscan_status s = call_rle(in, out, counts, mine, t, &runs,
                                                &goff, &gcount);
   bool ok = s == PSCAN_OK && gcount == ref_n && goff + runs <= ref_n &&
             memcmp(out, ref + goff * es, runs * es) == 0 &&
@@ -248,7 +347,7 @@ static void rbk_case(pscan_dtype kt, pscan_dtype vt, pscan_op op, int kind, int 
   memcpy(v, gv + offs[rank] * vs, mine * vs);
   size_t runs = 0;
   uint64_t goff = 0, gcount = 0;
-  pscan_status s = pscan_mpi_reduce_by_key(cpu, MPI_COMM_WORLD, k, kt, v, vt, ko, vo, mine, op,
+  pscan_status s = call_rbk(k, kt, v, vt, ko, vo, mine, op,
                                            &runs, &goff, &gcount);
   bool ok = s == PSCAN_OK && gcount == ref_n && goff + runs <= ref_n &&
             memcmp(ko, rk + goff * ks, runs * ks) == 0 && memcmp(vo, rv + goff * vs, runs * vs) == 0;
@@ -291,13 +390,13 @@ static void test_refusals(void) {
   pscan_dtype t = rank == nranks - 1 && nranks > 1 ? PSCAN_I64 : PSCAN_I32;
   pscan_scan_args a = {.in = in, .in_type = t, .out = out, .out_type = t, .n = 2, .op = PSCAN_SUM};
   if (nranks > 1) {
-    pscan_status s = pscan_mpi_scan(cpu, MPI_COMM_WORLD, &a);
+    pscan_status s = call_scan(&a);
     CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out) &&
-              strstr(pscan_mpi_last_error(cpu), "disagree"),
-          "rank %d: mismatched types: %s '%s'", rank, pscan_status_name(s), pscan_mpi_last_error(cpu));
+              strstr(pscan_mpi_last_error(mctx), "disagree"),
+          "rank %d: mismatched types: %s '%s'", rank, pscan_status_name(s), pscan_mpi_last_error(mctx));
     /* one rank disagrees on the op of reduce_by_key */
     size_t runs = 0;
-    s = pscan_mpi_reduce_by_key(cpu, MPI_COMM_WORLD, in, PSCAN_I32, in, PSCAN_I32, out, out + 2, 2,
+    s = call_rbk(in, PSCAN_I32, in, PSCAN_I32, out, out + 2, 2,
                                 rank == 0 ? PSCAN_MAX : PSCAN_SUM, &runs, NULL, NULL);
     CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out),
           "rank %d: mismatched op: %s", rank, pscan_status_name(s));
@@ -305,38 +404,38 @@ static void test_refusals(void) {
     int32_t init = rank == 1 ? 5 : 4;
     pscan_scan_args b = {.in = in, .in_type = PSCAN_I32, .out = out, .out_type = PSCAN_I32, .n = 2,
                          .op = PSCAN_SUM, .init = &init};
-    s = pscan_mpi_scan(cpu, MPI_COMM_WORLD, &b);
+    s = call_scan(&b);
     CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out),
           "rank %d: mismatched init: %s", rank, pscan_status_name(s));
   }
   /* injected failure: the last rank passes in = NULL */
   pscan_scan_args c = {.in = rank == nranks - 1 ? NULL : in, .in_type = PSCAN_I32, .out = out,
                        .out_type = PSCAN_I64, .n = 3, .op = PSCAN_SUM};
-  pscan_status s = pscan_mpi_scan(cpu, MPI_COMM_WORLD, &c);
+  pscan_status s = call_scan(&c);
   CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out) &&
-            strstr(pscan_mpi_last_error(cpu), "in is NULL"),
-        "rank %d: NULL in on one rank: %s '%s'", rank, pscan_status_name(s), pscan_mpi_last_error(cpu));
+            strstr(pscan_mpi_last_error(mctx), "in is NULL"),
+        "rank %d: NULL in on one rank: %s '%s'", rank, pscan_status_name(s), pscan_mpi_last_error(mctx));
   size_t kept = 0;
   int32_t v = 2;
-  s = pscan_mpi_select_if(cpu, MPI_COMM_WORLD, rank == 0 ? NULL : in, out, 4, PSCAN_I32, PSCAN_GE,
+  s = call_select(rank == 0 ? NULL : in, out, 4, PSCAN_I32, PSCAN_GE,
                           &v, &kept, NULL, NULL);
   CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out),
         "rank %d: NULL in on rank 0 (select): %s", rank, pscan_status_name(s));
   size_t runs = 0;
-  s = pscan_mpi_run_length_encode(cpu, MPI_COMM_WORLD, in, out, rank == 0 ? NULL : (uint64_t *)out + 2,
+  s = call_rle(in, out, rank == 0 ? NULL : (uint64_t *)out + 2,
                                   rank == 0 ? 2 : 0, PSCAN_I32, &runs, NULL, NULL);
   CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out),
         "rank %d: NULL counts_out on rank 0 (rle): %s", rank, pscan_status_name(s));
   /* a local refusal by the core itself (XOR on floats) on one rank */
   pscan_scan_args d = {.in = in, .in_type = PSCAN_F32, .out = out, .out_type = PSCAN_F32, .n = 1,
                        .op = rank == 0 ? PSCAN_XOR : PSCAN_SUM};
-  s = pscan_mpi_scan(cpu, MPI_COMM_WORLD, &d);
+  s = call_scan(&d);
   CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out),
         "rank %d: XOR on f32 on rank 0: %s", rank, pscan_status_name(s));
   /* after all that, a good call still works */
   pscan_scan_args e = {.in = in, .in_type = PSCAN_I32, .out = out, .out_type = PSCAN_I64, .n = 4,
                        .op = PSCAN_SUM};
-  s = pscan_mpi_scan(cpu, MPI_COMM_WORLD, &e);
+  s = call_scan(&e);
   int64_t before = (int64_t)rank * 10;
   CHECK(s == PSCAN_OK && out[0] == before + 1 && out[3] == before + 10,
         "rank %d: a good call after refusals: %s", rank, pscan_status_name(s));
@@ -365,13 +464,13 @@ static void test_user_ops(test_rng *r) {
                      .name = "compose", .elem_size = sizeof(affine), .identity = &id,
                      .host_fn = compose};
   pscan_user_op *op = NULL;
-  pscan_status s = pscan_op_create(cpu, &d, &op);
+  pscan_status s = pscan_op_create(mctx, &d, &op);
   int have = s == PSCAN_OK, all = 0;
   MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
     if (rank == 0)
       printf("user operators: not run (pscan_op_create: %s: %s)\n", pscan_status_name(s),
-             pscan_last_error(cpu));
+             pscan_last_error(mctx));
     pscan_op_destroy(op);
     return;
   }
@@ -394,10 +493,10 @@ static void test_user_ops(test_rng *r) {
       affine *in = test_malloc(mine * sizeof *in + 8), *out = test_malloc(mine * sizeof *in + 8);
       memcpy(in, g + offs[rank], mine * sizeof *in);
       test_poison(out, mine * sizeof *out);
-      s = pscan_mpi_scan_op(cpu, MPI_COMM_WORLD, in, out, mine, op, excl, ip);
+      s = call_scan_op(in, out, mine, op, excl, ip);
       CHECK(s == PSCAN_OK && memcmp(out, ref + offs[rank], mine * sizeof *out) == 0,
             "rank %d: affine scan layout %s excl %d init %d: %s %s", rank, layout_names[lay], excl,
-            ip != NULL, pscan_status_name(s), pscan_mpi_last_error(cpu));
+            ip != NULL, pscan_status_name(s), pscan_mpi_last_error(mctx));
       free(g), free(ref), free(in), free(out);
     }
   pscan_op_destroy(op);
@@ -416,6 +515,22 @@ int main(int argc, char **argv) {
   if (rank == 0)
     printf("ranks %d, seed of rank 0 used everywhere: %llu\n", nranks, (unsigned long long)seed);
   cpu = test_ctx(1);
+  mctx = cpu;
+#ifdef TEST_MPI_ON_CUDA
+  /* one GPU per rank where there are several; ranks share one otherwise */
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0 ||
+      pscan_create(&mctx, PSCAN_BACKEND_CUDA) != PSCAN_OK) {
+    if (rank == 0)
+      printf("no usable GPU: skipped\n");
+    MPI_Finalize();
+    return 77;
+  }
+  CUDA_OK(cudaSetDevice(rank % gpus));
+  test_set(mctx, PSCAN_PARAM_DEVICE, rank % gpus);
+  if (rank == 0)
+    printf("CUDA contexts, %d GPU(s) for %d ranks\n", gpus, nranks);
+#endif
   test_rng r = test_fork(seed, 1);
   test_scans(&r);
   r = test_fork(seed, 2);
@@ -423,6 +538,8 @@ int main(int argc, char **argv) {
   test_refusals();
   r = test_fork(seed, 3);
   test_user_ops(&r);
+  if (mctx != cpu)
+    pscan_destroy(mctx);
   pscan_destroy(cpu);
   int rc = test_finish();
   MPI_Finalize();
