@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# pscan_mpi on the device machine, in one call (from the repo root):
+#   scripts/gpu-mpi.sh [install] [build] [test] [cpubench] [gpubench]   (default: all)
+# install: Open MPI from the distribution when mpirun is missing (the device machine has no
+#   network: then it says so and stops). build: a CUDA build (build-mpi) with pscan_mpi.
+# test: the CPU test with 1-4 ranks, the CUDA test with 1, 2 and 4 ranks sharing the GPU(s).
+# cpubench: weak scaling, 1, 2, 4, 8 CPU ranks, 2^26 i64 per rank, cores / ranks threads each.
+# gpubench: 1, 2 (and 4) ranks on the GPU(s), 2^28 i32 per rank (ranks share one GPU when there
+#   is one: functional figures only; one rank per GPU on a multi-GPU kind).
+# Results go to $OUT or ./gpu-out (summary.txt, the logs, the bench CSV lines).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+steps=${*:-install build test cpubench gpubench}
+has() { [[ " $steps " == *" $1 "* ]]; }
+log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+status=0
+
+log "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
+if has install && ! command -v mpirun >/dev/null; then
+  log "install Open MPI"
+  (apt-get install -y -qq libopenmpi-dev openmpi-bin >"$OUT/apt.log" 2>&1) ||
+    { log "Open MPI could not be installed (no network?): see apt.log"; exit 1; }
+fi
+if has build; then
+  log "build"
+  cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_MPI=ON >"$OUT/build.log" 2>&1 &&
+    cmake --build build-mpi -j "$(nproc)" --target test_mpi test_mpi_cuda pscan_mpi_bench \
+      >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
+fi
+if has test; then
+  log "test (ctest -L mpi: CPU 1-4 ranks, CUDA 1, 2, 4 ranks)"
+  ctest --test-dir build-mpi -L mpi --output-on-failure >"$OUT/test.log" 2>&1 || status=1
+  grep -E "tests passed|Passed|Failed|Skipped|\*\*\*" "$OUT/test.log" | tee -a "$OUT/summary.txt"
+  for np in 1 2 4; do
+    mpirun -np "$np" --oversubscribe build-mpi/tests/mpi/test_mpi_cuda >"$OUT/test_cuda_np$np.log" 2>&1 || status=1
+    grep -E "passed|GPU|FAIL" "$OUT/test_cuda_np$np.log" | head -6 | tee -a "$OUT/summary.txt"
+  done
+fi
+if has cpubench; then
+  log "CPU weak scaling: 2^26 i64 per rank"
+  for np in 1 2 4 8; do
+    mpirun -np "$np" --oversubscribe --bind-to core --map-by slot:PE=$(( $(nproc) / np > 0 ? $(nproc) / np : 1 )) \
+      build-mpi/pscan_mpi_bench --n $((1 << 26)) --type i64 --reps 10 >"$OUT/cpubench_np$np.txt" 2>&1 ||
+      mpirun -np "$np" --oversubscribe build-mpi/pscan_mpi_bench --n $((1 << 26)) --type i64 --reps 10 \
+        >"$OUT/cpubench_np$np.txt" 2>&1 || status=1
+    cat "$OUT/cpubench_np$np.txt" | tee -a "$OUT/summary.txt"
+  done
+fi
+if has gpubench; then
+  gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+  log "GPU ranks: 2^28 i32 per rank, $gpus GPU(s)"
+  for np in 1 2 4; do
+    [ "$np" -gt 1 ] && [ "$gpus" -lt 2 ] && [ "$np" -gt 2 ] && continue
+    n=$((1 << 28)); [ "$gpus" -lt "$np" ] && n=$((1 << 26)) # ranks sharing one GPU: smaller shards
+    mpirun -np "$np" --oversubscribe build-mpi/pscan_mpi_bench --backend cuda --n "$n" --type i32 --reps 20 \
+      >"$OUT/gpubench_np$np.txt" 2>&1 || status=1
+    cat "$OUT/gpubench_np$np.txt" | tee -a "$OUT/summary.txt"
+  done
+fi
+log "status $status"
+exit $status
