@@ -15,9 +15,6 @@ pscan_status pscan_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, pscan_us
 
 void pscan_op_destroy(pscan_user_op *op) { (void)op; }
 
-/* No operator can be created yet, so none has a size. */
-size_t pscan_op_elem_size(const pscan_user_op *op) { (void)op; return 0; }
-
 pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
                            const pscan_user_op *op, int exclusive, const void *init) {
   (void)in, (void)out, (void)n, (void)op, (void)exclusive, (void)init;
@@ -48,3 +45,7 @@ pscan_status pscan_segmented_scan(pscan_ctx *ctx, const void *in, void *out, psc
       (void)reverse, (void)init;
   return PENDING(ctx, "pscan_segmented_scan");
 }
+
+/* pscan_op_elem_size (pscan_mpi needs it): no operator can be created yet, so none has a size.
+   Where user operators are implemented, it returns the operator's elem_size. */
+size_t pscan_op_elem_size(const pscan_user_op *op) { (void)op; return 0; }
