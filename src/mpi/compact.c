@@ -110,12 +110,13 @@ pscan_status pscan_mpi_select_if(pscan_ctx *ctx, MPI_Comm comm, const void *in, 
                                  uint64_t *global_count) {
   static const char fn[] = "pscan_mpi_select_if";
   static const char *const names[] = {"type", "cmp", "value"};
-  if (!ctx)
-    return pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
   pscan_status local = PSCAN_OK;
   int64_t fields[3] = {0};
   size_t dummy = 0, size = 0;
-  if (!num_selected)
+  if (!ctx)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  else if (!num_selected)
     local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: num_selected is NULL", fn);
   if (local == PSCAN_OK)
     local = pscan_mpi__core(ctx, pscan_select_if(ctx, NULL, NULL, 0, type, cmp, value, &dummy));
@@ -283,11 +284,12 @@ pscan_status pscan_mpi_run_length_encode(pscan_ctx *ctx, MPI_Comm comm, const vo
                                          uint64_t *global_offset, uint64_t *global_count) {
   static const char fn[] = "pscan_mpi_run_length_encode";
   static const char *const names[] = {"type"};
-  if (!ctx)
-    return pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
   pscan_status local = PSCAN_OK;
   size_t dummy = 0, size = 0;
-  if (!num_runs)
+  if (!ctx)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  else if (!num_runs)
     local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: num_runs is NULL", fn);
   if (local == PSCAN_OK)
     local = pscan_mpi__core(ctx, pscan_run_length_encode(ctx, NULL, NULL, NULL, 0, type, &dummy));
@@ -324,11 +326,12 @@ pscan_status pscan_mpi_reduce_by_key(pscan_ctx *ctx, MPI_Comm comm, const void *
                                      uint64_t *global_offset, uint64_t *global_count) {
   static const char fn[] = "pscan_mpi_reduce_by_key";
   static const char *const names[] = {"key_type", "val_type", "op"};
-  if (!ctx)
-    return pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
   pscan_status local = PSCAN_OK;
   size_t dummy = 0;
-  if (!num_runs)
+  if (!ctx)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  else if (!num_runs)
     local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: num_runs is NULL", fn);
   if (local == PSCAN_OK)
     local = pscan_mpi__core(ctx, pscan_reduce_by_key(ctx, NULL, key_type, NULL, val_type, NULL,

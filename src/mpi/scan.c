@@ -311,8 +311,7 @@ pscan_status pscan_mpi_scan(pscan_ctx *ctx, MPI_Comm comm, const pscan_scan_args
       pscan_set_param(host, PSCAN_PARAM_THREADS, 1);
   }
   j.host = host ? host : ctx;
-  if (!ctx)
-    return local;
+  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
   pscan_status s = run(&j, comm, fields, names, 6, local);
   pscan_destroy(host);
   return s;
@@ -327,10 +326,10 @@ pscan_status pscan_mpi_scan_op(pscan_ctx *ctx, MPI_Comm comm, const void *in, vo
            .init = init};
   pscan_status local = PSCAN_OK;
   int64_t fields[4] = {0};
-  if (!ctx)
-    return pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
   size_t e = op ? pscan_op_elem_size(op) : 0;
-  if (!op)
+  if (!ctx)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  else if (!op)
     local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: op is NULL", fn);
   else if (e == 0)
     local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: op has no element size", fn);

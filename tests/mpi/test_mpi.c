@@ -432,6 +432,17 @@ static void test_refusals(void) {
   s = call_scan(&d);
   CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out),
         "rank %d: XOR on f32 on rank 0: %s", rank, pscan_status_name(s));
+  /* rank 0 passes no context at all: it still takes part, so every rank fails */
+  pscan_scan_args f = {.in = in, .in_type = PSCAN_I32, .out = out, .out_type = PSCAN_I32, .n = 2,
+                       .op = PSCAN_SUM};
+  s = pscan_mpi_scan(rank == 0 ? NULL : mctx, MPI_COMM_WORLD, &f);
+  CHECK(s == PSCAN_ERR_INVALID_ARGUMENT && test_is_poisoned(out, sizeof out) &&
+            strstr(pscan_mpi_last_error(rank == 0 ? NULL : mctx), "ctx is NULL"),
+        "rank %d: NULL ctx on rank 0: %s", rank, pscan_status_name(s));
+  s = pscan_mpi_select_if(rank == 0 ? NULL : mctx, MPI_COMM_WORLD, in, out, 0, PSCAN_I32, PSCAN_GE,
+                          &v, &kept, NULL, NULL);
+  CHECK(s == PSCAN_ERR_INVALID_ARGUMENT, "rank %d: NULL ctx on rank 0 (select): %s", rank,
+        pscan_status_name(s));
   /* after all that, a good call still works */
   pscan_scan_args e = {.in = in, .in_type = PSCAN_I32, .out = out, .out_type = PSCAN_I64, .n = 4,
                        .op = PSCAN_SUM};
