@@ -4,8 +4,9 @@
  * in rank order (MPI_Exscan with an MPI user op that combines two totals through pscan itself, so
  * the op's semantics — wrapping, NaN, widening, user operators — are the core's), and each rank
  * scans its shard with that prefix as init. Traffic per element, as pscan_mpi.h says: 3n on a CPU
- * context (the reduction scans cache-sized chunks into scratch that stays in cache, chaining each
- * chunk's total into the next as init: one read of the shard from memory), 4n on a CUDA context
+ * context (integers: a threaded reduction with no stores; floats and user operators: the core
+ * scans cache-sized chunks into scratch that stays in cache, chaining each chunk's total into the
+ * next as init: one read of the shard from memory), 4n on a CUDA context
  * (no public reduction there: a first scan into out gives the total), 2n on the last rank, whose
  * total no one needs, and on a single rank.
  *
@@ -159,9 +160,11 @@ static int64_t cpu_threads(pscan_ctx *ctx) {
   return t;
 }
 
-/* The shard's total (from init when given) into total, on a CPU context: chunks of 2^16
-   elements per thread are scanned into scratch that stays in cache, each from the previous
-   chunk's total; only the shard is read from memory. */
+/* The shard's total (from init when given) into total, on a CPU context. Integer types: a plain
+   threaded reduction (reduce_host.c). Floats and user operators: chunks of 2^16 elements per
+   thread are scanned by the core into scratch that stays in cache, each from the previous
+   chunk's total, so the order of combination is the core's; the shard is read once from memory,
+   but each element costs what a scan costs. */
 static pscan_status reduce_host(job *j, const void *init, void *total, bool *has) {
   size_t chunk = (size_t)cpu_threads(j->ctx) << 16;
   /* PSCAN_MPI_CHUNK (elements) forces small chunks, so that tests cover many of them */
@@ -175,6 +178,14 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
     memcpy(total, init, j->out_size);
   if (j->n == 0)
     return PSCAN_OK;
+  uint64_t sum = 0;
+  if (j->args && pscan_mpi__reduce_integers(j->ctx, j->args, &sum)) {
+    pscan_status s = init ? combine(j, total, init, &sum) : PSCAN_OK;
+    if (!init)
+      memcpy(total, &sum, j->out_size);
+    *has = s == PSCAN_OK;
+    return s;
+  }
   char *scratch = malloc(chunk * j->out_size);
   if (!scratch)
     return pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",

@@ -175,6 +175,8 @@ static pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan
 #endif
 
 /* ---- scans ---- */
+static bool wide_values; /* scan_case draws integers from all their bits, not small ones: */
+static int wide_order;   /* at random (0), upwards through the type's range (1), downwards (2) */
 static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int exclusive, bool init,
                       bool in_place, int lay, size_t n, test_rng *r) {
   size_t offs[65];
@@ -184,6 +186,24 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
   /* PROD grows fast: keep it to +-1 and 2 */
   fill(in_t, global, n, r, op == PSCAN_PROD ? -1 : (is_float(in_t) ? -3 : -100),
        op == PSCAN_PROD ? 2 : 100, 1);
+  /* integers of any bits: random, or running through the type's range upwards or downwards
+     within each shard of the even layout (so that the extremes, and values of both signs, lie
+     at either end of every shard and in different parts of its reduction) */
+  int order = wide_values ? wide_order : 0;
+  for (size_t i = 0; wide_values && i < n; i++) {
+    uint64_t bits = test_rand(r);
+    if (order) {
+      int shift = 64 - 8 * (int)is;
+      size_t period = n / (size_t)nranks; /* each even shard runs through the whole range */
+      uint64_t k = order == 1 ? i % period : period - 1 - i % period;
+      bits = (uint64_t)((double)k / (double)period * 18446744073709551615.0) >> shift;
+      if (in_t <= PSCAN_I64) /* from the most negative to the most positive */
+        bits ^= (uint64_t)1 << (8 * is - 1);
+    }
+    if (op == PSCAN_PROD)
+      bits |= 1; /* odd factors: a product modulo 2^bits that never becomes 0 */
+    memcpy(global + i * is, &bits, is);
+  }
   uint64_t init_v = 0;
   fill(out_t, &init_v, 1, r, -5, 5, 1);
   pscan_scan_args g = {.in = global, .in_type = in_t, .out = ref, .out_type = out_t, .n = n,
@@ -239,6 +259,24 @@ static void test_scans(test_rng *r) {
       scan_case(PSCAN_F64, PSCAN_F64, PSCAN_MAX, v & 1, v >> 1, false, lay, 1000, r);
     }
   unsetenv("PSCAN_MPI_CHUNK");
+  /* the threaded integer reduction: shards of several of its ranges (2^18 items each) */
+  bool on_cpu = pscan_get_backend(mctx) == PSCAN_BACKEND_CPU;
+  if (!test_quick()) {
+    if (on_cpu)
+      test_set(mctx, PSCAN_PARAM_THREADS, 3);
+    static const pscan_dtype ints[][2] = {{PSCAN_I8, PSCAN_I8}, {PSCAN_I32, PSCAN_I64},
+                                          {PSCAN_U16, PSCAN_U64}, {PSCAN_U64, PSCAN_U64}};
+    wide_values = true;
+    for (size_t w = 0; w < 4; w++)
+      for (int op = 0; op < PSCAN_OP_COUNT; op++)
+        for (int rep = 0; rep < 3; rep++, wide_order = rep)
+          scan_case(ints[w][0], ints[w][1], (pscan_op)op, (op + rep) & 1, op == 2, false,
+                    w == 3 && op == 0 && rep ? LAYOUT_ONE_HOLDS_ALL : LAYOUT_EVEN,
+                    (size_t)nranks * 700000, r);
+    wide_values = false;
+    if (on_cpu)
+      test_set(mctx, PSCAN_PARAM_THREADS, 1);
+  }
   for (int lay = 0; lay < LAYOUTS; lay++)
     scan_case(PSCAN_I32, PSCAN_I64, PSCAN_SUM, lay & 1, 1, false, lay, 300000 + (size_t)lay, r);
 }
