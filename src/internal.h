@@ -102,14 +102,23 @@ bool pscan__cuda_is_device_pointer(const void *p);
 
 #define PSCAN__ERROR_LEN 256
 
+/* Slots of ctx->params: the stable parameters at their own values (ctx->params[PSCAN_PARAM_ALGO]),
+   then the experimental range (public values from 1000) packed after them. A new stable parameter
+   goes before the experimental range in pscan.h and moves PSCAN__PARAM_LAST_STABLE; a new
+   experimental one gets a slot here and a case in ctx.c (check_param_range, param_slot). */
+#define PSCAN__PARAM_LAST_STABLE PSCAN_PARAM_DETERMINISTIC
+enum {
+  PSCAN__SLOT_PARTITION_SIZE = PSCAN__PARAM_LAST_STABLE + 1, /* EXPERIMENTAL_PARTITION_SIZE */
+  PSCAN__PARAM_COUNT
+};
+
 struct pscan_ctx {
   const pscan__backend *backend;
   pscan_backend kind;
-  int64_t params[PSCAN_PARAM_PARTITION_SIZE + 1]; /* indexed by pscan_param */
-  void *impl;                                     /* the backend's own state */
+  int64_t params[PSCAN__PARAM_COUNT]; /* slots as above */
+  void *impl;                         /* the backend's own state */
   char last_error[PSCAN__ERROR_LEN];
 };
-#define PSCAN__PARAM_COUNT (PSCAN_PARAM_PARTITION_SIZE + 1)
 
 /* Records a one-line message on ctx (or, for ctx == NULL, in the thread's own slot) and returns
    status, so that a failure reads: return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "...", ...); */

@@ -38,7 +38,7 @@ struct bench_cpu {
   size_t filled_n;
   per_threads slots[CLI_MAX_LIST];
   int nslots;
-  long partition; /* PSCAN_PARAM_PARTITION_SIZE, 0: the library's choice */
+  long partition; /* PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 0: the library's choice */
   volatile uint64_t sink; /* keeps the reduction's result alive */
 };
 
@@ -100,7 +100,7 @@ static per_threads *slot_for(bench_cpu *b, int threads) {
   if (st == PSCAN_OK)
     st = pscan_set_param(s.ctx, PSCAN_PARAM_THREADS, threads);
   if (st == PSCAN_OK && b->partition > 0)
-    st = pscan_set_param(s.ctx, PSCAN_PARAM_PARTITION_SIZE, b->partition);
+    st = pscan_set_param(s.ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, b->partition);
   if (st != PSCAN_OK || !s.tm) {
     cli_error("bench", "cannot set up %d threads: %s", threads,
               st != PSCAN_OK ? pscan_last_error(s.ctx) : "pthread_create failed");
