@@ -431,6 +431,11 @@ PSCAN_API pscan_status pscan_select_op(pscan_ctx *ctx, const void *in, void *out
                                        const pscan_user_op *pred, size_t *num_selected);
 PSCAN_API pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
                                           const pscan_user_op *pred, size_t *num_selected);
+/* The full compiler log (warnings and errors) of the last operator compile on ctx: the C
+   compiler's output on the CPU, NVRTC's on the GPU; "" when none ran (a cache hit, host_fn).
+   Valid until the next pscan_op_create on ctx or its destruction; never NULL. The C compiler is
+   $PSCAN_CC, else $CC, else cc (a command, optionally with leading arguments). */
+PSCAN_API const char *pscan_op_compile_log(const pscan_ctx *ctx);
 
 /* ---------------------------------------------------------------------------------------------
  * Scans along an axis, segmented by offsets, reversed

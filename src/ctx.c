@@ -58,6 +58,7 @@ pscan_status pscan_create(pscan_ctx **ctx, pscan_backend backend) {
 void pscan_destroy(pscan_ctx *ctx) {
   if (!ctx)
     return;
+  pscan__op_release_all(ctx);
   ctx->backend->fini(ctx);
   pscan__free(ctx);
 }

@@ -24,7 +24,9 @@ typedef enum bench_impl {
   IMPL_CUDA_PSCAN,  /* the library's CUDA backend, one row per algorithm (bench_gpu.c; threads 0) */
   IMPL_CUDA_MEMCPY, /* cudaMemcpy device to device on the same buffers: the GPU's ceiling */
   IMPL_CUB,         /* the GPU peers (peers_cub.h): cub::DeviceScan::InclusiveSum, */
-  IMPL_THRUST       /*   thrust::inclusive_scan */
+  IMPL_THRUST,      /*   thrust::inclusive_scan */
+  IMPL_USER_OP      /* pscan_scan_op with a user operator from source: affine maps of f32 pairs
+                       (8 bytes), on the f64 points (bench_cpu.c) */
 } bench_impl;
 
 typedef struct bench_result {

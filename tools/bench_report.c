@@ -24,6 +24,7 @@ const char *bench_impl_label(const bench_result *r, char *buf, size_t len) {
   case IMPL_CUDA_MEMCPY: snprintf(buf, len, "cudaMemcpy"); break;
   case IMPL_CUB: snprintf(buf, len, "cub DeviceScan"); break;
   case IMPL_THRUST: snprintf(buf, len, "thrust inclusive_scan"); break;
+  case IMPL_USER_OP: snprintf(buf, len, "pscan user-op affine f32"); break;
   }
   return buf;
 }
@@ -35,7 +36,7 @@ static const char *impl_csv_name(bench_impl i) {
                                       [IMPL_STD_PAR] = "std-par", [IMPL_TBB] = "tbb-scan",
                                       [IMPL_OMP] = "omp-scan", [IMPL_CUDA_PSCAN] = "pscan-cuda",
                                       [IMPL_CUDA_MEMCPY] = "cudaMemcpy", [IMPL_CUB] = "cub",
-                                      [IMPL_THRUST] = "thrust"};
+                                      [IMPL_THRUST] = "thrust", [IMPL_USER_OP] = "pscan-user-op"};
   return names[i];
 }
 

@@ -192,7 +192,6 @@ static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job
 }
 
 static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
-  cpu_state *st = ctx->impl;
   pscan__cpu_op custom;
   const pscan__cpu_op *op;
   if (c->op == PSCAN__OP_CUSTOM) {
@@ -210,6 +209,12 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
                          pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
                          pscan__op_name(c->op));
   }
+  return pscan__cpu_scan_with(ctx, c, op);
+}
+
+pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
+                                  const pscan__cpu_op *op) {
+  cpu_state *st = ctx->impl;
   pscan__cpu_job job = {.op = op, .in = c->in, .out = c->out, .n = c->n, .init = c->init,
                         .exclusive = c->exclusive};
   job.part = partition_size(ctx, c);
@@ -310,4 +315,9 @@ const pscan__backend pscan__cpu_backend = {
     .check_memory = cpu_check_memory,
     .scan = cpu_scan,
     .compact = cpu_compact,
+    .op_create = pscan__cpu_op_create,
+    .op_destroy = pscan__cpu_op_destroy,
+    .scan_op = pscan__cpu_scan_op,
+    .select_op = pscan__cpu_select_op,
+    .op_target = pscan__cpu_op_target,
 };

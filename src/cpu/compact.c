@@ -200,6 +200,10 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   case PSCAN__COMPACT_SELECT_IF:
   case PSCAN__COMPACT_PARTITION_IF:
   {
+    if (c->user_gather) {
+      *kept = c->user_gather(c->user_pred, in, len, buf, c->kind == PSCAN__COMPACT_PARTITION_IF);
+      return buf;
+    }
     gather_if_fn fn = pscan__cpu_simd_gather_if(c->type);
     *kept = (fn ? fn : gather_if[c->type])(c->cmp, c->value, in, len, buf,
                                            c->kind == PSCAN__COMPACT_PARTITION_IF);

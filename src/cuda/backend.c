@@ -17,6 +17,7 @@
  * its words with a new epoch, and nothing but whole status words is ever written where they live.
  * A small scan is therefore one kernel launch and nothing else. */
 #include "../internal.h"
+#include "jit/jit.h"
 #include "launch.h"
 
 #include <cuda_runtime_api.h>
@@ -617,6 +618,34 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   return PSCAN_OK;
 }
 
+/* ---- what the user operators (cuda/jit/) borrow: device, stream, counter, workspace ---- */
+
+pscan_status pscan__cuda_env_get(pscan_ctx *ctx, pscan__cuda_env *env) {
+  cuda_state *st = ctx->impl;
+  PSCAN__CHECK(use_device(ctx, st));
+  PSCAN__CHECK(ensure_work(ctx, st, COUNTER_BYTES));
+  env->device = st->device;
+  env->stream = st->stream;
+  env->pdl = st->pdl;
+  env->sm_count = st->sm_count;
+  env->stagger_ns = st->stagger_ns;
+  env->tile_counter = (unsigned long long *)(void *)st->work;
+  env->tile_base = &st->tile_base;
+  env->count_slot = (unsigned long long *)(void *)(st->work + 8); /* as cuda_compact's */
+  return PSCAN_OK;
+}
+
+pscan_status pscan__cuda_grow(pscan_ctx *ctx, char **buf, size_t *cap, size_t bytes) {
+  bool grown;
+  return grow_zeroed(ctx, ctx->impl, buf, cap, bytes, &grown);
+}
+
+pscan_status pscan__cuda_fail(pscan_ctx *ctx, int cuda_error, const char *what) {
+  return cuda_fail(ctx, (cudaError_t)cuda_error, what);
+}
+
+bool pscan__cuda_on_device(pscan_ctx *ctx, const void *p) { return is_device_memory(ctx->impl, p); }
+
 const pscan__backend pscan__cuda_backend = {
     .name = "cuda",
     .init = cuda_init,
@@ -627,4 +656,8 @@ const pscan__backend pscan__cuda_backend = {
     .check_memory = cuda_check_memory,
     .scan = cuda_scan,
     .compact = cuda_compact,
+    .op_create = pscan__cuda_op_create, /* user operators: cuda/jit/ */
+    .op_destroy = pscan__cuda_op_destroy,
+    .scan_op = pscan__cuda_scan_op,
+    .select_op = pscan__cuda_select_op,
 };

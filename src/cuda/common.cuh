@@ -3,7 +3,11 @@
 #ifndef PSCAN_CUDA_COMMON_CUH
 #define PSCAN_CUDA_COMMON_CUH
 
+/* Under NVRTC (the user-operator kernels, cuda/jit/) there are no host headers: the compiler's
+   built-ins stand in for cuda_runtime.h and jit_source.c supplies stdint.h and string.h. */
+#ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 #include <string.h>
 
@@ -158,6 +162,7 @@ static __device__ __forceinline__ void pscan__wait_for_predecessor(void) {
 #endif
 }
 
+#ifndef __CUDACC_RTC__ /* host code: not for NVRTC */
 /* Host side: launches kernel(*params) (one by-value parameter) on `stream`; `pdl`: allow it to
    overlap the previous kernel's run as above; `cooperative`: every block resident at once. */
 static int pscan__launch(const void *kernel, uint64_t grid, unsigned threads, size_t smem,
@@ -198,6 +203,7 @@ static int pscan__resident_blocks(const void *kernel, int threads, size_t dynami
 static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
   return pscan__resident_blocks(kernel, PSCAN__THREADS, dynamic_smem);
 }
+#endif
 
 /* A/B builds only: 1 keeps the ordered look-back in every scan kernel (stamp.cuh). */
 #ifndef PSCAN__LOOKBACK_ORDERED_ALWAYS
