@@ -18,7 +18,3 @@ pscan_status pscan_segmented_scan(pscan_ctx *ctx, const void *in, void *out, psc
       (void)reverse, (void)init;
   return PENDING(ctx, "pscan_segmented_scan");
 }
-
-/* pscan_op_elem_size (pscan_mpi needs it): no operator can be created yet, so none has a size.
-   Where user operators are implemented, it returns the operator's elem_size. */
-size_t pscan_op_elem_size(const pscan_user_op *op) { (void)op; return 0; }
