@@ -251,11 +251,12 @@ static void test_scans(test_rng *r) {
     for (int v = 0; v < 4; v++)
       for (int lay = 0; lay < LAYOUTS; lay++)
         scan_case(wide[w][0], wide[w][1], PSCAN_SUM, v & 1, v >> 1, false, lay, 333, r);
-  /* shards of many reduction chunks, and larger shards */
+  /* shards of many chunks of the scan-based reduction (floats), and larger shards */
   setenv("PSCAN_MPI_CHUNK", "17", 1);
   for (int lay = 0; lay < LAYOUTS; lay++)
     for (int v = 0; v < 4; v++) {
-      scan_case(PSCAN_I64, PSCAN_I64, PSCAN_SUM, v & 1, v >> 1, v == 3, lay, 1000, r);
+      scan_case(PSCAN_F32, PSCAN_F64, PSCAN_SUM, v & 1, v >> 1, false, lay, 1000, r);
+      scan_case(PSCAN_F64, PSCAN_F64, PSCAN_PROD, v & 1, v >> 1, v == 3, lay, 1000, r);
       scan_case(PSCAN_F64, PSCAN_F64, PSCAN_MAX, v & 1, v >> 1, false, lay, 1000, r);
     }
   unsetenv("PSCAN_MPI_CHUNK");
