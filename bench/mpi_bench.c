@@ -1,6 +1,6 @@
 /* pscan_mpi_bench: weak scaling of the distributed scan, with its ceiling and a peer in the same
- * run. Every rank holds a shard of --n elements (default 2^26 i64) and, all ranks at once after a
- * barrier, times (median of --reps):
+ * run. Every rank holds a shard of --n elements (default 2^26; --type i64, i32 or f64) and, all
+ * ranks at once after a barrier, times (median of --reps):
  *   copy   its own copy of the shard (memcpy; cudaMemcpy on the GPU): the rank's ceiling
  *   local  its own single-device pscan scan of the shard (what the ranks could do alone)
  *   mpi    pscan_mpi_scan over all shards
@@ -62,6 +62,17 @@ static void sync_dev(void) {
 /* The plain loop peer (i64 or i32 sums on the host). */
 static void peer(void) {
   int64_t total = 0, prefix = 0;
+  if (type == PSCAN_F64) {
+    double *a = in, *b = out, acc = 0, pre = 0;
+    for (size_t i = 0; i < n; i++)
+      b[i] = acc += a[i];
+    MPI_Exscan(&acc, &pre, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+      pre = 0;
+    for (size_t i = 0; i < n; i++)
+      b[i] += pre;
+    return;
+  }
   if (type == PSCAN_I64) {
     int64_t *a = in, *b = out, acc = 0;
     for (size_t i = 0; i < n; i++)
@@ -126,7 +137,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads"))
       threads = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--type"))
-      type = !strcmp(argv[i + 1], "i32") ? PSCAN_I32 : PSCAN_I64;
+      type = !strcmp(argv[i + 1], "i32") ? PSCAN_I32 : !strcmp(argv[i + 1], "f64") ? PSCAN_F64
+                                                                              : PSCAN_I64;
     else if (!strcmp(argv[i], "--backend"))
       cuda = !strcmp(argv[i + 1], "cuda");
   }
@@ -151,7 +163,10 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < n; i++) {
     int64_t v = (int64_t)(i % 7) - 3;
-    if (type == PSCAN_I64)
+    double d = (double)v;
+    if (type == PSCAN_F64)
+      memcpy(host + i * 8, &d, 8);
+    else if (type == PSCAN_I64)
       memcpy(host + i * 8, &v, 8);
     else {
       int32_t w = (int32_t)v;
@@ -212,7 +227,8 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     double bytes = 2.0 * (double)n * (double)es, gb = 1e9;
     printf("pscan_mpi_bench: %d ranks, %zu %s per rank, %s, %d threads per rank, %d reps (medians)\n",
-           nranks, n, type == PSCAN_I64 ? "i64" : "i32", cuda ? "cuda" : "cpu", cuda ? 0 : threads,
+           nranks, n, type == PSCAN_I64 ? "i64" : type == PSCAN_F64 ? "f64" : "i32",
+           cuda ? "cuda" : "cpu", cuda ? 0 : threads,
            reps);
     printf("rank,copy_GBps,local_GBps,mpi_GBps,mpi_pct_of_copy,local_pct_of_copy,peer_GBps\n");
     double sum_local = 0, sum_copy = 0;
