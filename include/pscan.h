@@ -419,6 +419,9 @@ PSCAN_API pscan_status pscan_op_create(pscan_ctx *ctx, const pscan_op_desc *desc
                                        pscan_user_op **op);
 /* NULL is a no-op; call it before destroying the operator's context. */
 PSCAN_API void pscan_op_destroy(pscan_user_op *op);
+/* Extension: sizeof the operator's type (the desc's elem_size); 0 for NULL. Lets code built on
+   the public API (pscan_mpi) move elements of a user type it did not describe itself. */
+PSCAN_API size_t pscan_op_elem_size(const pscan_user_op *op);
 
 /* A scan of elements of the operator's type (exclusive without init needs the desc's identity). */
 PSCAN_API pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,

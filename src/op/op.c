@@ -190,6 +190,8 @@ void pscan_op_destroy(pscan_user_op *op) {
 /* ---- Calls ---- */
 
 size_t pscan__op_elem_size(const pscan_user_op *op) { return op->elem_size; }
+/* The public form (pscan.h extension): NULL answers 0. */
+size_t pscan_op_elem_size(const pscan_user_op *op) { return op ? op->elem_size : 0; }
 const void *pscan__op_identity(const pscan_user_op *op) { return op->identity; }
 void *pscan__op_impl(const pscan_user_op *op) { return op->impl; }
 
