@@ -19,7 +19,8 @@
 #define PSCAN__NAME5(f, a, b, c) PSCAN__NAME5_(f, a, b, c)
 
 #define PSCAN__THREADS 256
-/* Tuning knobs (bench/NOTES.md): bytes of a tile per thread; the register bound
+/* Tuning knobs (docs/PERFORMANCE.md, "Knobs: environment variables and compile-time switches"):
+   bytes of a tile per thread; the register bound
    (PSCAN__MIN_BLOCKS) is in launch.h, which the host code reads too. */
 #ifndef PSCAN__THREAD_BYTES
 #define PSCAN__THREAD_BYTES 128
@@ -113,7 +114,7 @@ static __device__ __forceinline__ void pscan__prefetch_l2(const void *g, unsigne
    phase, wave after wave, with the loads idle in between. A first-wave block of row
    r = blockIdx.x / sm_count (r < stagger_rows, the blocks resident per multiprocessor) waits
    r x stagger_ns before it takes its tile, which pipelines the rows from the first tile on
-   (bench/NOTES.md, session 4). Called by thread 0 before the tile-id atomic. */
+   (docs/PERFORMANCE.md, "Staggered first wave"). Called by thread 0 before the tile-id atomic. */
 static __device__ __forceinline__ void pscan__stagger_first_wave(const pscan__cuda_scan_params *p) {
   if (p->stagger_ns && blockIdx.x < p->stagger_rows * p->sm_count) {
     const unsigned row = blockIdx.x / p->sm_count;

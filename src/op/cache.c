@@ -112,6 +112,10 @@ bool pscan__cache_dir(char *buf, size_t len) {
   struct stat st;
   if (!make_dirs(buf) || stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
     return false;
+  /* Entries are loaded as code (shared objects): a directory that another user could write to
+     is not used. */
+  if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    return false;
   return access(buf, R_OK | X_OK) == 0;
 }
 

@@ -15,7 +15,8 @@
 void pscan__hash_hex(const void *const *parts, const size_t *sizes, int count, char out[33]);
 
 /* The cache directory ($PSCAN_CACHE_DIR, else $XDG_CACHE_HOME/pscan, else ~/.cache/pscan), created
-   if missing; false when none is usable. */
+   if missing; false when none is usable (not a directory, or writable by another user than this
+   process's: its entries may be loaded as code). */
 bool pscan__cache_dir(char *buf, size_t len);
 
 /* Reads entry key+suffix; true with *data (free with pscan__free) and *size on a hit; a missing,
