@@ -113,7 +113,12 @@ static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
     if (e == cudaSuccess)
       return PSCAN_OK; /* else a corrupt or stale entry: compiled again below */
   }
-  PSCAN__CHECK(pscan__jit_compile(ctx, &op->desc, k, op->arch, &bin, &size, NULL));
+  char *log = NULL;
+  pscan_status s = pscan__jit_compile(ctx, &op->desc, k, op->arch, &bin, &size, &log);
+  if (log) /* pscan_op_compile_log */
+    pscan__op_set_log(ctx, log, strlen(log));
+  pscan__free(log);
+  PSCAN__CHECK(s);
   cudaError_t e = load_cubin(op, which, k, bin);
   if (e == cudaSuccess)
     pscan__cache_store(key, ".cubin", bin, size);

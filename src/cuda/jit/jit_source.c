@@ -1,5 +1,5 @@
 /* The program NVRTC compiles for a user operator: a few defines, the user's source (its errors
- * read "source(LINE): error: ..."), the glue that names the type and the function for the kernels,
+ * read "pscan_op_source(LINE): error: ..."), the glue that names the type and the function for the kernels,
  * and user_kernels.cuh, which includes the shared device headers embedded in the library. */
 #include "jit.h"
 
@@ -130,7 +130,7 @@ static const char program_format[] =
     "#define PSCAN_USER_BASE_BYTES %zu\n"
     "#define PSCAN_USER_PREDICATE %d\n"
     "#define PSCAN_USER_ORDERED %d\n"
-    "#line 1 \"source\"\n"
+    "#line 1 \"pscan_op_source\"\n"
     "%s\n"
     "#line 1 \"pscan-glue\"\n"
     "typedef %s pscan_user_t;\n"
