@@ -3,7 +3,7 @@
 #   scripts/gpu-jit.sh [build] [test] [sanitize] [bench] [peers]   (default: all)
 # build     cmake (Release, CUDA) and the library, tests and benchmark (-j16)
 # test      test_jit_compile (NVRTC without the device), test_cuda_user_op (the kernels through
-#           the backend's hooks) and, when present, test_user_op (the public API) on CUDA
+#           the backend's hooks), test_cuda_user_op_api (test_user_op.c's API tests on CUDA)
 # sanitize  compute-sanitizer memcheck, racecheck and synccheck on a quick test_cuda_user_op
 # bench     pscan_user_op_bench: affine f32/f64 and user SUM i32 against a device copy, CUB with
 #           the same functor and the built-in SUM, 2^16 .. 2^28; cold compile, disk-cache hit,
@@ -46,11 +46,7 @@ run_test() { # name, then the command
 if has test; then
   run_test test_jit_compile ./$B/tests/test_jit_compile
   run_test test_cuda_user_op ./$B/tests/test_cuda_user_op
-  if [ -x ./$B/tests/test_user_op ]; then
-    run_test test_user_op ./$B/tests/test_user_op
-  else
-    log "test_user_op: not in this build (the public API's test lands with src/op/op.c)"
-  fi
+  run_test test_cuda_user_op_api ./$B/tests/test_cuda_user_op_api
   # The built-in suites still pass with the shared device headers' NVRTC guards.
   PSCAN_TEST_QUICK=1 run_test test_cuda_scan_quick ./$B/tests/test_cuda_scan
 fi
@@ -60,6 +56,10 @@ if has sanitize; then
   for tool in memcheck racecheck synccheck; do
     PSCAN_TEST_QUICK=1 run_test "sanitize_$tool" "$CS" --tool "$tool" --error-exitcode 9 \
       ./$B/tests/test_cuda_user_op
+  done
+  for tool in memcheck racecheck; do
+    PSCAN_TEST_QUICK=1 run_test "sanitize_api_$tool" "$CS" --tool "$tool" --error-exitcode 9 \
+      ./$B/tests/test_cuda_user_op_api
   done
 fi
 

@@ -117,7 +117,7 @@ static void test_errors(void) {
   CHECK_STATUS(pscan__jit_compile(NULL, &d, PSCAN__JIT_SCAN, 90, &bin, &size, &log),
                PSCAN_ERR_INVALID_ARGUMENT);
   const char *msg = pscan_last_error(NULL);
-  CHECK(strstr(msg, "source(2)") && strstr(msg, "error"), "the error line: '%s'", msg);
+  CHECK(strstr(msg, "pscan_op_source(2)") && strstr(msg, "error"), "the error line: '%s'", msg);
   CHECK(!bin && size == 0, "nothing compiled");
   CHECK(log && strstr(log, "error"), "the whole log comes back");
   pscan__free(log);

@@ -660,4 +660,5 @@ const pscan__backend pscan__cuda_backend = {
     .op_destroy = pscan__cuda_op_destroy,
     .scan_op = pscan__cuda_scan_op,
     .select_op = pscan__cuda_select_op,
+    .op_target = pscan__cuda_op_target,
 };

@@ -57,6 +57,7 @@ pscan_status pscan__jit_compile(pscan_ctx *ctx, const pscan_op_desc *desc, pscan
 pscan_status pscan__cuda_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key,
                                    void **impl);
 void pscan__cuda_op_destroy(pscan_ctx *ctx, void *impl);
+const char *pscan__cuda_op_target(pscan_ctx *ctx, const pscan_op_desc *desc);
 pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                  int exclusive, const void *init);
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,

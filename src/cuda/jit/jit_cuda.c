@@ -113,7 +113,12 @@ static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
     if (e == cudaSuccess)
       return PSCAN_OK; /* else a corrupt or stale entry: compiled again below */
   }
-  PSCAN__CHECK(pscan__jit_compile(ctx, &op->desc, k, op->arch, &bin, &size, NULL));
+  char *log = NULL;
+  pscan_status s = pscan__jit_compile(ctx, &op->desc, k, op->arch, &bin, &size, &log);
+  if (log) /* pscan_op_compile_log */
+    pscan__op_set_log(ctx, log, strlen(log));
+  pscan__free(log);
+  PSCAN__CHECK(s);
   cudaError_t e = load_cubin(op, which, k, bin);
   if (e == cudaSuccess)
     pscan__cache_store(key, ".cubin", bin, size);
@@ -127,13 +132,8 @@ static void unload(cuda_op *op) {
       cudaLibraryUnload(op->k[i].lib);
 }
 
-pscan_status pscan__cuda_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key,
-                                   void **impl) {
-  *impl = NULL;
-  if (desc->elem_size > PSCAN__JIT_MAX_ELEM)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
-                       "pscan_op_create: the CUDA backend takes elements of up to %d bytes (%zu)",
-                       PSCAN__JIT_MAX_ELEM, desc->elem_size);
+/* The compute capability of ctx's device as 10 * major + minor (90: sm_90). */
+static pscan_status device_arch(pscan_ctx *ctx, int *arch) {
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   int major = 0, minor = 0;
@@ -142,10 +142,35 @@ pscan_status pscan__cuda_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, co
     e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, env.device);
   if (e != cudaSuccess)
     return pscan__cuda_fail(ctx, e, "cudaDeviceGetAttribute");
+  *arch = major * 10 + minor;
+  return PSCAN_OK;
+}
+
+/* What op.c's key needs beyond desc: the target and the kernels' own sources. */
+const char *pscan__cuda_op_target(pscan_ctx *ctx, const pscan_op_desc *desc) {
+  static _Thread_local char target[96];
+  int arch = 0;
+  (void)desc;
+  if (device_arch(ctx, &arch) != PSCAN_OK)
+    return "cuda"; /* (op_create then fails the same way, with its message) */
+  snprintf(target, sizeof target, "sm_%d %s cudart %d", arch, pscan__jit_sources_digest(),
+           (int)CUDART_VERSION);
+  return target;
+}
+
+pscan_status pscan__cuda_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key,
+                                   void **impl) {
+  *impl = NULL;
+  if (desc->elem_size > PSCAN__JIT_MAX_ELEM)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                       "pscan_op_create: the CUDA backend takes elements of up to %d bytes (%zu)",
+                       PSCAN__JIT_MAX_ELEM, desc->elem_size);
+  int arch = 0;
+  PSCAN__CHECK(device_arch(ctx, &arch));
   cuda_op *op = pscan__calloc(1, sizeof *op);
   if (!op)
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_op_create: out of memory");
-  op->arch = major * 10 + minor;
+  op->arch = arch;
   snprintf(op->key, sizeof op->key, "%s", key ? key : "");
   op->tile_items = pscan__jit_tile_items(desc->elem_size);
   op->slot = pscan__jit_status_slot(desc);

@@ -186,7 +186,7 @@ static nvrtc_result create_program(const nvrtc_api *a, nvrtc_program *prog, cons
 /* The size of the user's type, by compiling the source with only a global of that value to PTX
    (after a size mismatch, to name both sizes); 0 if that fails. */
 static size_t probe_size(const nvrtc_api *a, const pscan_op_desc *desc) {
-  static const char fmt[] = "#line 1 \"source\"\n%s\n#line 1 \"pscan-glue\"\n"
+  static const char fmt[] = "#line 1 \"pscan_op_source\"\n%s\n#line 1 \"pscan-glue\"\n"
                             "typedef %s pscan_user_t;\n"
                             "extern \"C\" __device__ unsigned long long pscan_user_sizeof = "
                             "sizeof(pscan_user_t);\n";
@@ -246,13 +246,15 @@ pscan_status pscan__jit_compile(pscan_ctx *ctx, const pscan_op_desc *desc, pscan
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_op_create: out of memory");
   char arch_opt[64];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d", arch);
-  const char *opts[] = {arch_opt, "-default-device", "--std=c++17"};
+  /* No contraction into FMA: a compiled operator rounds as the same C function does (as on the
+     CPU backend). */
+  const char *opts[] = {arch_opt, "-default-device", "--std=c++17", "--fmad=false"};
   nvrtc_program prog = NULL;
   nvrtc_result r = create_program(a, &prog, text);
   pscan__free(text);
   if (r != 0)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "nvrtcCreateProgram: %s", a->get_error_string(r));
-  r = a->compile(prog, 3, opts);
+  r = a->compile(prog, 4, opts);
   char *log = program_log(a, prog);
   if (r != 0) {
     s = compile_failed(ctx, a, desc, log);

@@ -1,11 +1,12 @@
 /* The program NVRTC compiles for a user operator: a few defines, the user's source (its errors
- * read "source(LINE): error: ..."), the glue that names the type and the function for the kernels,
+ * read "pscan_op_source(LINE): error: ..."), the glue that names the type and the function for the kernels,
  * and user_kernels.cuh, which includes the shared device headers embedded in the library. */
 #include "jit.h"
 
 #include "../../op/cache.h"
 #include "../launch.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,42 +55,41 @@ static const char *const std_texts[] = {std_stdint, std_stddef, "", "", std_math
                                         std_limits, std_float,  std_stdint};
 enum { STD_COUNT = sizeof std_names / sizeof std_names[0], MAX_HEADERS = 64 };
 
-void pscan__jit_headers(const char ***names, const char ***texts, int *count) {
-  static const char *all_names[MAX_HEADERS], *all_texts[MAX_HEADERS];
-  static int n; /* (filled once with constants: a race writes the same values) */
-  if (n == 0) {
-    int k = 0;
-    for (int i = 0; i < pscan__jit_file_count && k < MAX_HEADERS; i++, k++) {
-      all_names[k] = pscan__jit_files[i].name;
-      all_texts[k] = pscan__jit_files[i].text;
-    }
-    for (int i = 0; i < STD_COUNT && k < MAX_HEADERS; i++, k++) {
-      all_names[k] = std_names[i];
-      all_texts[k] = std_texts[i];
-    }
-    n = k;
+static const char *all_names[MAX_HEADERS], *all_texts[MAX_HEADERS];
+static int all_count;
+static char digest[33];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+/* The header list and the digest of every header, built once. */
+static void build_tables(void) {
+  int k = 0;
+  for (int i = 0; i < pscan__jit_file_count && k < MAX_HEADERS; i++, k++) {
+    all_names[k] = pscan__jit_files[i].name;
+    all_texts[k] = pscan__jit_files[i].text;
   }
+  for (int i = 0; i < STD_COUNT && k < MAX_HEADERS; i++, k++) {
+    all_names[k] = std_names[i];
+    all_texts[k] = std_texts[i];
+  }
+  all_count = k;
+  const void *parts[MAX_HEADERS];
+  size_t sizes[MAX_HEADERS];
+  for (int i = 0; i < k; i++) {
+    parts[i] = all_texts[i];
+    sizes[i] = strlen(all_texts[i]);
+  }
+  pscan__hash_hex(parts, sizes, k, digest);
+}
+
+void pscan__jit_headers(const char ***names, const char ***texts, int *count) {
+  pthread_once(&tables_once, build_tables);
   *names = all_names;
   *texts = all_texts;
-  *count = n;
+  *count = all_count;
 }
 
 const char *pscan__jit_sources_digest(void) {
-  static char digest[33];
-  if (!digest[0]) {
-    const void *parts[MAX_HEADERS];
-    size_t sizes[MAX_HEADERS];
-    const char **names, **texts;
-    int count;
-    pscan__jit_headers(&names, &texts, &count);
-    for (int i = 0; i < count; i++) {
-      parts[i] = texts[i];
-      sizes[i] = strlen(texts[i]);
-    }
-    char d[33];
-    pscan__hash_hex(parts, sizes, count, d);
-    memcpy(digest, d, sizeof d);
-  }
+  pthread_once(&tables_once, build_tables);
   return digest;
 }
 
@@ -130,7 +130,7 @@ static const char program_format[] =
     "#define PSCAN_USER_BASE_BYTES %zu\n"
     "#define PSCAN_USER_PREDICATE %d\n"
     "#define PSCAN_USER_ORDERED %d\n"
-    "#line 1 \"source\"\n"
+    "#line 1 \"pscan_op_source\"\n"
     "%s\n"
     "#line 1 \"pscan-glue\"\n"
     "typedef %s pscan_user_t;\n"
