@@ -32,16 +32,3 @@ pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *out, size_
   (void)in, (void)out, (void)n, (void)pred, (void)num_selected;
   return PENDING(ctx, "pscan_partition_op");
 }
-
-pscan_status pscan_scan_axis(pscan_ctx *ctx, const pscan_axis_args *args) {
-  (void)args;
-  return PENDING(ctx, "pscan_scan_axis");
-}
-
-pscan_status pscan_segmented_scan(pscan_ctx *ctx, const void *in, void *out, pscan_dtype type,
-                                  pscan_op op, const int64_t *offsets, size_t num_segments,
-                                  int exclusive, int reverse, const void *init) {
-  (void)in, (void)out, (void)type, (void)op, (void)offsets, (void)num_segments, (void)exclusive,
-      (void)reverse, (void)init;
-  return PENDING(ctx, "pscan_segmented_scan");
-}
