@@ -109,7 +109,8 @@ static bool load_npy(const char *path, int type, source *s, aio_array *a, aio_er
     return false;
   size_t size = pscan_dtype_size(h.type), bytes = h.n * size;
   const uint8_t *data = s->buf + h.data_offset;
-  *a = (aio_array){h.type, h.n, data, NULL, NULL, 0};
+  *a = (aio_array){h.type, h.n, data, NULL, NULL, 0, h.ndim, {0}};
+  memcpy(a->shape, h.shape, sizeof h.shape);
   if (h.swap || (uintptr_t)data % size != 0) {
     a->owned = malloc(bytes ? bytes : 1);
     if (!a->owned) {
@@ -141,7 +142,7 @@ static bool load_raw(const char *path, int type, source *s, aio_array *a, aio_er
     return false;
   }
   *a = (aio_array){(pscan_dtype)type, s->len / size, s->buf, s->owned, s->map,
-                   s->map ? s->len : 0};
+                   s->map ? s->len : 0, 0, {0}};
   *s = (source){0};
   return true;
 }
@@ -153,7 +154,7 @@ static bool load_text(const char *path, int type, source *s, aio_array *a, aio_e
   size_t n;
   if (!text_parse(name, (const char *)s->buf, s->len, t, &data, &n, err))
     return false;
-  *a = (aio_array){t, n, data, data, NULL, 0};
+  *a = (aio_array){t, n, data, data, NULL, 0, 0, {0}};
   return true;
 }
 
@@ -180,13 +181,15 @@ void aio_free(aio_array *a) {
 
 /* ---- writing ---- */
 
-static bool write_data(FILE *f, const char *path, pscan_dtype t, const void *data, size_t n) {
+static bool write_data(FILE *f, const char *path, pscan_dtype t, const void *data, size_t n,
+                       int ndim, const size_t *shape) {
   aio_format format = aio_format_of(path);
   if (format == AIO_TEXT)
     return text_write(f, t, data, n);
   if (format == AIO_NPY) {
     char header[NPY_HEADER_MAX];
-    size_t len = npy_format_header(t, n, header);
+    size_t len = ndim > 1 ? npy_format_header_shape(t, ndim, shape, header)
+                          : npy_format_header(t, n, header);
     if (fwrite(header, 1, len, f) != len)
       return false;
   }
@@ -218,6 +221,11 @@ static int make_temp(const char *path, char **tmp, aio_err *err) {
 
 bool aio_write(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
                aio_err *err) {
+  return aio_write_shape(o, path, t, data, n, 1, &n, err);
+}
+
+bool aio_write_shape(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
+                     int ndim, const size_t *shape, aio_err *err) {
   *o = (aio_output){path, NULL};
   if (strcmp(path, "-") == 0) {
     if (!text_write(stdout, t, data, n) || fflush(stdout) != 0) {
@@ -230,7 +238,7 @@ bool aio_write(aio_output *o, const char *path, pscan_dtype t, const void *data,
   FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
   if (fd >= 0 && !f)
     close(fd);
-  bool ok = f && write_data(f, path, t, data, n);
+  bool ok = f && write_data(f, path, t, data, n, ndim, shape);
   errno = ok ? 0 : errno;
   if (f && fclose(f) != 0)
     ok = false;

@@ -17,6 +17,33 @@ static int status_exit(const file_job *job, pscan_status s) {
 
 /* ---- scan ---- */
 
+/* --axis / --reverse, or an input of several dimensions: pscan_scan_axis; OUT keeps IN's shape. */
+static int run_scan_axis(file_job *job, pscan_dtype out_t, const void *init) {
+  const aio_array *in = &job->in[0];
+  int ndim = in->ndim > 1 ? in->ndim : 1;
+  int64_t shape[AIO_MAX_DIMS];
+  for (int d = 0; d < ndim; d++)
+    shape[d] = (int64_t)(in->ndim > 1 ? in->shape[d] : in->n);
+  if (ndim > 1 && !job->o.axis_given) {
+    cli_usage_error(job->cmd->name, "%s has %d dimensions: say which to scan with --axis",
+                    job->in_path[0], ndim);
+    return EXIT_USAGE;
+  }
+  if (job->o.axis_given && (job->o.axis >= ndim || job->o.axis < -1)) {
+    cli_usage_error(job->cmd->name, "--axis %d: %s has %d dimension%s", job->o.axis,
+                    job->in_path[0], ndim, ndim > 1 ? "s" : "");
+    return EXIT_USAGE;
+  }
+  job->out_ndim[0] = ndim;
+  for (int d = 0; d < ndim; d++)
+    job->out_shape[0][d] = (size_t)shape[d];
+  pscan_axis_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
+                       .out_type = out_t, .ndim = ndim, .shape = shape,
+                       .axis = job->o.axis_given ? job->o.axis : -1, .op = job->o.op,
+                       .exclusive = job->o.exclusive, .reverse = job->o.reverse, .init = init};
+  return status_exit(job, pscan_scan_axis(job->ctx, &a));
+}
+
 static int run_scan(file_job *job) {
   const aio_array *in = &job->in[0];
   pscan_dtype out_t = job->o.out_dtype == AIO_NO_TYPE ? in->type : (pscan_dtype)job->o.out_dtype;
@@ -25,6 +52,8 @@ static int run_scan(file_job *job) {
     return EXIT_USAGE;
   if (!job_alloc_out(job, 0, out_t, in->n))
     return 1;
+  if (in->ndim > 1 || job->o.axis_given || job->o.reverse)
+    return run_scan_axis(job, out_t, job->o.init ? init : NULL);
   pscan_scan_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
                        .out_type = out_t, .n = in->n, .op = job->o.op,
                        .exclusive = job->o.exclusive, .init = job->o.init ? init : NULL};
@@ -163,15 +192,18 @@ static int run_reduce_by_key(file_job *job) {
 
 static const file_cmd scan_cmd = {
     "scan",
-    OPT_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE, 1, 1, {ROLE_DATA}, "IN OUT",
+    OPT_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE | OPT_AXIS, 1, 1, {ROLE_DATA}, "IN OUT",
     "Writes the prefix scan of IN to OUT: out[i] = in[0] op ... op in[i] (inclusive), or\n"
     "init op in[0] op ... op in[i-1] with out[0] = init (--exclusive). Integer sums and products\n"
     "wrap around; float min and max propagate NaN. --out-dtype widens the accumulation and the\n"
-    "output (i32 -> i64, u8 -> u64, f32 -> f64, ...). --init is read in the output type.",
+    "output (i32 -> i64, u8 -> u64, f32 -> f64, ...). --init is read in the output type.\n"
+    "A .npy IN of several dimensions is scanned along --axis K, each line on its own\n"
+    "(numpy.cumsum(x, axis=K)); OUT has IN's shape. --reverse scans from the end.",
     "  pscan scan data.npy prefix.npy                  inclusive sum, .npy in and out\n"
     "  pscan scan --op max --exclusive in.txt out.txt  running maximum before each element\n"
     "  pscan scan --dtype u8 --out-dtype u64 img.raw sums.npy   widen bytes while summing\n"
-    "  seq 10 | pscan scan - -                         text from stdin to stdout\n",
+    "  seq 10 | pscan scan - -                         text from stdin to stdout\n"
+    "  pscan scan --axis 0 m.npy colsums.npy           running sums down each column\n",
     run_scan};
 
 static const file_cmd select_cmd = {
