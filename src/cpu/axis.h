@@ -17,9 +17,10 @@ typedef struct pscan__cpu_axis_kernels {
   /* *acc = in[0] ⊕ in[is] ⊕ ... (n >= 1). */
   void (*line_reduce)(const void *in, ptrdiff_t is, size_t n, void *acc);
   /* w lines side by side over m rows (row r, line j at in[r * ir + j * ic]); acc[0..w) holds the
-     running values (accumulation type, contiguous) and is updated. */
+     running values (accumulation type, contiguous) and is updated. stream: write out's rows
+     with non-temporal stores where they are contiguous. */
   void (*rows)(const void *in, ptrdiff_t ir, ptrdiff_t ic, void *out, ptrdiff_t orow, ptrdiff_t oc,
-               size_t m, size_t w, void *acc, int fresh, int exclusive);
+               size_t m, size_t w, void *acc, int fresh, int exclusive, int stream);
   /* acc[j] = (fresh ? row 0 : acc[j] ⊕ row 0) ⊕ ... ⊕ row m-1, column by column. */
   void (*rows_reduce)(const void *in, ptrdiff_t ir, ptrdiff_t ic, size_t m, size_t w, void *acc,
                       int fresh);

@@ -12,10 +12,23 @@
 #define ACC_E PSCAN__CAT(PSCAN_, PAIR_OUT)
 #define NAME(f) PSCAN__CAT4(f, PAIR_IN, _, PAIR_OUT)
 #define COMBINE(op, a, b) NAME(combine_v)(op, a, b)
+/* The bodies take the operator as a constant; they must be inlined into every per-op function
+   for the switch on it to fold away (and the row loops to vectorise): with seven operators per
+   pair, the compiler's inlining budget would otherwise stop short. */
+#ifndef AX_INLINE
+#if defined(__GNUC__)
+#define AX_INLINE static inline __attribute__((always_inline))
+#else
+#define AX_INLINE static inline
+#endif
+#endif
+#ifndef AX_PREFETCH_ROWS
+#define AX_PREFETCH_ROWS 4 /* rows ahead that the side-by-side scan prefetches */
+#endif
 
 /* One line: out[i * os] = the scan of in[0], in[is], ...; carry NULL: from in[0] (inclusive) or
    the identity (exclusive), else from *carry. */
-static inline void NAME(ax_line_body)(int op, const void *in_, ptrdiff_t is, void *out_,
+AX_INLINE void NAME(ax_line_body)(int op, const void *in_, ptrdiff_t is, void *out_,
                                       ptrdiff_t os, size_t n, const void *carry, int exclusive) {
   const IN_T *in = in_;
   ACC_T *out = out_;
@@ -45,7 +58,7 @@ static inline void NAME(ax_line_body)(int op, const void *in_, ptrdiff_t is, voi
 }
 
 /* *acc = in[0] ⊕ in[is] ⊕ ... (n >= 1 elements). */
-static inline void NAME(ax_line_reduce_body)(int op, const void *in_, ptrdiff_t is, size_t n,
+AX_INLINE void NAME(ax_line_reduce_body)(int op, const void *in_, ptrdiff_t is, size_t n,
                                              void *acc_) {
   const IN_T *in = in_;
   ACC_T acc = (ACC_T)in[0];
@@ -57,13 +70,17 @@ static inline void NAME(ax_line_reduce_body)(int op, const void *in_, ptrdiff_t 
 /* Lines side by side: m rows of w lines each, row r's element j at in[r * ir + j * ic] (out alike);
    acc[0..w) carries each line's running value from row to row. fresh: acc holds nothing yet and
    row 0 starts the lines (as carry NULL above). Unit inner strides get their own loops, which the
-   compiler vectorises across the w lines. */
-static inline void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
+   compiler vectorises across the w lines. stream: rows of out are written from acc with
+   non-temporal stores (pscan__cpu_copy_out), for outputs too large to stay in cache. */
+AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
                                       void *out_, ptrdiff_t orow, ptrdiff_t oc, size_t m,
-                                      size_t w, void *acc_, int fresh, int exclusive) {
+                                      size_t w, void *acc_, int fresh, int exclusive,
+                                      int stream) {
   const IN_T *in = in_;
   ACC_T *out = out_, *acc = acc_;
   size_t r = 0;
+  /* an exclusive row is written before its input is read: not in place */
+  bool st = stream && ic == 1 && oc == 1 && (!exclusive || in_ != (const void *)out_);
   if (fresh) {
     ACC_T id;
     pscan__identity(ACC_E, (pscan_op)op, &id);
@@ -77,7 +94,19 @@ static inline void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptr
   for (; r < m; r++) {
     const IN_T *ip = in + (ptrdiff_t)r * ir;
     ACC_T *op_ = out + (ptrdiff_t)r * orow;
-    if (ic == 1 && oc == 1 && exclusive) {
+    if (ic == 1 && r + AX_PREFETCH_ROWS < m) { /* rows far apart: start the next loads early */
+      uintptr_t ahead = (uintptr_t)(ip + (ptrdiff_t)AX_PREFETCH_ROWS * ir);
+      for (size_t b = 0; b < w * sizeof(IN_T); b += 64)
+        __builtin_prefetch((const void *)(ahead + b));
+    }
+    if (st) {
+      if (exclusive)
+        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+      for (size_t j = 0; j < w; j++)
+        acc[j] = COMBINE(op, acc[j], (ACC_T)ip[j]);
+      if (!exclusive)
+        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+    } else if (ic == 1 && oc == 1 && exclusive) {
       for (size_t j = 0; j < w; j++) {
         ACC_T x = (ACC_T)ip[j];
         op_[j] = acc[j];
@@ -101,7 +130,7 @@ static inline void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptr
 }
 
 /* Column reduction of m rows into acc[0..w) (fresh: acc holds nothing yet). */
-static inline void NAME(ax_rows_reduce_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
+AX_INLINE void NAME(ax_rows_reduce_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
                                              size_t m, size_t w, void *acc_, int fresh) {
   const IN_T *in = in_;
   ACC_T *acc = acc_;
@@ -123,7 +152,7 @@ static inline void NAME(ax_rows_reduce_body)(int op, const void *in_, ptrdiff_t 
 }
 
 /* acc[j] = a[j] ⊕ acc[j] for j < w (a's lines come first). */
-static inline void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, size_t w) {
+AX_INLINE void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, size_t w) {
   const ACC_T *a = a_;
   ACC_T *acc = acc_;
   for (size_t j = 0; j < w; j++)
@@ -140,8 +169,8 @@ static inline void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_,
   }                                                                                              \
   static void NAME(ax_rows_##opname)(const void *in, ptrdiff_t ir, ptrdiff_t ic, void *out,      \
                                      ptrdiff_t orow, ptrdiff_t oc, size_t m, size_t w,           \
-                                     void *acc, int fresh, int exclusive) {                      \
-    NAME(ax_rows_body)(PSCAN_##E, in, ir, ic, out, orow, oc, m, w, acc, fresh, exclusive);       \
+                                     void *acc, int fresh, int exclusive, int stream) {          \
+    NAME(ax_rows_body)(PSCAN_##E, in, ir, ic, out, orow, oc, m, w, acc, fresh, exclusive, stream);\
   }                                                                                              \
   static void NAME(ax_rows_reduce_##opname)(const void *in, ptrdiff_t ir, ptrdiff_t ic, size_t m, \
                                             size_t w, void *acc, int fresh) {                    \
