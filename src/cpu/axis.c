@@ -1,9 +1,8 @@
 /* Scans along an axis of a strided array, and scans by segments, on the CPU.
  *
- * A call is first normalised (normalise): reverse becomes a negative axis stride (the base moves
- * to the axis's last element, no copy), batch dimensions of extent 1 are dropped, those negative
- * in both views are flipped, the rest are ordered by output stride and merged where they are
- * contiguous in both views. Then one of three engines runs:
+ * A call is first normalised (../axis_norm.h: reverse becomes a negative axis stride, the base
+ * moving to the axis's last element, no copy; batch dimensions merged where contiguous). Then one
+ * of three engines runs:
  *  - lines side by side (run_side): when the innermost batch dimension is closer in memory than
  *    the axis (e.g. (1048576, 64) along axis 0), rows are walked along the axis carrying a vector
  *    of running values, out[i, :] = out[i-1, :] ⊕ in[i, :], so every access is a contiguous row.
@@ -26,6 +25,7 @@
  * rows), never on the thread count, so the order of combination is the same for any thread
  * count. */
 #include "axis.h"
+#include "../axis_norm.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -69,45 +69,11 @@ static char *at_out(const axis_plan *p, char *base, int64_t i) {
   return base + i * (int64_t)p->acc_size;
 }
 
-/* Moves the base of a view to the last element of a dimension and negates its stride. */
-static void flip(const axis_plan *p, int64_t len, int64_t *is, int64_t *os, const char **in,
-                 char **out) {
-  *in = at_in(p, *in, (len - 1) * *is);
-  *out = at_out(p, *out, (len - 1) * *os);
-  *is = -*is, *os = -*os;
-}
-
-static void normalise(axis_plan *p, const pscan__axis_call *c) {
-  p->in = c->in, p->out = c->out;
-  p->len = c->shape[c->axis], p->si = c->in_strides[c->axis], p->so = c->out_strides[c->axis];
-  if (c->reverse)
-    flip(p, p->len, &p->si, &p->so, &p->in, &p->out);
-  p->nb = 0;
-  for (int d = 0; d < c->ndim; d++) {
-    if (d == c->axis || c->shape[d] == 1)
-      continue;
-    axis_dim x = {c->shape[d], c->in_strides[d], c->out_strides[d]};
-    if (x.is < 0 && x.os < 0)
-      flip(p, x.len, &x.is, &x.os, &p->in, &p->out);
-    int j = p->nb++;
-    for (; j > 0 && llabs(p->b[j - 1].os) < llabs(x.os); j--) /* outermost (largest) first */
-      p->b[j] = p->b[j - 1];
-    p->b[j] = x;
-  }
-  int m = 0; /* merge an outer dimension into the next one where both views are contiguous */
-  for (int d = 0; d < p->nb; d++) {
-    if (m > 0 && p->b[m - 1].is == p->b[d].is * p->b[d].len &&
-        p->b[m - 1].os == p->b[d].os * p->b[d].len) {
-      p->b[m - 1].len *= p->b[d].len;
-      p->b[m - 1].is = p->b[d].is, p->b[m - 1].os = p->b[d].os;
-    } else {
-      p->b[m++] = p->b[d];
-    }
-  }
-  p->nb = m;
-  p->nlines = 1;
-  for (int d = 0; d < p->nb; d++)
-    p->nlines *= (size_t)p->b[d].len;
+static void take_views(axis_plan *p, const pscan__axis_norm *v) {
+  p->in = v->in, p->out = v->out, p->len = v->len, p->si = v->si, p->so = v->so, p->nb = v->nb;
+  p->nlines = v->nlines;
+  for (int d = 0; d < v->nb; d++)
+    p->b[d] = (axis_dim){v->b[d].len, v->b[d].is, v->b[d].os};
 }
 
 /* Input and output offsets (elements) of index idx over dims[0..nd) (the last varies fastest). */
@@ -509,12 +475,11 @@ static bool order_sensitive(const pscan__axis_call *c) {
 
 static pscan_status run_axis(pscan_ctx *ctx, axis_plan *p) {
   const pscan__axis_call *c = p->c;
-  normalise(p, c);
-  if (p->nb > 0 && p->len > 1) {
-    const axis_dim *inner = &p->b[p->nb - 1];
-    if (llabs(inner->is) + llabs(inner->os) < llabs(p->si) + llabs(p->so))
-      return run_side(ctx, p);
-  }
+  pscan__axis_norm v;
+  pscan__axis_normalise(c, &v);
+  take_views(p, &v);
+  if (pscan__axis_side_by_side(&v))
+    return run_side(ctx, p);
   bool contiguous = p->si == 1 && p->so == 1;
   bool long_lines;
   if (p->fixed) { /* the cut must not depend on the thread count */
