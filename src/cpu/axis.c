@@ -7,8 +7,8 @@
  *    the axis (e.g. (1048576, 64) along axis 0), rows are walked along the axis carrying a vector
  *    of running values, out[i, :] = out[i-1, :] ⊕ in[i, :], so every access is a contiguous row.
  *    Threads take column chunks (several outer slices and column chunks side by side); when those
- *    are too few for the threads the axis is also cut into row chunks, joined by a chained
- *    look-back along the axis (~2n data movement; see run_side).
+ *    are too few for the threads the axis is also cut into row chunks (three phases, ~3n data
+ *    movement; see run_side).
  *  - many lines (run_lines): lines are split over the threads, each line scanned sequentially
  *    (the flat SIMD kernels where the line is contiguous, the strided kernel otherwise);
  *  - few long lines: one line after another, each scanned in parallel: by the flat single-pass
@@ -36,10 +36,8 @@ enum { AXIS_MIN_ELEMS_PER_THREAD = 1 << 15 };
 /* A line at least this long, with fewer than AXIS_FEW_LINES_PER_THREAD lines per thread, is
    scanned by all threads together rather than one thread per line. */
 enum { AXIS_LONG_LINE = 1 << 16, AXIS_FEW_LINES_PER_THREAD = 4 };
-/* Lines side by side: running values per chunk of columns (16 KiB: stays in L1), and rows per
-   chunk along the axis for about AXIS_CHUNK_BYTES of input (stays in L2 from its reduction to its
-   scan). */
-enum { AXIS_SIDE_BYTES = 16 << 10, AXIS_CHUNK_BYTES = 64 << 10 };
+/* Lines side by side: running values per chunk of columns (16 KiB: stays in L1). */
+enum { AXIS_SIDE_BYTES = 16 << 10 };
 /* Fixed-order cuts (deterministic order-sensitive scans). */
 enum { AXIS_FIXED_CHUNK = 1 << 14, AXIS_FIXED_ROWS = 256 };
 
@@ -326,13 +324,13 @@ static pscan_status run_long_lines(pscan_ctx *ctx, const axis_plan *p) {
 }
 
 /* ---- Lines side by side ----
- * Work units are (outer slice, chunk of columns); a unit's rows are cut into chunks that threads
- * claim in order (chunk-major, so a chunk's predecessor in its unit is always claimed before it).
- * Chunk r > 0 reduces its rows column by column, waits for chunk r-1's inclusive prefix (a vector
- * of cols running values), publishes its own (P_r = P_{r-1} ⊕ its reduction), then scans its rows
- * from P_{r-1} while they are still in cache: a chained look-back along the axis, ~2n data
- * movement, and the order of combination fixed by the chunk size alone. Chunk 0 scans straight
- * away and publishes the running values it ends with. */
+ * Work units are (outer slice, chunk of columns). When the units are too few for the threads, a
+ * unit's rows are cut into chunks too, in three phases with no waiting between threads: column
+ * reductions of every chunk but the last, per unit a prefix over them (init folded in), then the
+ * scan of every chunk from its carry (~3n data movement). The order of combination depends on
+ * the chunk size alone. (A chained look-back along the axis, ~2n, was measured here first: on
+ * this machine's shared cores every hand-over waited on a descheduled thread, up to 100x slower.)
+ */
 
 typedef struct side_job {
   const axis_plan *p;
@@ -341,11 +339,9 @@ typedef struct side_job {
   size_t cols;           /* columns per chunk: AXIS_SIDE_BYTES of accumulators, or the inner extent */
   size_t ncols, units;   /* column chunks per outer slice; outer slices x column chunks */
   size_t rows, nrows;    /* rows per row chunk; row chunks */
-  char *prefix;          /* units x nrows x cols accumulators: P_r of each chunk */
-  _Atomic uint32_t *ready; /* units x nrows flags: P_r published */
-  char *thread_vecs;     /* per thread: 2 x cols accumulators */
+  char *prefix;          /* units x nrows x cols accumulators: reductions, then prefixes */
+  char *thread_vecs;     /* per thread: cols accumulators */
   char *init_vec;        /* cols copies of init (init set only) */
-  bool may_sleep;
   int stream;            /* rows kernel: non-temporal stores */
   _Atomic size_t next;
 } side_job;
@@ -366,58 +362,67 @@ static side_unit unit_at(const side_job *j, size_t u) {
   return s;
 }
 
-static size_t chunk_id(const side_job *j, size_t u, size_t r) { return u * j->nrows + r; }
-
 static char *prefix_at(const side_job *j, size_t u, size_t r) {
-  return j->prefix + chunk_id(j, u, r) * j->cols * j->p->acc_size;
+  return j->prefix + (u * j->nrows + r) * j->cols * j->p->acc_size;
 }
 
-static void wait_ready(const side_job *j, size_t u, size_t r) {
-  unsigned spins = 0;
-  while (!atomic_load_explicit(&j->ready[chunk_id(j, u, r)], memory_order_acquire))
-    pscan__backoff(&spins, j->may_sleep);
+static size_t chunk_rows(const side_job *j, size_t r) {
+  size_t left = (size_t)j->p->len - r * j->rows;
+  return left < j->rows ? left : j->rows;
 }
 
-static void side_chunk(side_job *j, size_t u, size_t r, char *acc, char *tmp) {
-  const axis_plan *p = j->p;
-  side_unit s = unit_at(j, u);
-  size_t row0 = r * j->rows, left = (size_t)p->len - row0, m = left < j->rows ? left : j->rows;
-  size_t vec = s.w * p->acc_size;
-  const char *in = at_in(p, s.in, (int64_t)row0 * p->si);
-  char *out = at_out(p, s.out, (int64_t)row0 * p->so);
-  bool last = r + 1 == j->nrows;
-  int fresh = 0;
-  if (r > 0) {
-    if (!last)
-      p->k->rows_reduce(in, (ptrdiff_t)p->si, (ptrdiff_t)j->inner->is, m, s.w, tmp, 1);
-    wait_ready(j, u, r - 1);
-    memcpy(acc, prefix_at(j, u, r - 1), vec);
-    if (!last) {
-      p->k->vec_combine(acc, tmp, s.w);
-      memcpy(prefix_at(j, u, r), tmp, vec);
-      atomic_store_explicit(&j->ready[chunk_id(j, u, r)], 1, memory_order_release);
-    }
-  } else if (p->c->init) {
-    memcpy(acc, j->init_vec, vec);
-  } else {
-    fresh = 1;
-  }
-  p->k->rows(in, (ptrdiff_t)p->si, (ptrdiff_t)j->inner->is, out, (ptrdiff_t)p->so,
-             (ptrdiff_t)j->inner->os, m, s.w, acc, fresh, p->c->exclusive, j->stream);
-  if (r == 0 && !last) { /* the running values after chunk 0 are its inclusive prefix */
-    memcpy(prefix_at(j, u, 0), acc, vec);
-    atomic_store_explicit(&j->ready[chunk_id(j, u, 0)], 1, memory_order_release);
-  }
-}
-
-static void side_task(void *arg, int tid, int nthreads) {
+static void side_reduce_task(void *arg, int tid, int nthreads) {
   side_job *j = arg;
-  size_t vec = j->cols * j->p->acc_size;
-  char *acc = j->thread_vecs + (size_t)tid * 2 * vec, *tmp = acc + vec;
+  const axis_plan *p = j->p;
+  (void)tid, (void)nthreads;
+  size_t tasks = j->units * (j->nrows - 1);
+  for (size_t t = claim_task(&j->next); t < tasks; t = claim_task(&j->next)) {
+    size_t u = t / (j->nrows - 1), r = t % (j->nrows - 1);
+    side_unit s = unit_at(j, u);
+    p->k->rows_reduce(at_in(p, s.in, (int64_t)(r * j->rows) * p->si), (ptrdiff_t)p->si,
+                      (ptrdiff_t)j->inner->is, chunk_rows(j, r), s.w, prefix_at(j, u, r), 1);
+  }
+}
+
+/* Each unit's chunk reductions become inclusive prefixes, init folded into the first. */
+static void side_prefix_task(void *arg, int tid, int nthreads) {
+  side_job *j = arg;
+  const axis_plan *p = j->p;
+  for (size_t u = (size_t)tid; u < j->units; u += (size_t)nthreads) {
+    size_t w = unit_at(j, u).w;
+    if (p->c->init)
+      p->k->vec_combine(j->init_vec, prefix_at(j, u, 0), w);
+    for (size_t r = 1; r + 1 < j->nrows; r++)
+      p->k->vec_combine(prefix_at(j, u, r - 1), prefix_at(j, u, r), w);
+  }
+}
+
+static void side_scan_task(void *arg, int tid, int nthreads) {
+  side_job *j = arg;
+  const axis_plan *p = j->p;
+  char *acc = j->thread_vecs + (size_t)tid * j->cols * p->acc_size;
   (void)nthreads;
   size_t tasks = j->units * j->nrows;
-  for (size_t t = claim_task(&j->next); t < tasks; t = claim_task(&j->next))
-    side_chunk(j, t % j->units, t / j->units, acc, tmp); /* chunk-major order */
+  for (size_t t = claim_task(&j->next); t < tasks; t = claim_task(&j->next)) {
+    size_t u = t / j->nrows, r = t % j->nrows;
+    side_unit s = unit_at(j, u);
+    int fresh = 0;
+    if (r > 0)
+      memcpy(acc, prefix_at(j, u, r - 1), s.w * p->acc_size);
+    else if (p->c->init)
+      memcpy(acc, j->init_vec, s.w * p->acc_size);
+    else
+      fresh = 1;
+    int64_t row0 = (int64_t)(r * j->rows);
+    p->k->rows(at_in(p, s.in, row0 * p->si), (ptrdiff_t)p->si, (ptrdiff_t)j->inner->is,
+               at_out(p, s.out, row0 * p->so), (ptrdiff_t)p->so, (ptrdiff_t)j->inner->os,
+               chunk_rows(j, r), s.w, acc, fresh, p->c->exclusive, j->stream);
+  }
+}
+
+static void run_phase(pscan__pool *pool, pscan__task_fn fn, side_job *j, int threads) {
+  atomic_store_explicit(&j->next, 0, memory_order_relaxed);
+  pscan__pool_run(pool, fn, j, threads);
 }
 
 static pscan_status run_side(pscan_ctx *ctx, const axis_plan *p) {
@@ -432,37 +437,34 @@ static pscan_status run_side(pscan_ctx *ctx, const axis_plan *p) {
     j.rows = AXIS_FIXED_ROWS;
   else if (threads == 1 || j.units >= 2 * (size_t)threads)
     j.rows = len;
-  else /* chunks of about AXIS_CHUNK_BYTES of input */
-    j.rows = AXIS_CHUNK_BYTES / (j.cols * p->in_size) + 1;
+  else /* about two chunks per thread */
+    j.rows = (len - 1) / ((2 * (size_t)threads - 1) / j.units + 1) + 1;
   if (j.rows > len)
     j.rows = len;
   j.nrows = (len - 1) / j.rows + 1;
   if (threads > (int)(j.units * j.nrows))
     threads = (int)(j.units * j.nrows);
-  j.may_sleep = threads > pscan__cpu_hardware_threads();
   /* Streaming stores pay off for outputs beyond the cache, written in rows of 1 KiB or more (each
      row's copy ends with a store fence). */
   j.stream = pscan__cpu_stream_output(p->nlines * len * p->acc_size) &&
              j.cols * p->acc_size >= 1024;
-  size_t vec = j.cols * p->acc_size, chunks = j.units * j.nrows;
-  size_t flag_bytes = (chunks * sizeof(uint32_t) + 63) / 64 * 64;
+  size_t vec = j.cols * p->acc_size;
   char *scratch;
-  PSCAN__CHECK(pscan__cpu_scratch(ctx, flag_bytes + (chunks + 2 * (size_t)threads + 1) * vec,
-                                  &scratch));
-  j.ready = (_Atomic uint32_t *)(void *)scratch;
-  j.init_vec = scratch + flag_bytes;
+  PSCAN__CHECK(pscan__cpu_scratch(ctx, (j.units * j.nrows + (size_t)threads + 1) * vec, &scratch));
+  j.init_vec = scratch;
   j.thread_vecs = j.init_vec + vec;
-  j.prefix = j.thread_vecs + 2 * (size_t)threads * vec;
-  for (size_t k = 0; k < chunks; k++)
-    atomic_store_explicit(&j.ready[k], 0, memory_order_relaxed);
+  j.prefix = j.thread_vecs + (size_t)threads * vec;
   if (p->c->init)
     for (size_t i = 0; i < j.cols; i++)
       memcpy(j.init_vec + i * p->acc_size, p->c->init, p->acc_size);
   pscan__pool *pool = NULL;
   if (threads > 1)
     PSCAN__CHECK(pscan__cpu_pool(ctx, &pool));
-  atomic_store_explicit(&j.next, 0, memory_order_relaxed);
-  pscan__pool_run(pool, side_task, &j, threads);
+  if (j.nrows > 1) {
+    run_phase(pool, side_reduce_task, &j, threads);
+    run_phase(pool, side_prefix_task, &j, threads);
+  }
+  run_phase(pool, side_scan_task, &j, threads);
   return PSCAN_OK;
 }
 
