@@ -32,6 +32,7 @@
 #include <thrust/scan.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -62,6 +63,7 @@ struct Opts {
   bool quick = false, blocks = false, deterministic = false, compact = false, latency = false;
   int min_log = 10, max_log = 30;
   std::vector<std::string> types{"i32", "f32", "i64", "f64"};
+  std::vector<unsigned> runs; // --runs: the keys-only ops at these average run lengths (i32 keys)
   const char *csv = "gpu_bench.csv";
 };
 
@@ -402,6 +404,35 @@ static void bench_compact_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, boo
     PK(pscan_scan_by_key(ctx, b.keys, PSCAN_I32, b.dvals, b.dvout, n, PSCAN_F64, PSCAN_SUM, 0, nullptr)); });
 }
 
+// unique, run-length encoding and reduce_by_key (f32 values) at one average run length, beside
+// CUB and the copy; bytes as in bench_compact_at (the reads, plus what each writes per run).
+static void bench_runs_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, unsigned len) {
+  run_heads<<<1024, 256>>>(b.tmp_i, n, len);
+  size_t tb = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, tb, b.tmp_i, b.keys, (int64_t)n));
+  CK(cub::DeviceScan::InclusiveSum(cub_temp(tb), tb, b.tmp_i, b.keys, (int64_t)n));
+  CK(cudaDeviceSynchronize());
+  double copy = time_calls([&] { CK(cudaMemcpyAsync(b.out, b.data, n * 4, cudaMemcpyDeviceToDevice)); }, 2 * n * 4);
+  double copy_gbs = 2.0 * n * 4 / copy / 1e9;
+  double runs = (double)n / len;
+  std::string sfx = "_run" + std::to_string(len);
+  CK(cub::DeviceSelect::Unique(nullptr, tb, b.keys, b.out, b.cub_nsel, (int64_t)n));
+  compact_row("cub", ("unique" + sfx).c_str(), n, n * 4.0 + runs * 4, copy_gbs, [&] {
+    CK(cub::DeviceSelect::Unique(cub_temp(tb), tb, b.keys, b.out, b.cub_nsel, (int64_t)n)); });
+  compact_row("pscan", ("unique" + sfx).c_str(), n, n * 4.0 + runs * 4, copy_gbs, [&] {
+    PK(pscan_unique(ctx, b.keys, b.out, n, PSCAN_I32, b.nsel)); });
+  CK(cub::DeviceRunLengthEncode::Encode(nullptr, tb, b.keys, b.out, b.out2, b.cub_nsel, (int64_t)n));
+  compact_row("cub", ("run_length_encode" + sfx).c_str(), n, n * 4.0 + runs * 8, copy_gbs, [&] {
+    CK(cub::DeviceRunLengthEncode::Encode(cub_temp(tb), tb, b.keys, b.out, b.out2, b.cub_nsel, (int64_t)n)); });
+  compact_row("pscan", ("run_length_encode" + sfx).c_str(), n, n * 4.0 + runs * 12, copy_gbs, [&] {
+    PK(pscan_run_length_encode(ctx, b.keys, b.out, b.counts, n, PSCAN_I32, b.nsel)); });
+  CK(cub::DeviceReduce::ReduceByKey(nullptr, tb, b.keys, b.out, b.vals, b.vout, b.cub_nsel, cuda::std::plus<float>(), (int64_t)n));
+  compact_row("cub", ("reduce_by_key" + sfx).c_str(), n, n * 8.0 + runs * 8, copy_gbs, [&] {
+    CK(cub::DeviceReduce::ReduceByKey(cub_temp(tb), tb, b.keys, b.out, b.vals, b.vout, b.cub_nsel, cuda::std::plus<float>(), (int64_t)n)); });
+  compact_row("pscan", ("reduce_by_key" + sfx).c_str(), n, n * 8.0 + runs * 8, copy_gbs, [&] {
+    PK(pscan_reduce_by_key(ctx, b.keys, PSCAN_I32, b.vals, PSCAN_F32, b.out, b.vout, n, PSCAN_SUM, b.nsel)); });
+}
+
 static void bench_compact(const Opts &o, pscan_ctx *ctx) {
   size_t max_n = (size_t)1 << (o.quick ? 25 : 28);
   CompactBufs b{};
@@ -427,11 +458,17 @@ static void bench_compact(const Opts &o, pscan_ctx *ctx) {
   CK(cub::DeviceScan::InclusiveSum(cub_temp(tb), tb, b.tmp_i, b.keys, (int64_t)max_n));
   CK(cudaDeviceSynchronize());
   PK(pscan_set_param(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_AUTO));
+  if (!o.runs.empty()) {
+    for (unsigned len : o.runs)
+      bench_runs_at(ctx, b, max_n, len);
+  }
   for (size_t n : {(size_t)1 << 25, max_n}) {
+    if (!o.runs.empty()) break;
     bench_compact_at(ctx, b, n, false);
     if (n == max_n) break;
   }
-  bench_compact_at(ctx, b, max_n, true);
+  if (o.runs.empty())
+    bench_compact_at(ctx, b, max_n, true);
   for (void *p : {(void *)b.data, (void *)b.keys, (void *)b.out, (void *)b.out2, (void *)b.tmp_i,
                   (void *)b.vals, (void *)b.vout, (void *)b.dvals, (void *)b.dvout, (void *)b.flags, (void *)b.counts, (void *)b.nsel,
                   (void *)b.cub_nsel})
@@ -450,6 +487,10 @@ int main(int argc, char **argv) {
     else if (a == "--min-log" && i + 1 < argc) o.min_log = atoi(argv[++i]);
     else if (a == "--max-log" && i + 1 < argc) o.max_log = atoi(argv[++i]);
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
+    else if (a == "--runs" && i + 1 < argc) {
+      o.compact = true;
+      for (char *t = strtok(argv[++i], ","); t; t = strtok(nullptr, ",")) o.runs.push_back((unsigned)atoi(t));
+    }
     else if (a == "--types" && i + 1 < argc) {
       o.types.clear();
       std::string s = argv[++i];

@@ -9,7 +9,8 @@
 # build with the extra CUDA flags in $AB_FLAGS, or build-gpu's run with the environment $AB_ENV,
 # alternating with build-gpu's; $AB_ARGS: its args, several sets separated by ';'), [profile] (Nsight Compute on one launch each of
 # the i32 scan at 2^26, unique, reduce_by_key and select_if 50% at 2^25: where the warps stall;
-# $PROFILE picks some by name). [sanitize] runs on $SANITIZE_TESTS (default: both suites).
+# $PROFILE picks some by name), [runs] (unique, run-length encoding, reduce_by_key at the run
+# lengths $RUNS, default 1,2,4,8,32,500). [sanitize] runs on $SANITIZE_TESTS (default: both suites).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -120,6 +121,14 @@ if has profile; then
   prof unique_2p25 '^keys_kernel_keys_I32_x$' --compact --quick
   prof reduce_by_key_2p25 '^by_key_kernel_bykey_F32_SUM$' --compact --quick
   prof select_if_2p25 '^keys_kernel_select_keys_I32_x$' --compact
+  # unique / run-length encoding when every item starts a run, and at long runs
+  prof rle_run1 '^heads_kernel_keys_I32_x$' --runs 1
+  prof rle_run500 '^heads_kernel_keys_I32_x$' --runs 500
+fi
+if has runs; then
+  log "keys-only ops by run length (2^28, i32 keys)"
+  ./build-gpu/pscan_gpu_bench --runs "${RUNS:-1,2,4,8,32,500}" --csv "$OUT/gpu_runs.csv" >"$OUT/gpu_runs.txt" 2>&1 || status=1
+  grep -E "pscan|cub" "$OUT/gpu_runs.txt" | tee -a "$OUT/summary.txt"
 fi
 if has compactbench; then
   log "GPU compaction benchmark"

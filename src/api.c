@@ -208,7 +208,7 @@ pscan_status pscan_partition_if(pscan_ctx *ctx, const void *in, void *out, size_
   static const char fn[] = "pscan_partition_if";
   PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
   PSCAN__CHECK(check_cmp(ctx, fn, (int)cmp, value));
-  if (n && in == out) /* API.md allows in place only for the select family and unique */
+  if (n && in == out) /* pscan.h allows in place only for the select family and unique */
     return FAIL(ctx, PSCAN_ERR_OVERLAP, "%s: out == in; partition_if does not run in place", fn);
   /* The value is read once, here: it may lie inside out, which the call overwrites. */
   uint64_t value_copy = 0;
@@ -261,7 +261,7 @@ pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtyp
   PSCAN__CHECK(check_compaction(ctx, fn, vals_in, vals_out, n, (int)val_type, num_runs));
   PSCAN__CHECK(check_op(ctx, fn, (int)op, val_type));
   if (n) {
-    /* Not in place (API.md): the values are read again after the look-back. No output may
+    /* Not in place (pscan.h): the values are read again after the look-back. No output may
        share a byte with an input or with the other output. */
     size_t kb = n * pscan_dtype_size(key_type), vb = n * pscan_dtype_size(val_type);
     if (ranges_overlap(keys_out, kb, keys_in, kb) || ranges_overlap(keys_out, kb, vals_in, vb) ||

@@ -58,6 +58,7 @@ pscan_status pscan_create(pscan_ctx **ctx, pscan_backend backend) {
 void pscan_destroy(pscan_ctx *ctx) {
   if (!ctx)
     return;
+  pscan__op_release_all(ctx);
   ctx->backend->fini(ctx);
   pscan__free(ctx);
 }
@@ -73,7 +74,7 @@ static pscan_status check_param_range(pscan_ctx *ctx, pscan_param p, int64_t v) 
   case PSCAN_PARAM_ALGO: hi = PSCAN_ALGO_COUNT - 1; break;
   case PSCAN_PARAM_BLOCK_ALGO: hi = PSCAN_BLOCK_ALGO_COUNT - 1; break;
   case PSCAN_PARAM_DETERMINISTIC: hi = 1; break;
-  case PSCAN_PARAM_PARTITION_SIZE: hi = (int64_t)1 << 30; break;
+  case PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE: hi = (int64_t)1 << 30; break;
   default:
     return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "pscan_set_param: unknown parameter %d",
                        (int)p);
@@ -85,12 +86,21 @@ static pscan_status check_param_range(pscan_ctx *ctx, pscan_param p, int64_t v) 
   return PSCAN_OK;
 }
 
+/* p's slot in ctx->params (internal.h), or -1 for an unknown parameter. */
+static int param_slot(pscan_param p) {
+  if ((int)p >= 0 && (int)p <= PSCAN__PARAM_LAST_STABLE)
+    return (int)p;
+  if (p == PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE)
+    return PSCAN__SLOT_PARTITION_SIZE;
+  return -1;
+}
+
 pscan_status pscan_set_param(pscan_ctx *ctx, pscan_param p, int64_t value) {
   if (!ctx)
     return pscan__fail(NULL, PSCAN_ERR_INVALID_ARGUMENT, "pscan_set_param: ctx is NULL");
   PSCAN__CHECK(check_param_range(ctx, p, value));
   PSCAN__CHECK(ctx->backend->check_param(ctx, p, value));
-  ctx->params[p] = value;
+  ctx->params[param_slot(p)] = value;
   return PSCAN_OK;
 }
 
@@ -98,10 +108,11 @@ pscan_status pscan_get_param(const pscan_ctx *ctx, pscan_param p, int64_t *value
   if (!ctx || !value)
     return pscan__fail((pscan_ctx *)ctx, PSCAN_ERR_INVALID_ARGUMENT, "pscan_get_param: %s is NULL",
                        ctx ? "value" : "ctx");
-  if ((int)p < 0 || (int)p >= PSCAN__PARAM_COUNT)
+  int slot = param_slot(p);
+  if (slot < 0)
     return pscan__fail((pscan_ctx *)ctx, PSCAN_ERR_INVALID_ARGUMENT,
                        "pscan_get_param: unknown parameter %d", (int)p);
-  *value = ctx->params[p];
+  *value = ctx->params[slot];
   return PSCAN_OK;
 }
 

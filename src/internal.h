@@ -62,6 +62,10 @@ typedef struct pscan__compact_call {
   int exclusive;         /* SCAN_BY_KEY only, with init (NULL: none; else one value) */
   const void *init;
   size_t *num_selected;  /* written only on success (num_unique, num_runs) */
+  /* SELECT_IF / PARTITION_IF with a user predicate (src/op/): gathers partition items instead of
+     comparing with cmp and value (same contract as pscan__cpu_gather_if_fn); type then unused. */
+  size_t (*user_gather)(const void *pred, const void *in, size_t n, void *buf, bool rejects);
+  const void *user_pred;
 } pscan__compact_call;
 
 /* One validated scan along an axis (pscan_scan_axis) or by segments (pscan_segmented_scan);
@@ -122,8 +126,12 @@ typedef struct pscan__backend {
   /* init: one element (host memory), or NULL for none (an inclusive scan from in[0]). */
   pscan_status (*scan_op)(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                           int exclusive, const void *init);
+  /* n may be 0 (the backend writes the count 0); out == in only when !partition. */
   pscan_status (*select_op)(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                             int partition, size_t *num_selected);
+  /* What the compiled form depends on besides desc and the pscan version (compiler and its
+     version, target architecture), hashed into the key; NULL entry or NULL result: "". */
+  const char *(*op_target)(pscan_ctx *ctx, const pscan_op_desc *desc);
 
   /* Scans along an axis and segmented scans (api_axis.c). NULL: not offered
      (PSCAN_ERR_UNSUPPORTED). */
@@ -139,14 +147,24 @@ bool pscan__cuda_is_device_pointer(const void *p);
 
 #define PSCAN__ERROR_LEN 256
 
+/* Slots of ctx->params: the stable parameters at their own values (ctx->params[PSCAN_PARAM_ALGO]),
+   then the experimental range (public values from 1000) packed after them. A new stable parameter
+   goes before the experimental range in pscan.h and moves PSCAN__PARAM_LAST_STABLE; a new
+   experimental one gets a slot here and a case in ctx.c (check_param_range, param_slot). */
+#define PSCAN__PARAM_LAST_STABLE PSCAN_PARAM_DETERMINISTIC
+enum {
+  PSCAN__SLOT_PARTITION_SIZE = PSCAN__PARAM_LAST_STABLE + 1, /* EXPERIMENTAL_PARTITION_SIZE */
+  PSCAN__PARAM_COUNT
+};
+
 struct pscan_ctx {
   const pscan__backend *backend;
   pscan_backend kind;
-  int64_t params[PSCAN_PARAM_PARTITION_SIZE + 1]; /* indexed by pscan_param */
-  void *impl;                                     /* the backend's own state */
+  int64_t params[PSCAN__PARAM_COUNT]; /* slots as above */
+  void *impl;                         /* the backend's own state */
   char last_error[PSCAN__ERROR_LEN];
+  struct pscan__op_state *ops; /* compiled user operators and the last compile log (src/op/) */
 };
-#define PSCAN__PARAM_COUNT (PSCAN_PARAM_PARTITION_SIZE + 1)
 
 /* Records a one-line message on ctx (or, for ctx == NULL, in the thread's own slot) and returns
    status, so that a failure reads: return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "...", ...); */
@@ -171,6 +189,22 @@ pscan_status pscan__fail(pscan_ctx *ctx, pscan_status status, const char *fmt, .
     if ((status) != PSCAN_OK)                  \
       goto label;                              \
   } while (0)
+
+/* ---- User operators (src/op/op.c) ---- */
+/* The largest element a user operator takes (bytes). */
+#define PSCAN__OP_MAX_ELEM 4096
+/* Releases every compiled operator ctx holds (pscan_destroy, before the backend's fini). */
+void pscan__op_release_all(pscan_ctx *ctx);
+/* Records the full log of the last compile on ctx (pscan_op_compile_log); len bytes of log. */
+void pscan__op_set_log(pscan_ctx *ctx, const char *log, size_t len);
+/* For entry points beyond op.c's that take a user operator (pscan_scan_axis): checks op against
+   ctx and kind (PSCAN_ERR_INVALID_ARGUMENT, a line naming fn), and gives its element size, its
+   identity (NULL: none) and the backend's compiled form (the impl of the backend's hooks). */
+pscan_status pscan__op_check(pscan_ctx *ctx, const char *fn, const pscan_user_op *op,
+                             pscan_op_kind kind);
+size_t pscan__op_elem_size(const pscan_user_op *op);
+const void *pscan__op_identity(const pscan_user_op *op);
+void *pscan__op_impl(const pscan_user_op *op);
 
 /* Type information from PSCAN_TYPES. */
 typedef enum { PSCAN__SINT, PSCAN__UINT, PSCAN__FLOAT } pscan__kind;

@@ -3,7 +3,8 @@
  * fresh device buffers (the poisoned slack past n included, so writes past the result are still
  * caught), calls the library on them, and copies the outputs back. In-place calls stay in place
  * (one device buffer). The count comes back through host memory on odd calls and through device
- * memory on even ones, so both ways of API.md are checked. Included by test_compact.c after SLACK. */
+ * memory on even ones, so both ways of pscan.h are checked. Included by test_compact.c after
+ * SLACK. */
 #ifndef TEST_COMPACT_ON_CUDA_H
 #define TEST_COMPACT_ON_CUDA_H
 

@@ -1,6 +1,7 @@
 /* An independent sequential oracle for pscan's built-in scans and its compaction family.
  *
- * Written from API.md, not from the library: it uses pscan.h only for the enum values. One
+ * Written from the contract (include/pscan.h), not from the library: it uses pscan.h only for the
+ * enum values. One
  * element at a time, left to right, in the output type: integer SUM and PROD in uint64_t truncated
  * to the type's width (so signed types wrap without undefined behaviour), float SUM and PROD in
  * the output type itself (exact whenever the true results are representable), float MIN and MAX
@@ -30,7 +31,7 @@ bool ref_op_valid(pscan_dtype t, pscan_op op);
 /* Writes the identity of op in type t to dst. */
 void ref_identity(pscan_dtype t, pscan_op op, void *dst);
 
-/* The scan of API.md: inclusive (exclusive = 0) or exclusive, init (in out_type) or NULL.
+/* The scan of pscan.h: inclusive (exclusive = 0) or exclusive, init (in out_type) or NULL.
    in: n elements of in_type; out: n elements of out_type, not overlapping in. */
 void ref_scan(const void *in, pscan_dtype in_type, void *out, pscan_dtype out_type, size_t n,
               pscan_op op, int exclusive, const void *init);
@@ -43,7 +44,7 @@ size_t ref_first_difference(pscan_dtype t, const void *a, const void *b, size_t 
 /* Writes one element as text ("-12", "0x1.8p+3 (3)", "nan") into buf. */
 void ref_format(pscan_dtype t, const void *p, char *buf, size_t len);
 
-/* ---- Compaction (API.md, Compaction and segmented operations), one element at a time ---- */
+/* ---- Compaction (pscan.h, Compaction and segmented operations), one element at a time ---- */
 
 /* -1, 0, 1 comparing a and b (one element of type t each) as C does, or 2 when unordered (a
    NaN). Keys and run items are equal when this is 0: NaN never equals anything. */

@@ -41,8 +41,12 @@ int test_finish(void) {
   if (test_failed > MAX_MESSAGES)
     printf("(%lu more failure messages suppressed)\n", test_failed - MAX_MESSAGES);
   printf("%lu passed, %lu failed\n", test_passed, test_failed);
+  /* A program that checked nothing tested nothing: that is a failure, not a pass. (A test with
+     nothing to run here, such as a GPU test without a GPU, exits 77 before test_finish: a skip.) */
+  if (test_passed + test_failed == 0)
+    printf("FAIL: no check ran\n");
   fflush(stdout);
-  return test_failed ? 1 : 0;
+  return test_failed || test_passed == 0 ? 1 : 0;
 }
 
 bool test_check(bool ok, const char *file, int line, const char *fmt, ...) {

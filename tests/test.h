@@ -24,7 +24,8 @@ extern unsigned long test_passed, test_failed;
 uint64_t test_init(const char *program);
 /* True when PSCAN_TEST_QUICK=1: a reduced run for slow (sanitizer) builds. */
 bool test_quick(void);
-/* Prints "N passed, N failed"; returns the exit status (non-zero on any failure). */
+/* Prints "N passed, N failed"; returns the exit status: non-zero on any failure, and when no
+   check ran at all (a test with nothing to run exits 77, ctest's skip, instead of calling this). */
 int test_finish(void);
 
 /* Counts one check; on failure prints file:line and the message (the first few only). */

@@ -1,7 +1,7 @@
 /* Compaction on the CPU backend: pscan_select_if, pscan_select_flagged, pscan_partition_if,
  * pscan_unique, pscan_run_length_encode, pscan_reduce_by_key, pscan_scan_by_key.
  *
- * Differential against the sequential references below (written from API.md): every type, every
+ * Differential against the sequential references below (written from pscan.h): every type, every
  * cmp, selection ratios 0%, ~1%, 50%, ~99%, 100%, runs of length ~1, ~500 and the whole input,
  * NaN (never equal) and signed zeros in float data, in place (select_if, select_flagged, unique,
  * the values of run_length_encode), threads 1, 2, 3, 8 (and 64 on few cores), partition sizes 1, 7, 64
@@ -11,7 +11,8 @@
  * (NULL count, partial overlap, unknown cmp, partition_if in place, flags overlapping out) write
  * nothing, not even the count. reduce_by_key and scan_by_key (inclusive, exclusive, with and
  * without init, in place): every key type x value type, every op, values whose reductions are
- * exact in any order. */
+ * exact in any order. Every op on runs of exactly 1, 2, 3, tile - 1 and tile + 1 items at n =
+ * tile +- 1 and 2 tile +- 1, for the CPU's partitions and the CUDA kernels' tiles. */
 #include "reference.h"
 #include "test.h"
 
@@ -132,7 +133,7 @@ static pscan_ctx *ctx_for(const config *c) {
     ctx = test_ctx(c->threads);
     threads = c->threads;
   }
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, c->part);
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, c->part);
   test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
   return ctx;
 }
@@ -543,7 +544,8 @@ static void test_scan_by_key(void) {
 
 /* ---- nearly everything kept, over whole tiles in look-back mode ----
    The CUDA select kernel gathers the last warp's items after its look-back; the other warps'
-   padded gather then reaches into the last warp's staged input (bench/NOTES.md, session 9) only
+   padded gather then reaches into the last warp's staged input (docs/PERFORMANCE.md, "Selection
+   kernels") only
    when they keep nearly all of theirs: 97-100% selected, on several whole tiles and a partial
    one, every item size, in and out of place. (On the CPU backend: more of the same.) */
 static void test_nearly_all_kept(void) {
@@ -876,6 +878,83 @@ static void test_refusals(void) {
 }
 #endif
 
+/* ---- exact run lengths at tile boundaries ----
+   Every op on data in runs of exactly L items (L = 1, 2, 3, tile - 1, tile + 1): for unique,
+   run-length encoding and the by-key ops, runs of equal keys; for the selections, runs of kept
+   and rejected items (values 10 and 90 against LT 50, flags to match), at n = tile - 1, tile,
+   tile + 1, 2 tile - 1, 2 tile + 1 for each tile of the backend (CPU: a 64-item partition and
+   the default 64 KiB one; CUDA: the 8192- and 4096-item tiles of compact_tile.cuh and
+   by_key_tile.cuh). */
+
+static void fill_exact_runs(pscan_dtype t, void *p, uint8_t *flags, size_t n, size_t L) {
+  size_t s = ref_dtype_size(t);
+  for (size_t i = 0; i < n; i++) {
+    size_t r = i / L;
+    put(t, (char *)p + i * s, flags ? (r % 2 ? 90 : 10) : 1 + (long)(r % 3));
+    if (flags)
+      flags[i] = r % 2 ? 0 : (uint8_t)(1 + r % 255);
+  }
+}
+
+static void exact_runs_case(const config *c, pscan_dtype t, size_t n, size_t L) {
+  size_t s = ref_dtype_size(t);
+  pscan_dtype vt = s == 8 ? PSCAN_F64 : PSCAN_I32;
+  char *in = test_malloc(n * s + 1), *vals = test_malloc(n * 8 + 1);
+  uint8_t *flags = test_malloc(n + 1);
+  fill_exact_runs(t, in, flags, n, L);
+  for (int op = REF_SELECT_IF; op <= REF_PARTITION_IF; op++) {
+    run_one(c, (op_kind)op, t, in, flags, n, PSCAN_LT, 50, false);
+    if (op != REF_PARTITION_IF)
+      run_one(c, (op_kind)op, t, in, flags, n, PSCAN_LT, 50, true);
+  }
+  fill_exact_runs(t, in, NULL, n, L);
+  for (int op = REF_UNIQUE; op <= REF_RLE; op++) {
+    run_one(c, (op_kind)op, t, in, NULL, n, PSCAN_LT, 0, false);
+    run_one(c, (op_kind)op, t, in, NULL, n, PSCAN_LT, 0, true);
+  }
+  fill_vals(vt, PSCAN_SUM, vals, n);
+  run_by_key(c, t, vt, PSCAN_SUM, in, vals, n);
+  char init[8];
+  put(vt, init, 5);
+  run_scan_by_key(c, t, vt, PSCAN_SUM, 0, NULL, in, vals, n, false);
+  run_scan_by_key(c, t, vt, PSCAN_SUM, 1, init, in, vals, n, true);
+  free(in), free(vals), free(flags);
+}
+
+static void test_exact_runs(void) {
+  static const struct {
+    config c;
+    size_t tile; /* 0: the CPU's default partition, 64 KiB of input */
+  } tiles[] = {
+#ifdef TEST_COMPACT_ON_CUDA
+      {{1, 0, PSCAN_ALGO_AUTO}, 8192}, {{1, 0, PSCAN_ALGO_AUTO}, 4096}
+#else
+      {{3, 64, PSCAN_ALGO_DECOUPLED_LOOKBACK}, 64}, {{2, 0, PSCAN_ALGO_CHAINED}, 0}
+#endif
+  };
+  /* quick: one type of each item size; light: i32 and i64 */
+  static const pscan_dtype quick_types[] = {PSCAN_I8, PSCAN_U16, PSCAN_I32, PSCAN_F64};
+  static const pscan_dtype light_types[] = {PSCAN_I32, PSCAN_I64};
+  const pscan_dtype *types = light ? light_types : quick ? quick_types : all_types;
+  int ntypes = light ? 2 : quick ? 4 : 10;
+  unsigned cases = 0;
+  for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++)
+    for (int ti = 0; ti < ntypes; ti++) {
+      pscan_dtype t = types[ti];
+      size_t tile = tiles[k].tile ? tiles[k].tile : (size_t)65536 / ref_dtype_size(t);
+      size_t sizes[] = {tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile + 1};
+      size_t lengths[] = {1, 2, 3, tile - 1, tile + 1};
+      for (int si = 0; si < 5; si++)
+        for (int li = 0; li < 5; li++) {
+          if (light && li > 2 && si != 4)
+            continue;
+          exact_runs_case(&tiles[k].c, t, sizes[si], lengths[li]);
+          cases++;
+        }
+    }
+  printf("exact run lengths at tile boundaries: %u cases\n", cases);
+}
+
 int main(void) {
   uint64_t seed = test_init("test_compact");
   quick = test_quick();
@@ -905,6 +984,8 @@ int main(void) {
   printf("reduce_by_key: %.2f s\n", test_seconds() - t0);
   test_scan_by_key();
   printf("scan_by_key: %.2f s\n", test_seconds() - t0);
+  test_exact_runs();
+  printf("exact runs: %.2f s\n", test_seconds() - t0);
   test_large();
 #ifdef TEST_COMPACT_ON_CUDA
   test_unaligned_device();

@@ -197,7 +197,7 @@ static void run_one(bench *b, const custom_op *op, size_t n, int mode, int64_t p
   unsigned char *out = b->out_buf + misalign;
   unsigned char *in = in_place ? out : b->in_buf + 2 * misalign;
   test_set(ctx, PSCAN_PARAM_ALGO, algo);
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, part);
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, part);
   test_poison(b->out_buf, (n + 1) * s + 8);
   memcpy(in, b->copy, n * s);
   atomic_store(&bad_user, 0);

@@ -1,4 +1,4 @@
-/* Every refusal of API.md and pscan.h. For each one: the status; a non-empty, one-line
+/* Every refusal that pscan.h documents. For each one: the status; a non-empty, one-line
  * pscan_last_error (of the context, or of the thread for a call without one); an output that is
  * still poisoned (a refused call writes nothing); and a context that still scans correctly. Also
  * the calls that look suspicious but are legal (in-place, adjacent buffers, n == 0 with NULL
@@ -115,13 +115,18 @@ static void test_params(void) {
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
          pscan_set_param(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_SCAN_THEN_PROPAGATE + 1));
   CHECK(param(PSCAN_PARAM_ALGO) == PSCAN_ALGO_DECOUPLED_LOOKBACK, "a refused ALGO changed it");
-  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, -1));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, -1));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
-         pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, ((int64_t)1 << 30) + 1));
-  CHECK(param(PSCAN_PARAM_PARTITION_SIZE) == 64, "a refused PARTITION_SIZE changed it");
+         pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, ((int64_t)1 << 30) + 1));
+  CHECK(param(PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE) == 64, "a refused PARTITION_SIZE changed it");
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_DEVICE, -1));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, (pscan_param)99, 0));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, (pscan_param)-1, 0));
+  /* Between the stable parameters and the experimental range (from 1000) nothing is defined. */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_set_param(ctx, (pscan_param)(PSCAN_PARAM_DETERMINISTIC + 1), 0));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, (pscan_param)999, 0));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, (pscan_param)1001, 0));
   /* The CPU backend has no GPU tile scan: a valid BLOCK_ALGO other than AUTO is unsupported. */
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_set_param(ctx, PSCAN_PARAM_BLOCK_ALGO, 99));
   for (int b = PSCAN_BLOCK_RAKING; b <= PSCAN_BLOCK_HYBRID; b++)
@@ -133,15 +138,18 @@ static void test_params(void) {
   CHECK(param(PSCAN_PARAM_THREADS) == 1024, "THREADS 1024 not read back");
   CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_THREADS, 0), PSCAN_OK);
   CHECK(param(PSCAN_PARAM_THREADS) == 0, "THREADS 0 (all cores) must read back as 0");
-  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, (int64_t)1 << 30), PSCAN_OK);
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, (int64_t)1 << 30), PSCAN_OK);
   CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_THREADS, 3), PSCAN_OK);
-  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, 64), PSCAN_OK);
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 64), PSCAN_OK);
 
   int64_t v = 7;
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_get_param(NULL, PSCAN_PARAM_THREADS, &v));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_get_param(ctx, PSCAN_PARAM_THREADS, NULL));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_get_param(ctx, (pscan_param)99, &v));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_get_param(ctx, (pscan_param)-1, &v));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
+         pscan_get_param(ctx, (pscan_param)(PSCAN_PARAM_DETERMINISTIC + 1), &v));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_get_param(ctx, (pscan_param)1001, &v));
   CHECK(v == 7, "a refused pscan_get_param wrote its output");
 
   int stream_dummy;
@@ -206,7 +214,7 @@ static void test_scan_arguments(void) {
     REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
   }
 
-  /* Every (in, out) pair: the widenings of API.md are accepted and right, the rest refused
+  /* Every (in, out) pair: the widenings of pscan.h are accepted and right, the rest refused
      (narrowing, another kind, or a sign change: I32->I16, I32->U64, F64->F32, I32->F64 ...). */
   static uint64_t wide[N / 4 + 1];
   for (int i = 0; i < REF_NTYPES; i++)
@@ -473,7 +481,7 @@ int main(void) {
   /* Several threads and small partitions, so that "still works" exercises the parallel path. */
   ctx = test_ctx(3);
   test_set(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_DECOUPLED_LOOKBACK);
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, 64);
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 64);
 
   test_create();
   test_params();

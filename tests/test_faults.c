@@ -179,7 +179,7 @@ static void run_scenario(const scenario *s) {
     return;
   }
   test_set(ctx, PSCAN_PARAM_ALGO, s->algo);
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, (int64_t)(data.n / 32));
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, (int64_t)(data.n / 32));
   for (int i = 0; s->call && i < 4 && s->threads[i]; i++) {
     test_set(ctx, PSCAN_PARAM_THREADS, s->threads[i]);
     call_once(s, ctx, i);

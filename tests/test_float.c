@@ -63,7 +63,7 @@ static pscan_status scan(pscan_ctx *ctx, pscan_dtype in_t, pscan_dtype out_t, ps
 
 static void configure(pscan_ctx *ctx, int algo, int64_t partition, int deterministic) {
   test_set(ctx, PSCAN_PARAM_ALGO, algo);
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, partition);
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, partition);
   test_set(ctx, PSCAN_PARAM_DETERMINISTIC, deterministic);
 }
 

@@ -2,8 +2,8 @@
  * (inclusive, exclusive, exclusive with init, inclusive with init) x in-place x thread count x a
  * range of sizes, each result compared element by element with the sequential oracle.
  *
- * Most cases run with a small PSCAN_PARAM_PARTITION_SIZE (64, 1000) so that partition boundaries
- * and many partitions come cheaply; some run at the default partition size. Inputs are drawn so
+ * Most cases run with a small PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE (64, 1000) so that
+ * partition boundaries and many partitions come cheaply; some run at the default partition size. Inputs are drawn so
  * that every algorithm must give exactly the oracle's bits: integers wrap (exact in any order);
  * float sums and products stay small integers and powers of two (exact in any order); float
  * MIN/MAX are exact anyway (NaN, +-0.0 and infinities included).
@@ -32,7 +32,7 @@ typedef struct scan_case {
   pscan_op op;
   int mode;
   size_t n;
-  int64_t partition; /* PSCAN_PARAM_PARTITION_SIZE; 0 is the default */
+  int64_t partition; /* PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE; 0 is the default */
 } scan_case;
 
 typedef struct matrix {
@@ -186,7 +186,7 @@ static void run_one(matrix *m, const scan_case *c, int algo, int t, bool in_plac
   pscan_ctx *ctx = m->ctx[t];
   size_t in_size = ref_dtype_size(c->in_type), out_size = ref_dtype_size(c->out_type);
   test_set(ctx, PSCAN_PARAM_ALGO, algo);
-  test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, c->partition);
+  test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, c->partition);
   /* out[n] stays poisoned unless the call overruns. */
   test_poison(m->out, (c->n + 1) * out_size);
   if (in_place)

@@ -35,7 +35,7 @@ static void test_oversubscription(void) {
   for (int p = 0; p < 2; p++)
     for (int a = 0; a < 4; a++) {
       test_set(ctx, PSCAN_PARAM_ALGO, algos[a]);
-      test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, parts[p]);
+      test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, parts[p]);
       test_poison(out, n * sizeof *out);
       double t0 = test_seconds();
       pscan_status s = pscan_inclusive_scan(ctx, in, out, n, PSCAN_I32, PSCAN_SUM);
@@ -68,7 +68,7 @@ static void test_thread_changes(void) {
     int algo = (int)(i % REF_NALGOS);
     test_set(ctx, PSCAN_PARAM_THREADS, t);
     test_set(ctx, PSCAN_PARAM_ALGO, algo);
-    test_set(ctx, PSCAN_PARAM_PARTITION_SIZE, i % 2 ? 1000 : 0);
+    test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, i % 2 ? 1000 : 0);
     int64_t got = -1;
     CHECK(pscan_get_param(ctx, PSCAN_PARAM_THREADS, &got) == PSCAN_OK && got == t,
           "THREADS reads %lld after setting %d", (long long)got, t);
@@ -116,7 +116,7 @@ static void *worker_main(void *arg) {
       in[i] = (int64_t)test_rand(&r); /* random bytes, read as n elements of t */
     ref_scan(in, t, want, t, n, op, exclusive, NULL);
     pscan_set_param(ctx, PSCAN_PARAM_ALGO, algo);
-    pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, (int64_t)test_below(&r, 3) * 500);
+    pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, (int64_t)test_below(&r, 3) * 500);
     test_poison(out, (n + 1) * 8);
     pscan_scan_args a = {.in = in, .in_type = t, .out = out, .out_type = t, .n = n, .op = op,
                          .exclusive = exclusive};
@@ -168,7 +168,7 @@ static void test_create_destroy(void) {
     if (i % 3 != 0) { /* some never scan: destroyed before their pool exists */
       pscan_set_param(ctx, PSCAN_PARAM_THREADS, 1 + i % 5);
       pscan_set_param(ctx, PSCAN_PARAM_ALGO, i % REF_NALGOS);
-      pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, 100);
+      pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 100);
       CHECK(pscan_inclusive_scan(ctx, in, out, 5000, PSCAN_I32, PSCAN_SUM) == PSCAN_OK &&
                 memcmp(out, want, sizeof out) == 0,
             "scan on context %d", i);

@@ -291,7 +291,7 @@ check(re.search(r"^\s+trace\s", r.stdout, re.M) is not None, "pscan --help does 
 for args, what in [(["--algo", "bogus", "1", "2"], "unknown algorithm"),
                    (["--algo", "sklansky", "1", "x"], "not an integer"),
                    (["--algo", "sklansky", "1.5"], "not an integer"),
-                   (["--algo", "sklansky", "99999999999999999999"], "not an integer"),
+                   (["--algo", "sklansky", "99999999999999999999"], "out of range"),
                    (["--algo", "sklansky"], "no values"),
                    (["--algo", "sklansky"] + [str(i) for i in range(65)], "more than 64"),
                    (["1", "2"], "--algo is required"),

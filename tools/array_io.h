@@ -17,6 +17,7 @@
 #define PSCAN_TOOL_ARRAY_IO_H
 
 #include "pscan.h"
+#include "safe_out.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,7 +32,8 @@ typedef struct aio_err {
 
 typedef enum aio_format { AIO_NPY, AIO_TEXT, AIO_RAW } aio_format;
 
-/* The format a path names: ".npy" NumPy, ".txt" or "-" text, anything else raw. */
+/* The format a path names: ".npy" NumPy, ".txt" or "-" text, anything else raw. The extension
+   is matched whatever its case (".NPY", ".Txt"). */
 aio_format aio_format_of(const char *path);
 
 /* ---- parsers over a buffer ---- */
@@ -45,6 +47,7 @@ typedef struct npy_header {
   int ndim;           /* 1..AIO_MAX_DIMS */
   size_t shape[AIO_MAX_DIMS];
   size_t data_offset; /* where the data starts in the buffer */
+  bool is_bool;       /* '|b1': type is PSCAN_U8, and the bytes mean False / True */
 } npy_header;
 
 /* Parses and validates the header of a .npy file held in buf[0..len): magic, version, header
@@ -64,6 +67,10 @@ size_t npy_format_header_shape(pscan_dtype t, int ndim, const size_t *shape, cha
    (optional sign; out of the type's range is refused), or for f32/f64 anything strtod reads
    (1.5, -2e10, inf, nan). Writes one element of t to out. */
 bool text_parse_value(const char *s, pscan_dtype t, void *out);
+/* The same, saying why not: TEXT_VALUE_OK, TEXT_VALUE_GARBAGE (not a number of t's syntax) or
+   TEXT_VALUE_RANGE (a number, out of t's range). */
+enum { TEXT_VALUE_OK, TEXT_VALUE_GARBAGE, TEXT_VALUE_RANGE };
+int text_parse_value_why(const char *s, pscan_dtype t, void *out);
 
 /* Parses the text buf[0..len) into a new malloc'd array of type t (*data, *n; free() it). An
    empty text gives n = 0 and *data = NULL. Messages name the line: "name:LINE: ...". */
@@ -94,6 +101,9 @@ typedef struct aio_array {
   size_t map_len;
   int ndim;                     /* a .npy file's dimensions; 0 (text, raw): 1-D */
   size_t shape[AIO_MAX_DIMS];
+  bool is_bool;     /* a NumPy bool array: type is PSCAN_U8, every element 0 or 1 */
+  int fd;           /* the mapped file, kept open to see whether it changes; -1 if none */
+  long long size, mtime_s, mtime_ns; /* the file as it was mapped */
 } aio_array;
 
 /* Loads path ("-": text from stdin). type is the type of a text or raw file (AIO_NO_TYPE: text
@@ -102,13 +112,28 @@ typedef struct aio_array {
 bool aio_load(const char *path, int type, aio_array *a, aio_err *err);
 void aio_free(aio_array *a); /* empties *a; an empty one is a no-op */
 
-/* An output being written: to a temporary file beside path (path "-": straight to stdout). */
+/* Whether the file behind a mapped array still has the size and modification time it had when
+   it was mapped (true for data that is not mapped). false with "NAME: file changed while being
+   read" in err. */
+bool aio_unchanged(const aio_array *a, const char *path, aio_err *err);
+
+/* From now on, a SIGBUS on a mapped input (the file was truncated while it was read) prints
+   "pscan CMD: NAME: file changed while being read", removes the temporary output files and exits
+   with status 1, instead of killing the process. */
+void aio_catch_sigbus(const char *cmd);
+
+/* An output being written, through safe_out.h: a temporary file beside path, or directly for
+   "-" (stdout), a device or a FIFO. */
 typedef struct aio_output {
-  const char *path;
-  char *tmp; /* the temporary file's name while it exists, else NULL */
+  sout s;
+  bool open;
 } aio_output;
 
-/* Writes n elements of t in path's format (to the temporary file). */
+/* Called while outputs are written, with the fraction of the current one written so far. */
+typedef void (*aio_progress_fn)(void *arg, const char *path, double done);
+void aio_set_progress(aio_progress_fn fn, void *arg);
+
+/* Writes n elements of t in path's format (to the temporary file) and closes it. */
 bool aio_write(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
                aio_err *err);
 /* aio_write of an array of shape[0..ndim) (ndim <= 1: 1-D); only .npy keeps the shape. */

@@ -5,6 +5,7 @@
 #include "bench.h"
 #include "bench_compact.h"
 #include "bench_gpu.h"
+#include "bench_sweep.h"
 #include "cli.h"
 #include "commands.h"
 #include "peers_cpu.h"
@@ -21,6 +22,8 @@
 static const char bench_help[] =
     "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
     "                   [--csv FILE] [--plot PREFIX] [--compact | --gpu]\n"
+    "       pscan bench [--cpu | --gpu] --sweep [--quick] [--ops LIST] [--sizes LIST]\n"
+    "                   [--types LIST] [--threads N] [--reps N] [--csv FILE] [--plot PREFIX]\n"
     "\n"
     "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
     "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
@@ -32,7 +35,7 @@ static const char bench_help[] =
     "the table shows medians, then pscan auto's speed over the best scan peer and the plain loop.\n"
     "Every scan's result (pscan's and the peers') is checked once per configuration against the\n"
     "plain loop; a wrong result stops the benchmark (exit status 1). PSCAN_CPU_ISA and\n"
-    "PSCAN_CPU_STREAM in the environment steer the library's kernels (bench/NOTES.md).\n"
+    "PSCAN_CPU_STREAM in the environment steer the library's kernels (docs/PERFORMANCE.md).\n"
     "\n"
     "Columns: Gelem/s = 10^9 elements per second; GB/s counts bytes read + written, 2 x n x the\n"
     "element size (the reduction only reads: n x the element size); 'of stream' and 'of memcpy'\n"
@@ -40,7 +43,26 @@ static const char bench_help[] =
     "Sequential and the plain loop run on one thread; they are measured once per type and size.\n"
     "\n"
     ;
-/* (two strings: C11 compilers need only support 4095 characters in one) */
+/* (several strings: C11 compilers need only support 4095 characters in one) */
+static const char bench_help_sweep[] =
+    "\nsweep options:\n"
+    "  --sweep          the compaction family and the scans across their input space, each\n"
+    "                   point beside a peer and a copy in the same run (--gpu: CUB and\n"
+    "                   cudaMemcpy; --cpu, the default: the best CPU peer and the streaming\n"
+    "                   copy): select_if, select_flagged, partition_if at 0, 1, 10, 50, 90, 99,\n"
+    "                   100% selected; unique, run_length_encode, reduce_by_key, scan_by_key\n"
+    "                   (sum) at run lengths 1 .. 1000 and one run; keys i32 and i64 (values\n"
+    "                   f32 / f64); n = 2^20, 2^24, 2^28; the inclusive sum of every dtype at\n"
+    "                   n = 2^10 .. 2^30. --sizes, --types restrict both; --quick: compaction\n"
+    "                   at 2^24, scans at 2^10 .. 2^26 step x16. GB/s count the exact bytes\n"
+    "                   each implementation reads and writes. CSV header: op,key_type,n,\n"
+    "                   run_length,selectivity_pct,pscan_GBps,cub_GBps,copy_GBps (cub_GBps:\n"
+    "                   the peer). --plot: x peer against run length / selected %, one line\n"
+    "                   per op, and the scans' % of the copy. Ends with the worst point per op.\n"
+    "  --ops LIST       with --sweep: the ops measured (names as above, inclusive_scan or\n"
+    "                   scan, compact for all the compaction ops)\n"
+    "  --cpu            the CPU backend (the default; with --sweep, the counterpart of --gpu)\n";
+
 static const char bench_help_options[] =
     "options:\n"
     "  --quick          a short run (under a minute): i32, n = 2^24 and 2^26, 1 thread and all\n"
@@ -52,8 +74,9 @@ static const char bench_help_options[] =
     "                   sizes whose two buffers do not fit in available memory are skipped)\n"
     "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
     "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
-    "  --partition N    elements per partition for pscan's CPU runs (PSCAN_PARAM_PARTITION_SIZE,\n"
-    "                   64 to 2^30; default: the library's choice, 64 KB of input)\n"
+    "  --partition N    elements per partition for pscan's CPU runs, 64 to 2^30 (the\n"
+    "                   experimental PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE; default: the\n"
+    "                   library's choice, 64 KB of input)\n"
     "  --compact        measure CPU compaction instead (int32, 50% selected): pscan select_if\n"
     "                   and partition_if against std::copy_if and std::partition_copy\n"
     "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
@@ -91,9 +114,11 @@ typedef struct bench_opts {
   pscan_dtype types[CLI_MAX_LIST];
   int ntypes;
   long reps;
-  long partition; /* PSCAN_PARAM_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
+  long partition; /* EXPERIMENTAL_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
   bool quick, compact, gpu;
   const char *csv, *plot;
+  bool sweep, cpu; /* --sweep (bench_sweep.c); --cpu */
+  unsigned ops;    /* --ops: bit per sweep_op, 0: all */
 } bench_opts;
 
 /* Whether the value of a file option is not empty; false after printing a usage error that
@@ -121,6 +146,13 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
       o->compact = true;
     } else if (strcmp(argv[i], "--gpu") == 0) {
       o->gpu = true;
+    } else if (strcmp(argv[i], "--cpu") == 0) {
+      o->cpu = true;
+    } else if (strcmp(argv[i], "--sweep") == 0) {
+      o->sweep = true;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--ops", &v)) != 0) {
+      if (m < 0 || !sweep_parse_ops(v, &o->ops))
+        return EXIT_USAGE;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--threads", &v)) != 0) {
       if (m < 0 || !cli_parse_threads(cmd, "--threads", v, o->threads, &o->nthreads))
         return EXIT_USAGE;
@@ -451,15 +483,39 @@ static int run_cpu(bench_opts o) {
   return rc;
 }
 
+/* ---- pscan bench --sweep (bench_sweep.c) ---- */
+
+static int run_sweep_mode(bench_opts *o) {
+  if (o->compact)
+    return cli_usage_error("bench", "--sweep and --compact are separate runs");
+  dedupe(o);
+  if (o->plot && !bench_plot_check(o->plot))
+    return 1;
+  int threads = 0;
+  for (int i = 0; i < o->nthreads; i++)
+    threads = o->threads[i] > threads ? o->threads[i] : threads;
+  sweep_opts so = {.sizes = o->nsizes ? o->sizes : NULL, .nsizes = o->nsizes,
+                   .types = o->ntypes ? o->types : NULL, .ntypes = o->ntypes, .ops = o->ops,
+                   .reps = (int)o->reps, .threads = threads, .quick = o->quick, .csv = o->csv,
+                   .plot = o->plot};
+  return bench_sweep_run(&so, o->gpu);
+}
+
 int cmd_bench(int argc, char **argv) {
   bench_opts o = {.nsizes = 0};
   bool help;
   int rc = parse_opts(argc, argv, &o, &help);
   if (rc != 0 || help) {
     if (help)
-      fputs(bench_help, stdout), fputs(bench_help_options, stdout);
+      fputs(bench_help, stdout), fputs(bench_help_options, stdout), fputs(bench_help_sweep, stdout);
     return rc;
   }
+  if (o.cpu && o.gpu)
+    return cli_usage_error("bench", "--cpu and --gpu are separate runs");
+  if (o.ops && !o.sweep)
+    return cli_usage_error("bench", "--ops goes with --sweep");
+  if (o.sweep)
+    return run_sweep_mode(&o);
   if (o.compact && o.nsizes == 0) {
     o.sizes[o.nsizes++] = (size_t)1 << 24;
     if (!o.quick)

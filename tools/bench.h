@@ -24,7 +24,9 @@ typedef enum bench_impl {
   IMPL_CUDA_PSCAN,  /* the library's CUDA backend, one row per algorithm (bench_gpu.c; threads 0) */
   IMPL_CUDA_MEMCPY, /* cudaMemcpy device to device on the same buffers: the GPU's ceiling */
   IMPL_CUB,         /* the GPU peers (peers_cub.h): cub::DeviceScan::InclusiveSum, */
-  IMPL_THRUST       /*   thrust::inclusive_scan */
+  IMPL_THRUST,      /*   thrust::inclusive_scan */
+  IMPL_USER_OP      /* pscan_scan_op with a user operator from source: affine maps of f32 pairs
+                       (8 bytes), on the f64 points (bench_cpu.c) */
 } bench_impl;
 
 typedef struct bench_result {
@@ -70,18 +72,19 @@ typedef struct bench_group {
    cudaMemcpy; their thread count shows as "-"). */
 void bench_print_group(const bench_group *g);
 
-/* The CSV goes to FILE.partial first and is renamed to FILE when the run is complete, so a failed
-   run never leaves a file that looks finished. */
+/* The CSV goes to a temporary file beside FILE first (safe_out.h) and is renamed to FILE when the
+   run is complete, so a failed run never leaves a file that looks finished. */
+struct sout;
 typedef struct bench_csv {
   FILE *f;
-  char *partial;
+  struct sout *out; /* malloc'd while open */
 } bench_csv;
-/* Opens FILE.partial and writes the header; false after printing why. */
+/* Opens the temporary file and writes the header; false after printing why. */
 bool bench_csv_open(bench_csv *c, const char *path);
 /* One row per result of g; machine names the machine in every row. */
 void bench_csv_group(FILE *f, const bench_group *g, const char *machine);
 /* Closes; when ok, renames to path (false after printing why if that fails), else removes the
-   partial file and returns false. A bench_csv never opened closes as ok. */
+   temporary file and returns false. A bench_csv never opened closes as ok. */
 bool bench_csv_close(bench_csv *c, const char *path, bool ok);
 
 /* ---- Plots (bench_plot.c): --plot PREFIX ---- */
@@ -110,7 +113,8 @@ typedef struct bench_cpu bench_cpu;
 /* Two buffers of max_bytes each, touched once so page faults stay out of the timings: by
    `threads` threads, each its even share (where a machine has several memory nodes, pages then
    sit near the threads that use them, as after a user's own parallel initialisation). NULL after
-   printing why on failure. partition > 0 sets PSCAN_PARAM_PARTITION_SIZE on pscan's contexts. */
+   printing why on failure. partition > 0 sets PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE on pscan's
+   contexts. */
 bench_cpu *bench_cpu_create(size_t max_bytes, int threads, long partition);
 void bench_cpu_destroy(bench_cpu *b);
 /* How many implementations bench_cpu_measure reports for p (at most BENCH_MAX_PER_POINT). */

@@ -8,6 +8,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "safe_out.h"
 #include "peers_cxx.h"
 #include "plot.h"
 #include "sysinfo.h"
@@ -124,13 +125,17 @@ int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int n
   for (int s = 0; s < nsizes; s++)
     max_n = sizes[s] > max_n ? sizes[s] : max_n;
   compact_bufs b = {malloc(max_n * 4), malloc(max_n * 4), malloc(max_n * 4), 0, NULL, 1};
-  FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
-  if (!b.in || !b.out || !b.out2 || (csv_path && !csv) ||
+  sout csv_out = {.slot = -1};
+  bool csv_ok = !csv_path || sout_open(&csv_out, csv_path);
+  FILE *csv = csv_path && csv_ok ? csv_out.f : NULL;
+  if (!b.in || !b.out || !b.out2 || !csv_ok ||
       pscan_create(&b.ctx, PSCAN_BACKEND_CPU) != PSCAN_OK) {
-    cli_error("bench", csv_path && !csv ? "cannot write the CSV file" : "out of memory");
+    if (!csv_ok)
+      cli_error("bench", "--csv %s", csv_out.err);
+    else
+      cli_error("bench", "out of memory");
     free(b.in), free(b.out), free(b.out2);
-    if (csv)
-      fclose(csv);
+    sout_discard(&csv_out);
     return 1;
   }
   uint64_t x = 0x9E3779B97F4A7C15ull;
@@ -172,8 +177,12 @@ int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int n
     }
   pscan_destroy(b.ctx);
   free(b.in), free(b.out), free(b.out2);
-  if (csv)
-    fclose(csv);
+  if (csv && !(sout_close(&csv_out) && sout_commit(&csv_out))) {
+    cli_error("bench", "--csv %s", csv_out.err);
+    sout_discard(&csv_out);
+    return 1;
+  }
+  sout_discard(&csv_out);
   if (plot_prefix) {
     putchar('\n');
     return bench_plot_save(&chart, plot_prefix, "compact") ? 0 : 1;

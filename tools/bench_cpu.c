@@ -29,6 +29,7 @@ typedef struct per_threads {
   int threads;
   pscan_ctx *ctx;
   team *tm;
+  pscan_user_op *uop; /* the affine operator of IMPL_USER_OP, created on first use */
 } per_threads;
 
 struct bench_cpu {
@@ -38,8 +39,9 @@ struct bench_cpu {
   size_t filled_n;
   per_threads slots[CLI_MAX_LIST];
   int nslots;
-  long partition; /* PSCAN_PARAM_PARTITION_SIZE, 0: the library's choice */
+  long partition; /* PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 0: the library's choice */
   volatile uint64_t sink; /* keeps the reduction's result alive */
+  char *uop_in; /* IMPL_USER_OP's input (affine pairs), max_bytes, allocated on first use */
 };
 
 /* The scans measured at a thread count, in report order; SEQUENTIAL only with the
@@ -79,11 +81,13 @@ void bench_cpu_destroy(bench_cpu *b) {
   if (!b)
     return;
   for (int i = 0; i < b->nslots; i++) {
+    pscan_op_destroy(b->slots[i].uop);
     pscan_destroy(b->slots[i].ctx);
     team_destroy(b->slots[i].tm);
   }
   free(b->in);
   free(b->out);
+  free(b->uop_in);
   free(b);
 }
 
@@ -95,12 +99,12 @@ static per_threads *slot_for(bench_cpu *b, int threads) {
     cli_error("bench", "too many distinct thread counts");
     return NULL;
   }
-  per_threads s = {threads, NULL, team_create(threads)};
+  per_threads s = {threads, NULL, team_create(threads), NULL};
   pscan_status st = pscan_create(&s.ctx, PSCAN_BACKEND_CPU);
   if (st == PSCAN_OK)
     st = pscan_set_param(s.ctx, PSCAN_PARAM_THREADS, threads);
   if (st == PSCAN_OK && b->partition > 0)
-    st = pscan_set_param(s.ctx, PSCAN_PARAM_PARTITION_SIZE, b->partition);
+    st = pscan_set_param(s.ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, b->partition);
   if (st != PSCAN_OK || !s.tm) {
     cli_error("bench", "cannot set up %d threads: %s", threads,
               st != PSCAN_OK ? pscan_last_error(s.ctx) : "pthread_create failed");
@@ -133,6 +137,7 @@ static pscan_status run_call(const call *c) {
   case IMPL_STD_PAR: peer_cxx_scan(PEER_STD_PAR, r->threads, r->type, b->in, b->out, r->n); break;
   case IMPL_TBB: peer_cxx_scan(PEER_TBB, r->threads, r->type, b->in, b->out, r->n); break;
   case IMPL_OMP: peer_cxx_scan(PEER_OMP, r->threads, r->type, b->in, b->out, r->n); break;
+  case IMPL_USER_OP: return pscan_scan_op(c->slot->ctx, b->uop_in, b->out, r->n, c->slot->uop, 0, NULL);
   case IMPL_CUDA_PSCAN: case IMPL_CUDA_MEMCPY: case IMPL_CUB: case IMPL_THRUST:
     return PSCAN_ERR_INTERNAL; /* bench_gpu.c's */
   }
@@ -167,15 +172,61 @@ static int verify(const call *c) {
 
 /* Warm-up (its result checked, for a scan), then one call timed to choose how many calls make a
    sample: *inner. */
-static bool is_scan(bench_impl i) { return i == IMPL_PSCAN || i >= IMPL_STD_SEQ; }
+static bool is_scan(bench_impl i) { return i == IMPL_PSCAN || (i >= IMPL_STD_SEQ && i <= IMPL_OMP); }
+
+/* ---- IMPL_USER_OP: h[i] = a[i] h[i-1] + b[i] as a scan of affine maps (a, b) of f32, compiled
+   from source; a = +-1 and small integer b keep every result exact, so the check is bitwise. */
+typedef struct { float a, b; } affine;
+static const char affine_src[] =
+    "typedef struct { float a, b; } affine;\n"
+    "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b }; return r; }\n";
+
+static int user_op_setup(const call *c) {
+  bench_cpu *b = c->b;
+  if (!b->uop_in && !(b->uop_in = aligned_alloc(64, b->max_bytes))) {
+    cli_error("bench", "cannot allocate %zu bytes for the user-operator input", b->max_bytes);
+    return 1;
+  }
+  affine *in = (affine *)(void *)b->uop_in;
+  uint64_t x = 0x9E3779B97F4A7C15u;
+  for (size_t i = 0; i < c->r->n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    in[i] = (affine){(x & 1) ? 1.0f : -1.0f, (float)((int)(x >> 8 & 7) - 3)};
+  }
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = affine_src, .type_name = "affine",
+                     .name = "compose", .elem_size = sizeof(affine)};
+  pscan_status s = c->slot->uop ? PSCAN_OK : pscan_op_create(c->slot->ctx, &d, &c->slot->uop);
+  return s == PSCAN_OK ? 0 : fail_status(c, s);
+}
+
+static int user_op_verify(const call *c) {
+  const affine *in = (const affine *)(const void *)c->b->uop_in;
+  const affine *out = (const affine *)(const void *)c->b->out;
+  affine acc = in[0];
+  for (size_t i = 0; i < c->r->n; i++) {
+    if (i > 0)
+      acc = (affine){acc.a * in[i].a, in[i].a * acc.b + in[i].b};
+    if (memcmp(&acc, &out[i], sizeof acc)) {
+      char what[160];
+      describe(c, what, sizeof what);
+      cli_error("bench", "%s: WRONG RESULT at element %zu", what, i);
+      return 1;
+    }
+  }
+  return 0;
+}
 
 static int prepare(const call *c, long *inner) {
+  if (c->r->impl == IMPL_USER_OP && user_op_setup(c))
+    return 1;
   if (is_scan(c->r->impl))
     memset(c->b->out, POISON, c->r->n * pscan_dtype_size(c->r->type));
   pscan_status s = run_call(c);
   if (s != PSCAN_OK)
     return fail_status(c, s);
   if (is_scan(c->r->impl) && verify(c))
+    return 1;
+  if (c->r->impl == IMPL_USER_OP && user_op_verify(c))
     return 1;
   double t0 = timing_now();
   s = run_call(c);
@@ -193,7 +244,7 @@ static int prepare(const call *c, long *inner) {
 /* One sample: inner calls, timed together; the time of one call through *seconds. */
 static int sample(const call *c, long inner, double *seconds) {
   pscan_status s = PSCAN_OK;
-  if (c->r->impl == IMPL_PSCAN)
+  if (c->r->impl == IMPL_PSCAN || c->r->impl == IMPL_USER_OP)
     s = pscan_set_param(c->slot->ctx, PSCAN_PARAM_ALGO, c->r->algo);
   double t0 = timing_now();
   for (long j = 0; j < inner && s == PSCAN_OK; j++)
@@ -249,6 +300,11 @@ static int plan(const bench_point *p, bench_result *out) {
       out[k].threads = 1;
     k++;
   }
+  if (p->type == PSCAN_F64) { /* 8-byte elements: the same bytes as the copies */
+    out[k] = base;
+    out[k].impl = IMPL_USER_OP;
+    out[k++].algo = PSCAN_ALGO_AUTO;
+  }
   return k;
 }
 
@@ -283,7 +339,7 @@ int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out) {
     snprintf(what, sizeof what, "warm-up, %s", bench_impl_label(r, label, sizeof label));
     bench_progress(p, what);
     r->bytes = (double)bytes * (r->impl == IMPL_REDUCE ? 1 : 2);
-    if (r->impl == IMPL_PSCAN) {
+    if (r->impl == IMPL_PSCAN || r->impl == IMPL_USER_OP) {
       pscan_status s = pscan_set_param(calls[k].slot->ctx, PSCAN_PARAM_ALGO, r->algo);
       if (s != PSCAN_OK)
         return fail_status(&calls[k], s);

@@ -14,6 +14,7 @@
 #include "device_buf.h"
 #include "peers_cpu.h"
 #include "peers_cub.h"
+#include "sysinfo.h"
 #include "timing.h"
 
 #include <cuda_runtime_api.h>
@@ -81,7 +82,9 @@ static void gpu_free(gpu_bench *g) {
 static int gpu_open(gpu_bench *g) {
   pscan_status s = pscan_create(&g->ctx, PSCAN_BACKEND_CUDA);
   if (s != PSCAN_OK) {
-    cli_error("bench", "no usable GPU: %s: %s", pscan_status_name(s), pscan_last_error(NULL));
+    cli_error("bench", "no usable GPU: %s: %s", pscan_status_name(s),
+              s == PSCAN_ERR_NO_DEVICE ? sysinfo_gpu_why(pscan_last_error(NULL))
+                                       : pscan_last_error(NULL));
     return 1;
   }
   cudaError_t e = cudaEventCreate(&g->start);

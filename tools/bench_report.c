@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include "cli.h"
+#include "safe_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ const char *bench_impl_label(const bench_result *r, char *buf, size_t len) {
   case IMPL_CUDA_MEMCPY: snprintf(buf, len, "cudaMemcpy"); break;
   case IMPL_CUB: snprintf(buf, len, "cub DeviceScan"); break;
   case IMPL_THRUST: snprintf(buf, len, "thrust inclusive_scan"); break;
+  case IMPL_USER_OP: snprintf(buf, len, "pscan user-op affine f32"); break;
   }
   return buf;
 }
@@ -34,7 +36,7 @@ static const char *impl_csv_name(bench_impl i) {
                                       [IMPL_STD_PAR] = "std-par", [IMPL_TBB] = "tbb-scan",
                                       [IMPL_OMP] = "omp-scan", [IMPL_CUDA_PSCAN] = "pscan-cuda",
                                       [IMPL_CUDA_MEMCPY] = "cudaMemcpy", [IMPL_CUB] = "cub",
-                                      [IMPL_THRUST] = "thrust"};
+                                      [IMPL_THRUST] = "thrust", [IMPL_USER_OP] = "pscan-user-op"};
   return names[i];
 }
 
@@ -200,44 +202,43 @@ void bench_csv_group(FILE *f, const bench_group *g, const char *machine) {
   }
 }
 
-/* The CSV goes to FILE.partial first and is renamed to FILE when the run is complete, so a failed
-   run never leaves a file that looks finished. */
+/* The CSV goes to a temporary file (safe_out.h) and is renamed to FILE when the run is complete,
+   so a failed run never leaves a file that looks finished. */
 bool bench_csv_open(bench_csv *c, const char *path) {
-  size_t len = strlen(path) + sizeof ".partial";
-  c->partial = malloc(len);
-  if (!c->partial) {
+  c->out = malloc(sizeof *c->out);
+  if (!c->out) {
     cli_error("bench", "out of memory");
     return false;
   }
-  snprintf(c->partial, len, "%s.partial", path);
-  c->f = fopen(c->partial, "w");
-  if (!c->f) {
-    cli_error("bench", "cannot write %s: %s", c->partial, strerror(errno));
-    free(c->partial);
-    c->partial = NULL;
+  if (!sout_open(c->out, path)) {
+    cli_error("bench", "--csv %s", c->out->err);
+    sout_discard(c->out);
+    free(c->out);
+    c->out = NULL;
     return false;
   }
+  c->f = c->out->f;
   fputs("impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,frac_memcpy,"
         "machine\n",
         c->f);
   return true;
 }
 
-/* Closes; on success renames to path, else removes the partial file. */
+/* Closes; on success renames to path, else removes the temporary file. */
 bool bench_csv_close(bench_csv *c, const char *path, bool ok) {
-  if (!c->f)
+  (void)path;
+  if (!c->out)
     return ok;
-  bool written = fflush(c->f) == 0 && !ferror(c->f);
-  written = fclose(c->f) == 0 && written;
+  bool written = sout_close(c->out);
   if (ok && !written)
-    cli_error("bench", "error writing %s: %s", c->partial, strerror(errno));
-  if (ok && written && rename(c->partial, path) != 0) {
-    cli_error("bench", "cannot rename %s to %s: %s", c->partial, path, strerror(errno));
+    cli_error("bench", "--csv %s", c->out->err);
+  if (ok && written && !sout_commit(c->out)) {
+    cli_error("bench", "--csv %s", c->out->err);
     written = false;
   }
-  if (!ok || !written)
-    remove(c->partial);
-  free(c->partial);
+  sout_discard(c->out);
+  free(c->out);
+  c->out = NULL;
+  c->f = NULL;
   return ok && written;
 }
-

@@ -193,11 +193,25 @@ bool cli_parse_types(const char *cmd, const char *opt, const char *list, pscan_d
                        parse_type_item, out);
 }
 
+/* Whether s is one or more decimal digits and nothing else. */
+static bool all_digits(const char *s) {
+  if (!*s)
+    return false;
+  for (; *s; s++)
+    if (!isdigit((unsigned char)*s))
+      return false;
+  return true;
+}
+
 bool cli_parse_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out) {
   char *end;
   uint64_t v;
+  bool number = all_digits(text);
   if (!parse_u64(text, &end, &v) || *end != '\0' || v < (uint64_t)lo || v > (uint64_t)hi) {
-    cli_usage_error(cmd, "%s: '%s' is not a whole number from %ld to %ld", opt, text, lo, hi);
+    if (number) /* digits only: a whole number, too large (or too small) */
+      cli_usage_error(cmd, "%s: %s is out of range (%ld to %ld)", opt, text, lo, hi);
+    else
+      cli_usage_error(cmd, "%s: '%s' is not a whole number from %ld to %ld", opt, text, lo, hi);
     return false;
   }
   *out = (long)v;

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_cmd.h"
+#include "lists.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,51 +18,125 @@ static int status_exit(const file_job *job, pscan_status s) {
 
 /* ---- scan ---- */
 
-/* --axis / --reverse, or an input of several dimensions: pscan_scan_axis; OUT keeps IN's shape. */
-static int run_scan_axis(file_job *job, pscan_dtype out_t, const void *init) {
+/* 'i', 'u' or 'f': the kind of a type (pscan.h lists the signed, then unsigned, then floats). */
+static char kind_of(pscan_dtype t) {
+  return cli_dtype_is_float(t) ? 'f' : t <= PSCAN_I64 ? 'i' : 'u';
+}
+
+static const bool op_int_only[] = {
+#define X(E, name, int_only) int_only,
+    PSCAN_OPS(X)
+#undef X
+};
+
+static const char *const op_text[] = {
+#define X(E, name, int_only) #name,
+    PSCAN_OPS(X)
+#undef X
+};
+
+/* --op and, or, xor on floats: a usage error, found before the library is called. */
+static bool check_op(const file_job *job, pscan_dtype t, const char *file) {
+  if (!op_int_only[job->o.op] || !cli_dtype_is_float(t))
+    return true;
+  cli_usage_error(job->cmd->name, "--op %s is for integers; %s holds %s", op_text[job->o.op], file,
+                  cli_dtype_name(t));
+  return false;
+}
+
+/* The unsigned type of t's width, for a bool input widened to t: sums and products wrap the same
+   way in both, so the bits are the same. */
+static pscan_dtype unsigned_of(pscan_dtype t) {
+  size_t s = pscan_dtype_size(t);
+  return s == 1 ? PSCAN_U8 : s == 2 ? PSCAN_U16 : s == 4 ? PSCAN_U32 : PSCAN_U64;
+}
+
+/* The accumulation (and output) type of scan: --out-dtype, or IN's type; a NumPy bool array
+   summed or multiplied widens to i64 as numpy.cumsum does (computed as the unsigned type of the
+   same width). *lib_t is the type the library computes in. false after a usage error. */
+static bool scan_out_type(const file_job *job, pscan_dtype *out_t, pscan_dtype *lib_t) {
   const aio_array *in = &job->in[0];
-  int ndim = in->ndim > 1 ? in->ndim : 1;
-  int64_t shape[AIO_MAX_DIMS];
-  for (int d = 0; d < ndim; d++)
+  bool widen_bool = in->is_bool && (job->o.op == PSCAN_SUM || job->o.op == PSCAN_PROD);
+  *out_t = job->o.out_dtype != AIO_NO_TYPE ? (pscan_dtype)job->o.out_dtype
+           : widen_bool                    ? PSCAN_I64
+                                           : in->type;
+  *lib_t = *out_t;
+  if (widen_bool && !cli_dtype_is_float(*out_t))
+    *lib_t = unsigned_of(*out_t);
+  if (kind_of(*lib_t) != kind_of(in->type) || pscan_dtype_size(*lib_t) < pscan_dtype_size(in->type)) {
+    cli_usage_error(job->cmd->name, "--out-dtype %s: %s holds %s; the output type must be %s or a "
+                    "wider type of the same kind", cli_dtype_name(*out_t), job->in_path[0],
+                    in->is_bool ? "bool" : cli_dtype_name(in->type),
+                    in->is_bool ? "an integer type" : cli_dtype_name(in->type));
+    return false;
+  }
+  return check_op(job, *out_t, job->in_path[0]);
+}
+
+/* --axis / --reverse, or an input of several dimensions: pscan_scan_axis, and OUT keeps IN's
+   shape. The shape of the scan into shape[0..*ndim); false after a usage error. */
+static bool scan_axis_shape(file_job *job, int *ndim, int64_t *shape) {
+  const aio_array *in = &job->in[0];
+  *ndim = in->ndim > 1 ? in->ndim : 1;
+  for (int d = 0; d < *ndim; d++)
     shape[d] = (int64_t)(in->ndim > 1 ? in->shape[d] : in->n);
-  if (ndim > 1 && !job->o.axis_given) {
+  if (*ndim > 1 && !job->o.axis_given) {
     cli_usage_error(job->cmd->name, "%s has %d dimensions: say which to scan with --axis",
-                    job->in_path[0], ndim);
-    return EXIT_USAGE;
+                    job->in_path[0], *ndim);
+    return false;
   }
-  if (job->o.axis_given && (job->o.axis >= ndim || job->o.axis < -1)) {
+  if (job->o.axis_given && (job->o.axis >= *ndim || job->o.axis < -1)) {
     cli_usage_error(job->cmd->name, "--axis %d: %s has %d dimension%s", job->o.axis,
-                    job->in_path[0], ndim, ndim > 1 ? "s" : "");
-    return EXIT_USAGE;
+                    job->in_path[0], *ndim, *ndim > 1 ? "s" : "");
+    return false;
   }
+  return true;
+}
+
+static pscan_status scan_axis(file_job *job, pscan_dtype lib_t, int ndim, const int64_t *shape,
+                              const void *init) {
   job->out_ndim[0] = ndim;
   for (int d = 0; d < ndim; d++)
     job->out_shape[0][d] = (size_t)shape[d];
-  pscan_axis_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
-                       .out_type = out_t, .ndim = ndim, .shape = shape,
+  pscan_axis_args a = {.in = job->in_lib[0], .in_type = job->in[0].type, .out = job->out_lib[0],
+                       .out_type = lib_t, .ndim = ndim, .shape = shape,
                        .axis = job->o.axis_given ? job->o.axis : -1, .op = job->o.op,
                        .exclusive = job->o.exclusive, .reverse = job->o.reverse, .init = init};
-  return status_exit(job, pscan_scan_axis(job->ctx, &a));
+  return pscan_scan_axis(job->ctx, &a);
 }
 
 static int run_scan(file_job *job) {
   const aio_array *in = &job->in[0];
-  pscan_dtype out_t = job->o.out_dtype == AIO_NO_TYPE ? in->type : (pscan_dtype)job->o.out_dtype;
+  pscan_dtype out_t, lib_t;
+  if (!scan_out_type(job, &out_t, &lib_t))
+    return EXIT_USAGE;
   uint64_t init[1]; /* room and alignment for any type */
   if (job->o.init && !job_parse_value(job, "--init", job->o.init, out_t, init))
     return EXIT_USAGE;
-  if (!job_alloc_out(job, 0, out_t, in->n))
+  bool along_axis = in->ndim > 1 || job->o.axis_given || job->o.reverse;
+  int ndim = 1;
+  int64_t shape[AIO_MAX_DIMS];
+  if (along_axis && !scan_axis_shape(job, &ndim, shape))
+    return EXIT_USAGE;
+  if (!job_alloc_out(job, 0, lib_t, in->n))
     return 1;
-  if (in->ndim > 1 || job->o.axis_given || job->o.reverse)
-    return run_scan_axis(job, out_t, job->o.init ? init : NULL);
-  pscan_scan_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
-                       .out_type = out_t, .n = in->n, .op = job->o.op,
-                       .exclusive = job->o.exclusive, .init = job->o.init ? init : NULL};
-  return status_exit(job, pscan_scan(job->ctx, &a));
+  pscan_status st;
+  if (along_axis) {
+    st = scan_axis(job, lib_t, ndim, shape, job->o.init ? init : NULL);
+  } else {
+    pscan_scan_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
+                         .out_type = lib_t, .n = in->n, .op = job->o.op,
+                         .exclusive = job->o.exclusive, .init = job->o.init ? init : NULL};
+    st = pscan_scan(job->ctx, &a);
+  }
+  job->out_type[0] = out_t; /* the same bits, written as the type asked for */
+  return status_exit(job, st);
 }
 
 static int run_scan_by_key(file_job *job) {
   const aio_array *keys = &job->in[0], *vals = &job->in[1];
+  if (!check_op(job, vals->type, job->in_path[1]))
+    return EXIT_USAGE;
   uint64_t init[1];
   if (job->o.init && !job_parse_value(job, "--init", job->o.init, vals->type, init))
     return EXIT_USAGE;
@@ -178,6 +253,8 @@ static int run_rle(file_job *job) {
 
 static int run_reduce_by_key(file_job *job) {
   const aio_array *keys = &job->in[0], *vals = &job->in[1];
+  if (!check_op(job, vals->type, job->in_path[1]))
+    return EXIT_USAGE;
   if (!job_alloc_out(job, 0, keys->type, keys->n) || !job_alloc_out(job, 1, vals->type, vals->n))
     return 1;
   size_t runs = 0;

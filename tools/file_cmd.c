@@ -1,14 +1,19 @@
 /* One option parser, one --help generator and one driver for the file subcommands (file_cmd.h).
  * Options are a table: each entry names the command flag that enables it, its spelling, its
  * value and its help line, and a setter; parsing and --help both walk the table. */
+#define _POSIX_C_SOURCE 200809L
 #include "file_cmd.h"
 #include "cli.h"
 #include "device_buf.h"
 #include "lists.h"
+#include "safe_out.h"
+#include "sysinfo.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const op_names[] = {
 #define X(E, name, int_only) #name,
@@ -190,7 +195,9 @@ static void print_help(const file_cmd *cmd) {
   printf("\nfiles: a name ending in .npy is NumPy (1-D, any byte order), .txt is text (numbers\n"
          "separated by white space, '#' comments), '-' is text on stdin or stdout, anything else\n"
          "raw binary in this machine's byte order (then --dtype is required). Outputs appear\n"
-         "only when the command succeeds (written to a temporary file, then renamed).\n"
+         "only when the command succeeds (written to a temporary file, then renamed over the\n"
+         "output, which keeps its mode; a symbolic link is followed to its target; a device\n"
+         "or FIFO is written directly). SIGINT, SIGTERM, SIGHUP remove the temporary file.\n"
          "\nexamples:\n%s"
          "\nExit status: 0 success, 1 a file or the computation failed, 2 a usage error.\n"
          "docs/CLI.md has more.\n",
@@ -269,14 +276,98 @@ static bool check_dashes(const file_job *job) {
   return true;
 }
 
+/* Every output path of the job: the positional outputs, then --count-out. */
+static int output_paths(const file_job *job, const char **paths) {
+  int n = 0;
+  for (int k = 0; k < job->cmd->nout; k++)
+    paths[n++] = job->out_path[k];
+  if (job->o.count_out)
+    paths[n++] = job->o.count_out;
+  return n;
+}
+
+/* Two outputs may not be one file: one of the results would be lost. */
+static bool check_distinct_outputs(const file_job *job) {
+  const char *paths[MAX_OUT + 1];
+  int n = output_paths(job, paths);
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; b < n; b++)
+      if (strcmp(paths[a], "-") != 0 && sout_same_file(paths[a], paths[b])) {
+        cli_usage_error(job->cmd->name, "'%s' and '%s' are the same file: give each output its "
+                                        "own file", paths[a], paths[b]);
+        return false;
+      }
+  return true;
+}
+
+/* Each output can be written (not a directory, its directory exists and is writable): found
+   before the inputs are read and the work is done. */
+static bool check_outputs(const file_job *job) {
+  const char *paths[MAX_OUT + 1];
+  int n = output_paths(job, paths);
+  for (int k = 0; k < n; k++) {
+    char why[SOUT_ERR_LEN];
+    if (!sout_check(paths[k], why, sizeof why)) {
+      cli_error(job->cmd->name, "%s", why);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* ---- progress on a terminal ---- */
+
+/* From this many bytes of input on, a command run with stderr on a terminal says what it does
+   (reading, computing, writing N%), on one line that it clears at the end. */
+enum { PROGRESS_MIN_BYTES = 64 << 20 };
+
+typedef struct progress {
+  bool on, shown;
+  const char *cmd;
+  int last_pct;
+} progress;
+
+static void progress_say(progress *p, const char *fmt, ...) {
+  if (!p->on)
+    return;
+  char line[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\rpscan %s: %-60.60s", p->cmd, line);
+  fflush(stderr);
+  p->shown = true;
+}
+
+static void progress_write(void *arg, const char *path, double done) {
+  progress *p = arg;
+  int pct = (int)(done * 100);
+  if (pct != p->last_pct) {
+    p->last_pct = pct;
+    progress_say(p, "writing %d%%: %s", pct, path); /* a long path is cut, not the figure */
+  }
+}
+
+static void progress_end(progress *p) {
+  if (p->shown)
+    fprintf(stderr, "\r%-80s\r", "");
+  p->shown = false;
+  aio_set_progress(NULL, NULL);
+}
+
 /* ---- the driver ---- */
 
 bool job_parse_value(const file_job *job, const char *opt, const char *text, pscan_dtype t,
                      void *out) {
-  if (text_parse_value(text, t, out))
+  int why = text_parse_value_why(text, t, out);
+  if (why == TEXT_VALUE_OK)
     return true;
-  cli_usage_error(job->cmd->name, "%s: '%s' is not a valid %s value", opt, text,
-                  cli_dtype_name(t));
+  if (why == TEXT_VALUE_RANGE)
+    cli_usage_error(job->cmd->name, "%s: %s is out of range for %s", opt, text, cli_dtype_name(t));
+  else
+    cli_usage_error(job->cmd->name, "%s: '%s' is not a valid %s value", opt, text,
+                    cli_dtype_name(t));
   return false;
 }
 
@@ -350,6 +441,47 @@ static int input_type(const file_opts *o, input_role role) {
   return o->dtype;
 }
 
+/* The type option that names input k's type explicitly (the --dtype default of KEYS does not). */
+static int explicit_type(const file_opts *o, input_role role, const char **opt) {
+  *opt = role == ROLE_FLAGS ? "--flags-dtype" : role == ROLE_KEYS ? "--key-dtype" : "--dtype";
+  return role == ROLE_FLAGS ? o->flags_dtype : role == ROLE_KEYS ? o->key_dtype : o->dtype;
+}
+
+/* A .npy file carries its type: a type option that contradicts it is a usage error, not
+   silently ignored. */
+static bool check_type_option(file_job *job, int k) {
+  const char *opt;
+  int t = explicit_type(&job->o, job->cmd->roles[k], &opt);
+  const aio_array *a = &job->in[k];
+  if (t == AIO_NO_TYPE || aio_format_of(job->in_path[k]) != AIO_NPY || t == (int)a->type)
+    return true;
+  job->exit_usage = true;
+  cli_usage_error(job->cmd->name, "%s %s does not apply to %s, a .npy file that holds %s (its "
+                  "own type); drop %s%s", opt, cli_dtype_name((pscan_dtype)t), job->in_path[k],
+                  a->is_bool ? "bool" : cli_dtype_name(a->type), opt,
+                  job->cmd->opts & OPT_OUT_DTYPE ? ", or widen the output with --out-dtype" : "");
+  return false;
+}
+
+/* A NumPy bool array of VALS summed or multiplied by key becomes i64, as numpy's sum does. */
+static bool widen_bool_values(file_job *job, int k) {
+  aio_array *a = &job->in[k];
+  if (!a->is_bool || (job->o.op != PSCAN_SUM && job->o.op != PSCAN_PROD))
+    return true;
+  int64_t *wide = malloc(a->n ? a->n * sizeof *wide : 1);
+  if (!wide || a->n > SIZE_MAX / sizeof *wide) {
+    free(wide);
+    cli_error(job->cmd->name, "%s: out of memory", job->in_path[k]);
+    return false;
+  }
+  size_t n = a->n;
+  for (size_t i = 0; i < n; i++)
+    wide[i] = ((const uint8_t *)a->data)[i];
+  aio_free(a);
+  *a = (aio_array){.type = PSCAN_I64, .n = n, .data = wide, .owned = wide, .fd = -1};
+  return true;
+}
+
 static bool load_inputs(file_job *job) {
   for (int k = 0; k < job->cmd->nin; k++) {
     aio_err err;
@@ -359,6 +491,9 @@ static bool load_inputs(file_job *job) {
       return false;
     }
   }
+  for (int k = 0; k < job->cmd->nin; k++)
+    if (!check_type_option(job, k))
+      return false;
   for (int k = 0; k < job->cmd->nin; k++)
     if (job->in[k].ndim > 1 && !(job->cmd->opts & OPT_AXIS)) {
       cli_error(job->cmd->name, "%s: %d dimensions; this command takes 1-D arrays",
@@ -371,6 +506,23 @@ static bool load_inputs(file_job *job) {
                 job->in_path[0], job->in[0].n);
       return false;
     }
+  for (int k = 0; k < job->cmd->nin; k++)
+    if ((job->cmd->opts & OPT_KEY_DTYPE) && job->cmd->roles[k] == ROLE_DATA &&
+        !widen_bool_values(job, k))
+      return false;
+  return true;
+}
+
+/* The inputs as they were when they were read: a mapped file that changed since (truncated,
+   rewritten) may have given the computation torn data, so nothing is written. */
+static bool inputs_unchanged(const file_job *job) {
+  for (int k = 0; k < job->cmd->nin; k++) {
+    aio_err err;
+    if (!aio_unchanged(&job->in[k], job->in_path[k], &err)) {
+      cli_error(job->cmd->name, "%s", err.msg);
+      return false;
+    }
+  }
   return true;
 }
 
@@ -396,8 +548,10 @@ static bool create_context(file_job *job) {
   if (s != PSCAN_OK && o->backend == PSCAN_BACKEND_AUTO && b == PSCAN_BACKEND_CUDA)
     s = pscan_create(&job->ctx, b = PSCAN_BACKEND_CPU); /* no usable GPU: the CPU */
   if (s != PSCAN_OK) {
-    cli_error(job->cmd->name, "--backend %s: %s: %s", backend_names[b], pscan_status_name(s),
-              pscan_last_error(NULL));
+    const char *why = pscan_last_error(NULL);
+    if (s == PSCAN_ERR_NO_DEVICE)
+      why = sysinfo_gpu_why(why);
+    cli_error(job->cmd->name, "--backend %s: %s: %s", backend_names[b], pscan_status_name(s), why);
     return false;
   }
   job->on_gpu = pscan_get_backend(job->ctx) == PSCAN_BACKEND_CUDA;
@@ -437,9 +591,11 @@ static bool fetch_outputs(file_job *job) {
   return true;
 }
 
-/* Writes every output to its temporary file, then renames them all; on failure removes them. */
+/* Writes every output to its temporary file (a device or FIFO directly), then renames them all;
+   on failure removes them. */
 static bool write_outputs(file_job *job) {
-  aio_output outs[MAX_OUT] = {{0}};
+  aio_output outs[MAX_OUT];
+  memset(outs, 0, sizeof outs);
   aio_err err;
   bool ok = true;
   for (int k = 0; k < job->nout && ok; k++)
@@ -464,19 +620,60 @@ static void job_free(file_job *job) {
   pscan_destroy(job->ctx);
 }
 
+/* Options that cannot go together whatever the files hold. */
+static bool check_combinations(const file_job *job) {
+  const file_opts *o = &job->o;
+  if (o->algo == PSCAN_ALGO_SEQUENTIAL && o->backend == PSCAN_BACKEND_CUDA) {
+    cli_usage_error(job->cmd->name, "--algo sequential runs on the CPU only; drop --backend cuda");
+    return false;
+  }
+  return true;
+}
+
+static size_t input_bytes(const file_job *job) {
+  size_t bytes = 0;
+  for (int k = 0; k < job->cmd->nin; k++)
+    bytes += job->in[k].n * pscan_dtype_size(job->in[k].type);
+  return bytes;
+}
+
+/* Loads, computes, checks that the inputs did not change, writes. */
+static int run_job(file_job *job) {
+  const file_cmd *cmd = job->cmd;
+  if (!load_inputs(job))
+    return job->exit_usage ? EXIT_USAGE : 1;
+  progress p = {isatty(STDERR_FILENO) && input_bytes(job) >= PROGRESS_MIN_BYTES, false, cmd->name,
+                -1};
+  char size[32];
+  progress_say(&p, "computing (%s elements)", cli_format_count(job->in[0].n, size, sizeof size));
+  int rc = 1;
+  if (make_context(job)) {
+    rc = cmd->run(job);
+    if (rc == 0 && (!fetch_outputs(job) || !inputs_unchanged(job)))
+      rc = 1;
+    if (p.on)
+      aio_set_progress(progress_write, &p);
+    if (rc == 0 && !write_outputs(job))
+      rc = 1;
+  }
+  progress_end(&p);
+  return rc;
+}
+
 int file_cmd_main(const file_cmd *cmd, int argc, char **argv) {
   file_job job = {.cmd = cmd};
+  for (int k = 0; k < MAX_IN; k++)
+    job.in[k].fd = -1;
   int r = parse_args(cmd, argc, argv, &job);
   if (r <= 0)
     return r < 0 ? EXIT_USAGE : 0;
-  if (!check_dashes(&job))
+  if (!check_dashes(&job) || !check_distinct_outputs(&job) || !check_combinations(&job))
     return EXIT_USAGE;
-  int rc = 1;
-  if (load_inputs(&job) && make_context(&job)) {
-    rc = cmd->run(&job);
-    if (rc == 0 && (!fetch_outputs(&job) || !write_outputs(&job)))
-      rc = 1;
-  }
+  if (!check_outputs(&job))
+    return 1;
+  sout_catch_signals(); /* SIGINT, SIGTERM, SIGHUP: temporary files removed, 128 + signal */
+  aio_catch_sigbus(cmd->name);
+  int rc = run_job(&job);
   job_free(&job);
   return rc;
 }

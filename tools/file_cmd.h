@@ -77,6 +77,7 @@ struct file_job {
   int nout;
   void *dev[MAX_DEV]; /* every device buffer of the job, freed with it */
   int ndev;
+  bool exit_usage; /* a failure while loading was a usage error (exit status 2) */
 };
 
 /* Parses the command line, loads, runs, writes: the whole subcommand. */

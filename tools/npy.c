@@ -105,31 +105,39 @@ static bool parse_bool(cursor *c, bool *v) {
   return bad(c, "expected True or False");
 }
 
-/* A non-negative integer (Python 2 numpy wrote a trailing L), saturated at UINT64_MAX. */
-static bool parse_dim(cursor *c, uint64_t *v) {
+/* A non-negative integer (Python 2 numpy wrote a trailing L); *huge when it is 2^64 or more
+   (then *v is UINT64_MAX). */
+static bool parse_dim(cursor *c, uint64_t *v, bool *huge) {
   skip_ws(c);
   if (c->p >= c->end || *c->p < '0' || *c->p > '9')
     return bad(c, "expected a dimension");
   *v = 0;
+  *huge = false;
   while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
     unsigned d = (unsigned)(*c->p++ - '0');
-    *v = *v > (UINT64_MAX - d) / 10 ? UINT64_MAX : *v * 10 + d;
+    if (*v > (UINT64_MAX - d) / 10)
+      *huge = true;
+    *v = *huge ? UINT64_MAX : *v * 10 + d;
   }
   if (c->p < c->end && *c->p == 'L')
     c->p++;
   return true;
 }
 
-/* A tuple of dimensions: "()", "(5,)", "(3, 4)"; the first AIO_MAX_DIMS go to dims. */
-static bool parse_shape(cursor *c, int *ndim, uint64_t *dims) {
+/* A tuple of dimensions: "()", "(5,)", "(3, 4)"; the first AIO_MAX_DIMS go to dims; *huge when
+   one of them is 2^64 or more. */
+static bool parse_shape(cursor *c, int *ndim, uint64_t *dims, bool *huge) {
   if (!accept(c, '('))
     return bad(c, "expected a shape tuple");
   *ndim = 0;
+  *huge = false;
   bool comma = true;
   while (!accept(c, ')')) {
     uint64_t d;
-    if (!comma || !parse_dim(c, &d))
+    bool dim_huge;
+    if (!comma || !parse_dim(c, &d, &dim_huge))
       return comma ? false : bad(c, "expected ',' in the shape");
+    *huge |= dim_huge;
     if (*ndim < AIO_MAX_DIMS)
       dims[*ndim] = d;
     ++*ndim;
@@ -142,7 +150,8 @@ static bool parse_shape(cursor *c, int *ndim, uint64_t *dims) {
 
 /* '<i4', '>f8', '|u1' -> type and byte order. */
 static bool parse_descr(const char *name, const char *d, npy_header *h, aio_err *err) {
-  if (strcmp(d, "|b1") == 0) { /* numpy bool: read as u8 0/1 (handy for select-flagged) */
+  h->is_bool = strcmp(d, "|b1") == 0;
+  if (h->is_bool) { /* numpy bool: u8 0/1 (the tool widens it where numpy does) */
     h->type = PSCAN_U8;
     h->swap = false;
     return true;
@@ -174,6 +183,7 @@ typedef struct dict_seen {
   bool fortran_order;
   int ndim;
   uint64_t dims[AIO_MAX_DIMS];
+  bool dims_huge; /* a dimension of 2^64 or more */
 } dict_seen;
 
 static bool parse_entry(cursor *c, dict_seen *s) {
@@ -199,7 +209,7 @@ static bool parse_entry(cursor *c, dict_seen *s) {
     return parse_string(c, s->descr_text, sizeof s->descr_text);
   if (seen == &s->fortran)
     return parse_bool(c, &s->fortran_order);
-  return parse_shape(c, &s->ndim, s->dims);
+  return parse_shape(c, &s->ndim, s->dims, &s->dims_huge);
 }
 
 static bool parse_dict(cursor *c, dict_seen *s) {
@@ -277,6 +287,15 @@ bool npy_parse(const char *name, const uint8_t *buf, size_t len, npy_header *h, 
     return false;
   }
   size_t size = pscan_dtype_size(h->type), avail = len - off - hlen;
+  if (s.dims_huge) {
+    if (s.ndim == 1)
+      aio_errorf(err, "%s: truncated: the header says 2^64 or more elements of %s, the file holds "
+                      "%zu data bytes", name, cli_dtype_name(h->type), avail);
+    else
+      aio_errorf(err, "%s: truncated: the header's shape has a dimension of 2^64 or more, the file "
+                      "holds %zu data bytes", name, avail);
+    return false;
+  }
   uint64_t count = 1;
   bool too_many = false;
   for (int d = 0; d < s.ndim; d++) {

@@ -4,6 +4,7 @@
  * preceded by filter type 0 (none). */
 #define _POSIX_C_SOURCE 200809L
 #include "png.h"
+#include "safe_out.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -107,25 +108,21 @@ static bool write_file(FILE *f, const uint8_t *rgb, int width, int height) {
   return ok;
 }
 
+typedef struct png_job {
+  const uint8_t *rgb;
+  int width, height;
+} png_job;
+
+static bool png_body(FILE *f, void *arg) {
+  const png_job *j = arg;
+  return write_file(f, j->rgb, j->width, j->height);
+}
+
 int png_write(const char *path, const uint8_t *rgb, int width, int height) {
-  size_t len = strlen(path) + sizeof ".partial";
-  char *partial = malloc(len);
-  if (!partial)
-    return ENOMEM;
-  snprintf(partial, len, "%s.partial", path);
-  FILE *f = fopen(partial, "wb");
-  int err = f ? 0 : errno;
-  if (f) {
-    errno = 0;
-    bool ok = write_file(f, rgb, width, height);
-    err = ok ? 0 : errno ? errno : EIO;
-    if (fclose(f) != 0 && !err)
-      err = errno;
-    if (!err && rename(partial, path) != 0)
-      err = errno;
-    if (err)
-      remove(partial);
-  }
-  free(partial);
-  return err;
+  png_job job = {rgb, width, height};
+  sout o;
+  errno = 0;
+  if (sout_write_file(&o, path, png_body, &job))
+    return 0;
+  return errno ? errno : EIO;
 }

@@ -12,9 +12,9 @@ uint32_t png_crc32(uint32_t crc, const uint8_t *p, size_t n);
 /* Adler-32 (RFC 1950) of p[0..n), continuing from adler (start with 1). */
 uint32_t png_adler32(uint32_t adler, const uint8_t *p, size_t n);
 
-/* Writes rgb (height rows of width pixels, 3 bytes each, top row first) to path, atomically:
-   to path.partial, renamed to path once complete. Returns 0, or an errno value (the partial
-   file removed). */
+/* Writes rgb (height rows of width pixels, 3 bytes each, top row first) to path through
+   safe_out.h: a temporary file renamed over path once complete (a device or FIFO is written in
+   place). Returns 0, or an errno value (the temporary file removed). */
 int png_write(const char *path, const uint8_t *rgb, int width, int height);
 
 #endif /* PSCAN_TOOL_PNG_H */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sysinfo.h"
 
+#include <dlfcn.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -122,4 +123,15 @@ bool sysinfo_cpu_others(const sysinfo_cpu *a, const sysinfo_cpu *b, double *othe
     *others = 0;
   *steal = (b->steal - a->steal) / wall;
   return true;
+}
+
+const char *sysinfo_gpu_why(const char *lib_msg) {
+  if (access("/proc/driver/nvidia/version", F_OK) == 0)
+    return lib_msg;
+  void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (cuda) {
+    dlclose(cuda);
+    return lib_msg;
+  }
+  return "no NVIDIA driver found (no /proc/driver/nvidia, no libcuda.so.1)";
 }

@@ -32,4 +32,9 @@ void sysinfo_cpu_snapshot(sysinfo_cpu *s);
 bool sysinfo_cpu_others(const sysinfo_cpu *a, const sysinfo_cpu *b, double *others,
                         double *steal);
 
+/* Why no CUDA context could be made, for a message: "no NVIDIA driver found" when this machine
+   has no NVIDIA kernel driver (/proc/driver/nvidia) and no driver library (libcuda.so.1) — the
+   CUDA runtime then reports an "insufficient driver version", which misleads — else lib_msg. */
+const char *sysinfo_gpu_why(const char *lib_msg);
+
 #endif /* PSCAN_TOOL_SYSINFO_H */

@@ -120,6 +120,13 @@ bool text_parse_value(const char *s, pscan_dtype t, void *out) {
   return (unsigned)t < PSCAN_DTYPE_COUNT && parse_number(s, t, out) == NUM_OK;
 }
 
+int text_parse_value_why(const char *s, pscan_dtype t, void *out) {
+  if ((unsigned)t >= PSCAN_DTYPE_COUNT)
+    return TEXT_VALUE_GARBAGE;
+  num_result r = parse_number(s, t, out);
+  return r == NUM_OK ? TEXT_VALUE_OK : r == NUM_RANGE ? TEXT_VALUE_RANGE : TEXT_VALUE_GARBAGE;
+}
+
 /* ---- whole texts ---- */
 
 typedef struct growing {
@@ -162,19 +169,23 @@ static bool token_error(const char *name, long line, const char *tok, size_t len
   return false;
 }
 
-/* Parses the token tok[0..len) into the next element of g. */
+/* Parses the token tok[0..len) into the next element of g. A long token (a hundred digits, or
+   leading zeros) is copied to the heap: its value decides, not its length. */
 static bool add_token(const char *name, long line, const char *tok, size_t len, pscan_dtype t,
                       growing *g, aio_err *err) {
-  char buf[MAX_TOKEN];
-  if (len >= sizeof buf)
-    return token_error(name, line, tok, len, NUM_GARBAGE, t, err);
-  memcpy(buf, tok, len);
-  buf[len] = '\0';
-  if (g->n == g->cap && !grow(g)) {
+  char small[MAX_TOKEN];
+  char *buf = len < sizeof small ? small : malloc(len + 1);
+  if (!buf || (g->n == g->cap && !grow(g))) {
+    if (buf != small)
+      free(buf);
     aio_errorf(err, "%s:%ld: out of memory", name, line);
     return false;
   }
+  memcpy(buf, tok, len);
+  buf[len] = '\0';
   num_result r = memchr(tok, '\0', len) ? NUM_GARBAGE : parse_number(buf, t, g->data + g->n * g->size);
+  if (buf != small)
+    free(buf);
   if (r != NUM_OK)
     return token_error(name, line, tok, len, r, t, err);
   g->n++;

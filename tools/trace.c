@@ -7,6 +7,7 @@
  * column per element, one row per step, a line from each operand to the element it updates. */
 #include "cli.h"
 #include "commands.h"
+#include "safe_out.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -449,17 +450,14 @@ static void decoupled_lookback(trace_ctx *t, int64_t *x, int n, int part) {
 
 /* ---- the SVG ---- */
 
-static bool write_svg(const trace_ctx *t, const char *path, const char *title) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-    cli_error(CMD, "%s: path too long", path);
-    return false;
-  }
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    cli_error(CMD, "%s: cannot write: %s", tmp, strerror(errno));
-    return false;
-  }
+typedef struct svg_job {
+  const trace_ctx *t;
+  const char *title;
+} svg_job;
+
+static bool svg_body(FILE *f, void *arg) {
+  const trace_ctx *t = ((const svg_job *)arg)->t;
+  const char *title = ((const svg_job *)arg)->title;
   int maxn = 1;
   for (int r = 0; r < t->nrows; r++)
     if (t->rows[r].n > maxn)
@@ -520,12 +518,15 @@ static bool write_svg(const trace_ctx *t, const char *path, const char *title) {
     }
   }
   fputs("</svg>\n", f);
-  bool ok = !ferror(f);
-  if (fclose(f) != 0)
-    ok = false;
-  if (!ok || rename(tmp, path) != 0) {
-    cli_error(CMD, "%s: cannot write: %s", path, strerror(errno));
-    remove(tmp);
+  return !ferror(f);
+}
+
+/* Through safe_out.h: a temporary file renamed over path, or path itself if it is a device. */
+static bool write_svg(const trace_ctx *t, const char *path, const char *title) {
+  svg_job job = {t, title};
+  sout o;
+  if (!sout_write_file(&o, path, svg_body, &job)) {
+    cli_error(CMD, "%s", o.err);
     return false;
   }
   return true;
@@ -616,21 +617,26 @@ static void print_help(void) {
       MAXV, MAXV);
 }
 
-static bool parse_value(const char *s, int64_t *out) {
+static bool parse_value(const char *s, int64_t *out, bool *range) {
   char *end;
   errno = 0;
   long long v = strtoll(s, &end, 10);
-  if (end == s || *end != '\0' || errno == ERANGE)
+  if (end == s || *end != '\0')
     return false;
+  *range = errno == ERANGE;
   *out = (int64_t)v;
-  return true;
+  return !*range;
 }
 
 /* Adds one value; false after a usage error. */
 static bool add_value(const char *text, int64_t *vals, int *n) {
   int64_t v;
-  if (!parse_value(text, &v)) {
-    cli_usage_error(CMD, "'%s' is not an integer", text);
+  bool range = false;
+  if (!parse_value(text, &v, &range)) {
+    if (range)
+      cli_usage_error(CMD, "%s is out of range (a 64-bit integer)", text);
+    else
+      cli_usage_error(CMD, "'%s' is not an integer", text);
     return false;
   }
   if (*n >= MAXV) {
@@ -747,6 +753,12 @@ int cmd_trace(int argc, char **argv) {
     return cli_usage_error(CMD, "no values given");
   if (partition == 0)
     partition = algo == A_DECOUPLED ? 2 : 4;
+  char why[SOUT_ERR_LEN];
+  if (svg && !sout_check(svg, why, sizeof why)) { /* before the trace is printed */
+    cli_error(CMD, "%s", why);
+    return 1;
+  }
+  sout_catch_signals();
 
   trace_ctx *t = calloc(1, sizeof *t);
   trace_row *rows = calloc(MAXROWS, sizeof *rows);

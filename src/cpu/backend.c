@@ -17,7 +17,9 @@ typedef struct cpu_state {
   uint64_t epoch; /* call counter tagging the status words in work */
 } cpu_state;
 
-/* Below this many elements one thread is faster than waking the pool (measured: bench/NOTES.md). */
+/* Below this many elements one thread is faster than waking the pool (measured:
+   docs/PERFORMANCE.md,
+   "When a CPU scan goes parallel"). */
 enum { AUTO_SEQUENTIAL_BELOW = 1 << 16, AUTO_MIN_ELEMS_PER_THREAD = 1 << 15 };
 /* Default partition: this many bytes of input, so a partition stays in the core's cache between
    the reduction and the scan of the single-pass strategy. */
@@ -25,7 +27,8 @@ enum { AUTO_PARTITION_BYTES = 64 << 10, MIN_PARTITION = 64 };
 /* With many threads (AUTO_LARGE_THREADS or more) an input of at least AUTO_LARGE_INPUT bytes (far
    beyond any last-level cache) scans in partitions of AUTO_LARGE_PARTITION_BYTES: a quarter as
    many look-backs and partition claims for the threads to contend on, and each partition still
-   fits a core's L2 between its reduction and its scan. Measured (bench/NOTES.md): +2-13% on 16
+   fits a core's L2 between its reduction and its scan. Measured (docs/PERFORMANCE.md, "CPU
+   partition size"): +2-13% on 16
    threads at 2^28, 1 MiB partitions -25%, and slower on 2 threads, so fewer threads keep 64 KiB.
    Deterministic order-sensitive scans always use 64 KiB: their partition boundaries fix the
    order of combination, which must not depend on the thread count. */
@@ -114,8 +117,8 @@ static pscan_status ensure_work(pscan_ctx *ctx, cpu_state *st, size_t bytes) {
 static int configured_threads(const pscan_ctx *ctx);
 
 size_t pscan__cpu_partition_size(const pscan_ctx *ctx, const pscan__scan_call *c) {
-  if (ctx->params[PSCAN_PARAM_PARTITION_SIZE] > 0)
-    return (size_t)ctx->params[PSCAN_PARAM_PARTITION_SIZE];
+  if (ctx->params[PSCAN__SLOT_PARTITION_SIZE] > 0)
+    return (size_t)ctx->params[PSCAN__SLOT_PARTITION_SIZE];
   const bool fixed_order = ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c);
   const bool large = !fixed_order && configured_threads(ctx) >= AUTO_LARGE_THREADS &&
                      c->n >= AUTO_LARGE_INPUT / c->in_size;
@@ -181,7 +184,7 @@ static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job
      held other data in earlier calls (another call's thread scratch, or value slots of another
      stride), and a small value written over the low byte of an old status word can turn it into
      this call's epoch with state A or P — a look-back then takes a value nobody published. The
-     fuzzer found this (tests/fuzz/unreproduced/, bench/NOTES.md); clearing costs one store per
+     fuzzer found this (tests/fuzz/regressions/README.md); clearing costs one store per
      partition. */
   for (size_t k = 0; k < job->nparts; k++)
     atomic_store_explicit((_Atomic uint64_t *)(job->desc + k * job->desc_stride), 0,
@@ -190,19 +193,29 @@ static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job
 }
 
 static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
-  cpu_state *st = ctx->impl;
   pscan__cpu_op custom;
   const pscan__cpu_op *op;
   if (c->op == PSCAN__OP_CUSTOM) {
     pscan__cpu_custom_op(&custom, c->in_size, c->fn, c->user);
     op = &custom;
   } else {
-    op = pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
+    /* SEQUENTIAL asked for by name is the plain left-to-right loop, bit for bit (numpy.cumsum's
+       order): the SIMD kernels of float SUM and PROD combine lanes in another bracketing, so an
+       order-sensitive operator takes the portable kernel. (AUTO's one-thread runs keep SIMD.) */
+    bool plain = ctx->params[PSCAN_PARAM_ALGO] == PSCAN_ALGO_SEQUENTIAL && pscan__order_sensitive(c);
+    op = plain ? pscan__cpu_scalar_op(c->in_type, c->out_type, (pscan_op)c->op)
+               : pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
     if (!op)
       return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s -> %s %s",
                          pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
                          pscan__op_name(c->op));
   }
+  return pscan__cpu_scan_with(ctx, c, op);
+}
+
+pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
+                                  const pscan__cpu_op *op) {
+  cpu_state *st = ctx->impl;
   pscan__cpu_job job = {.op = op, .in = c->in, .out = c->out, .n = c->n, .init = c->init,
                         .exclusive = c->exclusive};
   job.part = pscan__cpu_partition_size(ctx, c);
@@ -253,8 +266,8 @@ static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   /* The default: 64 KiB of per-thread buffer (items, and run heads' positions for run-length
      encoding), which stays in cache with the input it was gathered from. The buffer holds a
      whole partition, so a partition longer than the input is cut to the input. */
-  if (ctx->params[PSCAN_PARAM_PARTITION_SIZE] > 0)
-    job.part = (size_t)ctx->params[PSCAN_PARAM_PARTITION_SIZE];
+  if (ctx->params[PSCAN__SLOT_PARTITION_SIZE] > 0)
+    job.part = (size_t)ctx->params[PSCAN__SLOT_PARTITION_SIZE];
   else
     job.part = AUTO_PARTITION_BYTES /
                (c->size + (c->kind == PSCAN__COMPACT_RUN_LENGTH ||
@@ -322,4 +335,9 @@ const pscan__backend pscan__cpu_backend = {
     .scan = cpu_scan,
     .compact = cpu_compact,
     .scan_axis = pscan__cpu_scan_axis,
+    .op_create = pscan__cpu_op_create,
+    .op_destroy = pscan__cpu_op_destroy,
+    .scan_op = pscan__cpu_scan_op,
+    .select_op = pscan__cpu_select_op,
+    .op_target = pscan__cpu_op_target,
 };

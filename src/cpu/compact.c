@@ -23,7 +23,7 @@
  * partition holding head r writes counts_out[r-1] (vals_out[r-1]); the look-back aggregate
  * carries, with the count, the position of the last head (the reduction since the last head),
  * and the last partition closes the last run. reduce_by_key reads its values a second time (from
- * cache) after the look-back, so it does not run in place (nor does API.md allow it).
+ * cache) after the look-back, so it does not run in place (nor does pscan.h allow it).
  * scan_by_key has the same aggregate as reduce_by_key (heads, and the reduction since the last
  * one); after the look-back each partition scans its segments (scan_segments), the first one
  * continuing from the carry. It writes only its own range, so it may run in place.
@@ -200,6 +200,10 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   case PSCAN__COMPACT_SELECT_IF:
   case PSCAN__COMPACT_PARTITION_IF:
   {
+    if (c->user_gather) {
+      *kept = c->user_gather(c->user_pred, in, len, buf, c->kind == PSCAN__COMPACT_PARTITION_IF);
+      return buf;
+    }
     gather_if_fn fn = pscan__cpu_simd_gather_if(c->type);
     *kept = (fn ? fn : gather_if[c->type])(c->cmp, c->value, in, len, buf,
                                            c->kind == PSCAN__COMPACT_PARTITION_IF);
@@ -227,22 +231,102 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   return buf + skip * size;
 }
 
+/* ---- Short runs ----
+   The operator's reduce and scan kernels (SIMD where the CPU has it) pay a fixed cost per call:
+   vector setup, masked loads, a horizontal fold of the lanes through combine. Over a long run it
+   vanishes; at run length 1 it is the whole cost (reduce_by_key: ~100 ns a run, 50x a copy of
+   the run's bytes). Runs shorter than SHORT_RUN are folded here with combine (a run of one is a
+   copy), segments shorter than SHORT_SEGMENT are scanned here (the SIMD scan kernels' setup is
+   cheaper: from 3 items on they beat a combine per item). The by-key operators accumulate in
+   their value type (backend.c: builtin(val, val, op)), so a value is an accumulator, and
+   acc_size <= 8. */
+enum { SHORT_RUN = 16, SHORT_SEGMENT = 3, STREAM_SEGMENT = 1024 };
+
+/* memcpy of one value of vs bytes (1, 2, 4 or 8) with a constant size, so that it compiles to a
+   move rather than a call. */
+static inline void copy_val(void *dst, const void *src, size_t vs) {
+  switch (vs) {
+  case 1: memcpy(dst, src, 1); break;
+  case 2: memcpy(dst, src, 2); break;
+  case 4: memcpy(dst, src, 4); break;
+  default: memcpy(dst, src, 8); break;
+  }
+}
+
+/* The end m of the stretch of heads i, i + 1, ... (i >= 1) each one item after the one before:
+   pos[j] - pos[j - 1] == 1 for i <= j < m. */
+static size_t unit_stretch(const size_t *pos, size_t i, size_t kept) {
+  size_t m = i + 1;
+  while (m < kept && pos[m] - pos[m - 1] == 1)
+    m++;
+  return m;
+}
+
+/* *acc = v[0] ⊕ ... ⊕ v[len-1] (len >= 1). */
+static void run_reduce(const pscan__cpu_op *vop, const char *v, size_t len, size_t vs, void *acc) {
+  if (len >= SHORT_RUN) {
+    vop->reduce(vop, v, len, acc);
+    return;
+  }
+  copy_val(acc, v, vs);
+  for (size_t j = 1; j < len; j++)
+    vop->combine(vop, acc, acc, v + j * vs);
+}
+
+/* The segment in[0..len) scanned into out (may equal in), starting from *from (NULL: from in[0]
+   when inclusive; the identity *ident when exclusive). */
+static void short_scan(const pscan__cpu_op *vop, int exclusive, const char *in, char *out,
+                       size_t len, size_t vs, const void *from, const void *ident) {
+  uint64_t acc, x;
+  if (exclusive) {
+    copy_val(&acc, from ? from : ident, vs);
+    for (size_t j = 0; j < len; j++) {
+      copy_val(&x, in + j * vs, vs); /* read before the write: in place */
+      copy_val(out + j * vs, &acc, vs);
+      vop->combine(vop, &acc, &acc, &x);
+    }
+    return;
+  }
+  if (from)
+    vop->combine(vop, &acc, from, in);
+  else
+    copy_val(&acc, in, vs);
+  copy_val(out, &acc, vs);
+  for (size_t j = 1; j < len; j++) {
+    vop->combine(vop, &acc, &acc, in + j * vs);
+    copy_val(out + j * vs, &acc, vs);
+  }
+}
+
 /* scan_by_key, partition [start, start + len) once its look-back is done: one scan per segment
    between heads (pos[0..kept)), each starting from init (NULL: from its first value, or the
    identity when exclusive); the segment that comes in from the predecessors (before the first
    local head, k > 0) starts from init ⊕ carry, carry being the reduction of the values since the
    last head before this partition. In place is safe: a partition writes only its own range,
-   which only it reads, and the scan kernels read in[i] before writing out[i]. */
+   which only it reads, and the scan kernels read in[i] before writing out[i]. Segments shorter
+   than SHORT_SEGMENT are scanned by short_scan. */
 static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop, size_t start,
                           size_t len, const size_t *pos, size_t kept, const uint64_t *carry,
-                          void *scratch) {
-  void (*scan)(const pscan__cpu_op *, const void *, void *, size_t, const void *, void *) =
-      c->exclusive ? vop->scan_excl : vop->scan_incl;
+                          void *scratch, bool stream) {
   size_t vs = c->val_size, lo = start, end = start + len;
   const char *vin = c->vals_in;
   char *vout = c->vals_out;
+  uint64_t ident = 0;
+  bool have_ident = false;
   for (size_t i = 0; i <= kept; i++) {
     size_t hi = i < kept ? pos[i] : end;
+    if (i > 0 && hi - lo == 1 && !c->exclusive && !c->init) {
+      /* Segments of one item, inclusive, no init: each is its own value. A stretch of them
+         (segments i .. j, segment t = [pos[t - 1], its end)) is one copy. */
+      size_t j = i;
+      while (j < kept && (j + 1 < kept ? pos[j + 1] : end) - pos[j] == 1)
+        j++;
+      hi = j < kept ? pos[j] : end;
+      memmove(vout + lo * vs, vin + lo * vs, (hi - lo) * vs); /* in place: the same range */
+      lo = hi;
+      i = j;
+      continue;
+    }
     if (hi > lo) {
       uint64_t first;
       const void *from = c->init;
@@ -253,7 +337,21 @@ static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop
           memcpy(&first, carry, vs);
         from = &first;
       }
-      scan(vop, vin + lo * vs, vout + lo * vs, hi - lo, from, scratch);
+      if (hi - lo >= SHORT_SEGMENT) {
+        /* Long segments of a streamed output with non-temporal stores (no read-for-ownership
+           of vals_out); the stream kernels fence before they return, a cost that a segment of
+           STREAM_SEGMENT items hides. */
+        pscan__cpu_scan(vop, c->exclusive, stream && hi - lo >= STREAM_SEGMENT, vin + lo * vs,
+                        vout + lo * vs, hi - lo, from, scratch, NULL);
+      } else {
+        if (c->exclusive && !from && !have_ident) { /* the identity, from the kernel itself */
+          uint64_t one;
+          memcpy(&one, vin + lo * vs, vs);
+          vop->scan_excl(vop, &one, &ident, 1, NULL, scratch);
+          have_ident = true;
+        }
+        short_scan(vop, c->exclusive, vin + lo * vs, vout + lo * vs, hi - lo, vs, from, &ident);
+      }
     }
     lo = hi;
   }
@@ -305,7 +403,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     pscan__lb_publish(job, k, PSCAN__STATUS_P);
     /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
     if (seg_scan) {
-      scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL, kernel_scratch);
+      scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL, kernel_scratch,
+                    job->stream);
       continue;
     }
     if (kept)
@@ -318,14 +417,30 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     if (rle) {
       /* A run's length is known where the next head is: each head closes the run before it
          (counts_out[r - 1] for head r), and the last partition closes the last run. Partition k
-         writes counts_out[before - 1 .. before + kept - 1): disjoint from its neighbours'. */
+         writes counts_out[before - 1 .. before + kept - 1): disjoint from its neighbours'.
+         Where the output is streamed (job->stream: it is larger than the caches), the lengths
+         replace the positions in the buffer (pos[i] is read before it is overwritten) and go
+         out in one streamed copy, like the items: no read-for-ownership of counts_out, which
+         at run length 1 is a third of the traffic. */
       uint64_t *counts = c->counts_out;
       size_t prev = (size_t)before.x;
-      for (size_t i = 0; i < kept; i++) {
-        size_t r = before.count + i;
-        if (r > 0)
-          counts[r - 1] = (uint64_t)(pos[i] - prev);
-        prev = pos[i];
+      if (job->stream && sizeof(size_t) == sizeof(uint64_t)) {
+        for (size_t i = 0; i < kept; i++) {
+          size_t p = pos[i];
+          pos[i] = p - prev;
+          prev = p;
+        }
+        size_t skip = before.count == 0 ? 1 : 0; /* head 0 of the input closes no run */
+        if (kept > skip)
+          pscan__cpu_copy_out(counts + before.count + skip - 1, pos + skip,
+                              (kept - skip) * sizeof *counts, job->stream);
+      } else {
+        for (size_t i = 0; i < kept; i++) {
+          size_t r = before.count + i;
+          if (r > 0)
+            counts[r - 1] = (uint64_t)(pos[i] - prev);
+          prev = pos[i];
+        }
       }
       if (k == job->nparts - 1)
         counts[through.count - 1] = (uint64_t)(job->n - through.x);
@@ -333,23 +448,42 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     if (by_key) {
       /* Like the counts: head i closes the run before it (vals_out[r - 1] for head r); the
          first local head closes the run that came in from the predecessors (before.x, the
-         values since their last head), continued by this partition's values up to the head. */
+         values since their last head), continued by this partition's values up to the head.
+         Head 0's value goes straight out; heads 1 .. kept - 1 put theirs in slot i - 1 of
+         slots: vals_out from run before.count on, or, where the output is streamed, a stage
+         over the positions (slot i - 1 ends at byte i * vs <= 8 i, below pos[i], which is still
+         to be read) that goes out in one streamed copy, as the counts of run-length encoding
+         do. */
       char *vals_out = c->vals_out;
+      char *slots = job->stream ? (char *)(void *)pos : vals_out + before.count * vs;
       for (size_t i = 0; i < kept; i++) {
         size_t r = before.count + i;
         if (r == 0)
           continue;
         uint64_t acc;
+        if (i > 0 && pos[i] - pos[i - 1] == 1) {
+          /* A stretch of runs of one item (heads i .. m - 1 one apart): their reductions are
+             their values, consecutive in vals: one copy. */
+          size_t m = unit_stretch(pos, i, kept);
+          memcpy(slots + (i - 1) * vs, vals + (pos[i - 1] - start) * vs, (m - i) * vs);
+          i = m - 1;
+          continue;
+        }
         if (i > 0) {
-          vop->reduce(vop, vals + (pos[i - 1] - start) * vs, pos[i] - pos[i - 1], &acc);
-        } else if (pos[0] > start) {
-          vop->reduce(vop, vals, pos[0] - start, &acc);
+          run_reduce(vop, vals + (pos[i - 1] - start) * vs, pos[i] - pos[i - 1], vs, &acc);
+          copy_val(slots + (i - 1) * vs, &acc, vs);
+          continue;
+        }
+        if (pos[0] > start) {
+          run_reduce(vop, vals, pos[0] - start, vs, &acc);
           vop->combine(vop, &acc, &before.x, &acc);
         } else {
           acc = before.x;
         }
-        memcpy(vals_out + (r - 1) * vs, &acc, vs);
+        copy_val(vals_out + (r - 1) * vs, &acc, vs);
       }
+      if (job->stream && kept > 1)
+        pscan__cpu_copy_out(vals_out + before.count * vs, slots, (kept - 1) * vs, true);
       if (k == job->nparts - 1)
         memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
     }

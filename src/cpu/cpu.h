@@ -82,6 +82,25 @@ void pscan__cpu_copy_out(void *dst, const void *src, size_t bytes, bool stream);
 /* Fills *op for a user operator on elements of elem_size bytes. */
 void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn fn, void *user);
 
+/* Runs the validated scan c (c->op PSCAN__OP_CUSTOM for a user operator) with op's kernels on
+   ctx's pool, with the strategy ctx's parameters choose (backend.c). */
+pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
+                                  const pscan__cpu_op *op);
+/* User operators from source (op/cpu_op.c): the backend table's op_* entries. */
+pscan_status pscan__cpu_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key,
+                                  void **impl);
+void pscan__cpu_op_destroy(pscan_ctx *ctx, void *impl);
+pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                                int exclusive, const void *init);
+pscan_status pscan__cpu_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                                  int partition, size_t *num_selected);
+const char *pscan__cpu_op_target(pscan_ctx *ctx, const pscan_op_desc *desc);
+/* The host combine of a CPU user operator (impl from pscan__op_impl), for engines written against
+   pscan_combine_fn (the axis scans): its host_fn, or a call into the compiled operator. */
+void pscan__cpu_op_host_combine(void *impl, pscan_combine_fn *fn, void **user);
+/* Its kernels (pscan__cpu_op), for engines written against those. */
+const pscan__cpu_op *pscan__cpu_op_kernels(void *impl);
+
 /* Cores this process may run on (its affinity mask). */
 int pscan__cpu_hardware_threads(void);
 

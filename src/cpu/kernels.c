@@ -170,7 +170,8 @@ pscan__cpu_gather_if_fn pscan__cpu_simd_gather_if(pscan_dtype t) {
    before the scan ends, and ordinary stores then cost a read for ownership of every line on top
    (3n bytes of traffic instead of 2n). The cache counted is at most LLC_CAP_BYTES: a virtual
    machine reports its host's whole L3 (480 MiB on the development VM), shared with every other
-   guest. Measured there, one thread, i32 (bench/NOTES.md): streaming loses at 16 MiB of output
+   guest. Measured there, one thread, i32 (docs/PERFORMANCE.md, "CPU
+   streaming stores"): streaming loses at 16 MiB of output
    (3.6 -> 3.1 Gelem/s), is about even at 32 MiB and wins from 64 MiB (2.1 -> 2.6).
    PSCAN_CPU_STREAM=0 never streams, =1 streams whatever the size (for benchmarking and tests);
    unset or anything else: AUTO, the rule above. */

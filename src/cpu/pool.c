@@ -28,7 +28,8 @@
 /* Sleeping only helps when threads outnumber cores (the thread being waited for needs the
    core). Otherwise a sleeping waiter notices its predecessor a timer tick late (~50 us with the
    default timer slack), and in a chain of hand-offs (CHAINED) every waiter then sleeps: a 16-thread
-   chain was seen stuck at a tenth of its speed that way (bench/NOTES.md). */
+   chain was seen stuck at a tenth of its speed that way (docs/PERFORMANCE.md, "Waits that spin").
+   */
 enum { SPIN_STEPS = 256, YIELD_STEPS = 512, MAX_SLEEP_US = 20 };
 
 void pscan__backoff(unsigned *spins, bool may_sleep) {

@@ -17,6 +17,7 @@
  * its words with a new epoch, and nothing but whole status words is ever written where they live.
  * A small scan is therefore one kernel launch and nothing else. */
 #include "../internal.h"
+#include "jit/jit.h"
 #include "launch.h"
 
 #include <cuda_runtime_api.h>
@@ -35,7 +36,7 @@ typedef struct cuda_state {
      16-byte words, [2] the compaction family's 16-byte pair words (compact_ops.cuh). Only whole status words of one format are ever written to each, so a stale
      word always carries an older epoch; sharing bytes with other data (totals, or the other
      format, whose value half is user data) could forge the current epoch (the CPU backend had
-     exactly that bug: bench/NOTES.md). */
+     exactly that bug: docs/PERFORMANCE.md, "Status words cleared per call"). */
   char *status[3];
   size_t status_bytes[3];
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
@@ -93,10 +94,12 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
    multiprocessor launch cooperatively: the runtime then guarantees that every block is resident
    at once, so a tile can take its block's index and skip the atomic tile counter (one L2 round trip before its loads, most of a small scan's time)
    and still never wait on a predecessor that is not running. Launches of more than two waves
-   start their first wave's rows 2 us apart (launch.h; measured best on the H100, bench/NOTES.md,
-   session 4). On compute capability 9.0+ every kernel launches with programmatic dependent
-   launch allowed: it waits for the kernel before it, but its launch overlaps that kernel's run
-   (common.cuh: pscan__wait_for_predecessor; bench/NOTES.md, session 10).
+   start their first wave's rows 2 us apart (launch.h; measured best on the H100,
+   docs/PERFORMANCE.md, "Staggered first wave"). On compute capability 9.0+ every kernel
+   launches with programmatic dependent launch allowed: it waits for the kernel before it, but
+   its launch overlaps that kernel's run
+   (common.cuh: pscan__wait_for_predecessor; docs/PERFORMANCE.md, "Cooperative launch and
+   programmatic dependent launch").
    PSCAN_CUDA_COOPERATIVE=0/1, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0,
    PSCAN_CUDA_DENSE_STORES=0, PSCAN_CUDA_SELECT_LBW=0 and PSCAN_CUDA_PDL=0 change them (for
    measurements). */
@@ -120,7 +123,8 @@ static void configure_launches(cuda_state *st) {
   st->select_lbw = !(lbw && strcmp(lbw, "0") == 0);
   /* With programmatic dependent launch a plain launch overlaps the previous kernel and a
      cooperative one does not: back to back, the plain launch measured 0.2-0.6 us faster a call at
-     2^14-2^18 (session 10), so cooperative launches are for GPUs without it (or when asked). */
+     2^14-2^18 (docs/PERFORMANCE.md, "Cooperative launch and programmatic dependent launch"),
+     so cooperative launches are for GPUs without it (or when asked). */
   bool want_coop = no_coop ? strcmp(no_coop, "0") != 0 : !st->pdl;
   st->coop_tiles = coop && want_coop ? (uint64_t)sms : 0;
   st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;
@@ -433,7 +437,8 @@ static pscan_status scan_level(pscan_ctx *ctx, const plan *pl, const pscan__cuda
 
 /* A small input, one that would leave most multiprocessors without a large tile, scans in small
    tiles (8 KB, stamp.cuh): at 2^16 i32, 32 tiles instead of 8, each a quarter of the work, which
-   shortens the call (bench/NOTES.md, session 5). Single pass and the default block strategy only:
+   shortens the call (docs/PERFORMANCE.md, "Small tiles for small scans"). Single pass and the
+   default block strategy only:
    the small tiles are stamped for those. */
 static bool use_small_tiles(const cuda_state *st, const pscan_ctx *ctx,
                             const pscan__cuda_kernels *k, uint64_t n) {
@@ -634,6 +639,34 @@ pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what) {
   return cuda_fail(ctx, (cudaError_t)err, what);
 }
 
+/* ---- what the user operators (cuda/jit/) borrow: device, stream, counter, workspace ---- */
+
+pscan_status pscan__cuda_env_get(pscan_ctx *ctx, pscan__cuda_env *env) {
+  cuda_state *st = ctx->impl;
+  PSCAN__CHECK(use_device(ctx, st));
+  PSCAN__CHECK(ensure_work(ctx, st, COUNTER_BYTES));
+  env->device = st->device;
+  env->stream = st->stream;
+  env->pdl = st->pdl;
+  env->sm_count = st->sm_count;
+  env->stagger_ns = st->stagger_ns;
+  env->tile_counter = (unsigned long long *)(void *)st->work;
+  env->tile_base = &st->tile_base;
+  env->count_slot = (unsigned long long *)(void *)(st->work + 8); /* as cuda_compact's */
+  return PSCAN_OK;
+}
+
+pscan_status pscan__cuda_grow(pscan_ctx *ctx, char **buf, size_t *cap, size_t bytes) {
+  bool grown;
+  return grow_zeroed(ctx, ctx->impl, buf, cap, bytes, &grown);
+}
+
+pscan_status pscan__cuda_fail(pscan_ctx *ctx, int cuda_error, const char *what) {
+  return cuda_fail(ctx, (cudaError_t)cuda_error, what);
+}
+
+bool pscan__cuda_on_device(pscan_ctx *ctx, const void *p) { return is_device_memory(ctx->impl, p); }
+
 const pscan__backend pscan__cuda_backend = {
     .name = "cuda",
     .init = cuda_init,
@@ -645,4 +678,9 @@ const pscan__backend pscan__cuda_backend = {
     .scan = cuda_scan,
     .compact = cuda_compact,
     .scan_axis = pscan__cuda_scan_axis,
+    .op_create = pscan__cuda_op_create, /* user operators: cuda/jit/ */
+    .op_destroy = pscan__cuda_op_destroy,
+    .scan_op = pscan__cuda_scan_op,
+    .select_op = pscan__cuda_select_op,
+    .op_target = pscan__cuda_op_target,
 };

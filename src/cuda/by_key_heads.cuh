@@ -32,7 +32,68 @@ typedef struct NAME(rbk_slot) {
 typedef struct NAME(rbk_smem) {
   NAME(by_key_smem) k;
   NAME(rbk_slot) slot[2];
+  /* A dense tile: each tile thread's head mask and the count of heads before it (any thread
+     finds the tile's head of rank j: pscan__head_at), so that keys and run values leave as
+     coalesced stores rather than scattered ones from the thread that found each head. */
+  unsigned mask[PSCAN__THREADS];
+  unsigned before[PSCAN__THREADS];
 } NAME(rbk_smem);
+
+/* A dense tile's closed runs, gathered over its values by rank ([r - 1]: the run closed by head
+   r), padded by one value every 32 so that threads writing consecutive ranks hit distinct banks.
+   The launch gives the values this many entries. */
+enum { NAME(RBK_RUN_ENTRIES) = TILE + TILE / 32 };
+static __device__ __forceinline__ unsigned NAME(rbk_run_index)(unsigned r) { return r + (r >> 5); }
+
+/* Dense tile, before its look-back: every thread's values into registers, then the runs that
+   close inside the tile (heads of rank >= 1: they began inside it, no predecessor needed) into
+   run_value by rank, the tile's part of the run its first head closes into sm->k.first_run, and
+   the head masks for pscan__head_at. */
+static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm, unsigned char *vals,
+                                                             unsigned heads, unsigned mine,
+                                                             ACC_T before) {
+  V_T v[ITEMS];
+  NAME(read_values)(vals, v);
+  sm->mask[threadIdx.x] = heads;
+  sm->before[threadIdx.x] = (unsigned)before.count;
+  pscan__lbw_tile_sync(); /* every thread holds its values: the gather writes over them */
+  V_T *run_value = (V_T *)(void *)vals;
+  ACC_T carry = before;
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++) {
+    if (i >= mine)
+      break;
+    const bool head = heads >> i & 1u;
+    if (head) {
+      const unsigned r = (unsigned)carry.count;
+      if (r > 0)
+        run_value[NAME(rbk_run_index)(r - 1)] = carry.x;
+      else
+        sm->k.first_run = carry.x;
+    }
+    carry = NAME(op)(carry, NAME(make)(head, v[i]));
+  }
+}
+
+/* Dense tile, once its prefix is known: head j's key and the run it closes, j striding over the
+   threads. */
+static __device__ __forceinline__ void NAME(rbk_store_runs)(const pscan__cuda_compact_params *p,
+                                                            const NAME(rbk_smem) *sm,
+                                                            const unsigned char *keys,
+                                                            const unsigned char *vals,
+                                                            unsigned tile_heads, ACC_T tile_before) {
+  const unsigned ks = (unsigned)p->key_size;
+  const V_T *run_value = (const V_T *)(const void *)vals;
+  const unsigned long long base = tile_before.count;
+  if (threadIdx.x == 0 && base > 0)
+    ((V_T *)p->vals_out)[base - 1] = CX_OP(tile_before.x, sm->k.first_run);
+  for (unsigned j = threadIdx.x; j < tile_heads; j += PSCAN__THREADS) {
+    const unsigned at = pscan__head_at(sm->mask, sm->before, j, ITEMS);
+    pscan__store_bits(p->out, base + j, ks, pscan__elem_bits(keys, at, ks));
+    if (j > 0)
+      ((V_T *)p->vals_out)[base + j - 1] = run_value[NAME(rbk_run_index)(j - 1)];
+  }
+}
 
 /* Starts staging `tile`'s keys and values (and reading the key before it: the last thread's
    load, so that thread 0 never waits for it). */
@@ -46,6 +107,21 @@ static __device__ __forceinline__ void NAME(rbk_stage)(const pscan__cuda_compact
   pscan__stage_start(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
   if (threadIdx.x == PSCAN__THREADS - 1 && start > 0)
     sm->k.key_before = pscan__load_bits(p->in, start - 1, ks);
+}
+
+/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that
+   tile's keys and values. */
+static __device__ __forceinline__ void NAME(rbk_take_fetch)(const pscan__cuda_compact_params *p,
+                                                            unsigned long long *slot) {
+  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
+  const unsigned ks = (unsigned)p->key_size;
+  *slot = next;
+  if (next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE) {
+    if (p->keys_vector_io)
+      pscan__prefetch_l2((const unsigned char *)p->in + first * ks, TILE * ks);
+    if (p->vals_vector_io)
+      pscan__prefetch_l2((const V_T *)p->vals_in + first, TILE * (unsigned)sizeof(V_T));
+  }
 }
 
 /* The tile threads: every tile of the block, from the first id it takes until the ids run out. */
@@ -74,7 +150,9 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
       NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
     const bool dense = total.count > NAME(RBK_SPARSE);
     pscan__lbw_wait_empty(s);
-    if (!dense && heads) { /* this thread's heads: their keys, the runs they close */
+    if (dense)
+      NAME(rbk_gather_runs)(sm, (unsigned char *)vals, heads, mine, before);
+    else if (heads) { /* this thread's heads: their keys, the runs they close */
       V_T v[ITEMS];
       NAME(read_values)(vals, v);
       ACC_T carry = before;
@@ -98,18 +176,24 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
       slot->tile = tile;
       slot->total = total;
       slot->dense = dense;
-      sm->k.tile_id = pscan__take_tile(&p->lb);
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
     }
-    pscan__lbw_tile_sync(); /* the slot is complete, the next id known */
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
     pscan__lbw_filled(s);
-    const unsigned long long next = sm->k.tile_id;
-    if (dense) { /* wait for the prefix; then each head writes its key and closes its run */
+    if (dense) {
+      /* Wait for the prefix, take the next id (L2 fetches that tile during the stores), then
+         each head writes its key and closes its run. The id is taken only now for the reason
+         compact_heads.cuh gives. */
       pscan__lbw_wait_prefix();
       const ACC_T tile_before = slot->prefix;
-      NAME(store_runs_direct)(p, keys, vals, heads, mine, NAME(op)(tile_before, before));
+      if (threadIdx.x == 0)
+        NAME(rbk_take_fetch)(p, &sm->k.tile_id);
+      NAME(rbk_store_runs)(p, sm, keys, vals, (unsigned)total.count, tile_before);
       NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
-      pscan__lbw_tile_sync(); /* the tile has been read */
+      pscan__lbw_tile_sync(); /* the tile has been read; the next id is known */
     }
+    const unsigned long long next = sm->k.tile_id;
     if (next < num_tiles)
       NAME(rbk_stage)(p, sm, next);
     tile = next;
@@ -159,11 +243,11 @@ __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)
 
 static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                             uint64_t *taken) {
-  const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
+  const size_t smem = (size_t)TILE * p->key_size + NAME(RBK_RUN_ENTRIES) * sizeof(V_T);
   static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
   if (!opted_in) {
     cudaError_t e = cudaFuncSetAttribute(NAME(rbk_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         TILE * (8 + (int)sizeof(V_T)));
+                                         TILE * 8 + NAME(RBK_RUN_ENTRIES) * (int)sizeof(V_T));
     if (e != cudaSuccess)
       return (int)e;
     opted_in = 1;

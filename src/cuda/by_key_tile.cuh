@@ -367,7 +367,8 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
 
 /* 8-byte values take 32 registers a thread: four blocks per multiprocessor (five measured
    +3 points for reduce_by_key but -10 for scan_by_key). 4-byte values: six, in spite of spills
-   (124 bytes for SUM), measured +1.2 to +2.1 points over five (bench/NOTES.md, session 6). */
+   (124 bytes for SUM), measured +1.2 to +2.1 points over five (docs/PERFORMANCE.md,
+   "Blocks per multiprocessor"). */
 __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_BLOCKS - 1 : PSCAN__MIN_BLOCKS_HIGH)
     NAME(by_key_kernel)(const pscan__cuda_compact_params p) {
   __shared__ NAME(by_key_smem) sm;

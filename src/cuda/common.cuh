@@ -3,7 +3,11 @@
 #ifndef PSCAN_CUDA_COMMON_CUH
 #define PSCAN_CUDA_COMMON_CUH
 
+/* Under NVRTC (the user-operator kernels, cuda/jit/) there are no host headers: the compiler's
+   built-ins stand in for cuda_runtime.h and jit_source.c supplies stdint.h and string.h. */
+#ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 #include <string.h>
 
@@ -15,7 +19,8 @@
 #define PSCAN__NAME5(f, a, b, c) PSCAN__NAME5_(f, a, b, c)
 
 #define PSCAN__THREADS 256
-/* Tuning knobs (bench/NOTES.md): bytes of a tile per thread; the register bound
+/* Tuning knobs (docs/PERFORMANCE.md, "Knobs: environment variables and compile-time switches"):
+   bytes of a tile per thread; the register bound
    (PSCAN__MIN_BLOCKS) is in launch.h, which the host code reads too. */
 #ifndef PSCAN__THREAD_BYTES
 #define PSCAN__THREAD_BYTES 128
@@ -109,7 +114,7 @@ static __device__ __forceinline__ void pscan__prefetch_l2(const void *g, unsigne
    phase, wave after wave, with the loads idle in between. A first-wave block of row
    r = blockIdx.x / sm_count (r < stagger_rows, the blocks resident per multiprocessor) waits
    r x stagger_ns before it takes its tile, which pipelines the rows from the first tile on
-   (bench/NOTES.md, session 4). Called by thread 0 before the tile-id atomic. */
+   (docs/PERFORMANCE.md, "Staggered first wave"). Called by thread 0 before the tile-id atomic. */
 static __device__ __forceinline__ void pscan__stagger_first_wave(const pscan__cuda_scan_params *p) {
   if (p->stagger_ns && blockIdx.x < p->stagger_rows * p->sm_count) {
     const unsigned row = blockIdx.x / p->sm_count;
@@ -157,6 +162,7 @@ static __device__ __forceinline__ void pscan__wait_for_predecessor(void) {
 #endif
 }
 
+#ifndef __CUDACC_RTC__ /* host code: not for NVRTC */
 /* Host side: launches kernel(*params) (one by-value parameter) on `stream`; `pdl`: allow it to
    overlap the previous kernel's run as above; `cooperative`: every block resident at once. */
 static int pscan__launch(const void *kernel, uint64_t grid, unsigned threads, size_t smem,
@@ -197,6 +203,7 @@ static int pscan__resident_blocks(const void *kernel, int threads, size_t dynami
 static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
   return pscan__resident_blocks(kernel, PSCAN__THREADS, dynamic_smem);
 }
+#endif
 
 /* A/B builds only: 1 keeps the ordered look-back in every scan kernel (stamp.cuh). */
 #ifndef PSCAN__LOOKBACK_ORDERED_ALWAYS

@@ -171,7 +171,8 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
 /* The keys kernels (compact_tile.cuh), by what they are compiled for: every kind with item
    stores (run heads outside look-back mode, and the PSCAN_CUDA_DENSE_STORES=0 A/B), or one kind
    of selection with 16-byte stores. Each kernel compiles only its own gather: the register
-   allocation of one selection kernel is what decides its spills (bench/NOTES.md, session 9). */
+   allocation of one selection kernel is what decides its spills (docs/PERFORMANCE.md,
+   "Selection kernels"). */
 enum { PSCAN__KEYS_ANY, PSCAN__KEYS_SELECT, PSCAN__KEYS_PARTITION };
 
 /* ---- Kernels with a look-back warp (compact_heads.cuh, by_key_heads.cuh) ----
@@ -257,6 +258,36 @@ static uint64_t pscan__lbw_grid(const void *kernel, size_t dynamic_smem, pscan__
     grid = (uint64_t)rows * lb->sm_count;
   *taken = tiles + grid;
   return grid;
+}
+
+/* ---- Dense tiles' coalesced stores: which item is the tile's kept item (head) of rank j ---- */
+
+/* The offset of bit number k (from 0) among the set bits of m; m has more than k set bits. */
+static __device__ __forceinline__ unsigned pscan__nth_set_bit(unsigned m, unsigned k) {
+  unsigned at = 0;
+#pragma unroll
+  for (unsigned w = 16; w; w >>= 1) {
+    const unsigned low = __popc(m & ((1u << w) - 1u));
+    if (k >= low) {
+      k -= low;
+      m >>= w;
+      at += w;
+    }
+  }
+  return at;
+}
+
+/* The offset in the tile of its kept item of rank j, from each tile thread's mask (bit i: its
+   item i, at thread * items + i) and the count kept before that thread (j < the tile's count):
+   the last thread with at most j kept before it holds it. */
+static __device__ __forceinline__ unsigned pscan__head_at(const unsigned *mask, const unsigned *before,
+                                                          unsigned j, unsigned items) {
+  unsigned lo = 0;
+#pragma unroll
+  for (unsigned step = PSCAN__THREADS / 2; step; step >>= 1)
+    if (before[lo + step] <= j)
+      lo += step;
+  return lo * items + pscan__nth_set_bit(mask[lo], j - before[lo]);
 }
 
 #endif /* PSCAN_CUDA_COMPACT_COMMON_CUH */

@@ -18,7 +18,8 @@
  *
  * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
  * behind another tile's look-back holds up every successor's look-back (tried: a block that took
- * its next id early ran at half the speed, bench/NOTES.md, session 7).
+ * its next id early ran at half the speed, docs/PERFORMANCE.md, "A tile id is never taken
+ * early").
  *
  * Forward progress: ids are taken in order and each block's look-back warp handles its tiles in
  * the order its tile warps took them. The smallest unfinished tile m is therefore either with its
@@ -50,7 +51,17 @@ typedef struct NAME(heads_slot) {
 typedef struct NAME(heads_smem) {
   NAME(keys_smem) k;
   NAME(heads_slot) slot[2];
+  /* A dense run-length tile: each tile thread's head mask and the count of heads before it, so
+     that any thread finds the offset of the tile's head of rank j and the run lengths leave as
+     coalesced stores (not one scattered 8-byte store per head from the thread that found it). */
+  unsigned mask[PSCAN__THREADS];
+  unsigned before[PSCAN__THREADS];
 } NAME(heads_smem);
+
+/* The offset in the tile of its head of rank j (j < the tile's head count). */
+static __device__ __forceinline__ unsigned NAME(head_at)(const NAME(heads_smem) *sm, unsigned j) {
+  return pscan__head_at(sm->mask, sm->before, j, ITEMS);
+}
 
 /* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
    `tile`; run heads also read the item before it (the last thread's load, so that thread 0 never
@@ -63,6 +74,15 @@ static __device__ __forceinline__ void NAME(lbw_stage)(const pscan__cuda_compact
   pscan__stage_start(k->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
   if (heads && threadIdx.x == PSCAN__THREADS - 1 && start > 0)
     k->before_tile = ((const T *)p->in)[start - 1];
+}
+
+/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that tile. */
+static __device__ __forceinline__ void NAME(lbw_take_fetch)(const pscan__cuda_compact_params *p,
+                                                               unsigned long long *slot) {
+  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
+  *slot = next;
+  if (p->keys_vector_io && next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE)
+    pscan__prefetch_l2((const T *)p->in + first, TILE * sizeof(T));
 }
 
 /* The count of kept items; run-length encoding also closes its last run. */
@@ -98,6 +118,27 @@ static __device__ __forceinline__ unsigned NAME(lbw_decide)(const pscan__cuda_co
   return keep;
 }
 
+/* A dense run-length tile, once its prefix is known: head j closes the run before it. Ranks
+   stride over the threads in whole rounds (every lane of a warp in each), so that a lane takes
+   the offset of head j - 1 from the lane before it and only lane 0 searches for it. */
+static __device__ __forceinline__ void NAME(store_run_lengths)(const pscan__cuda_compact_params *p,
+                                                               const NAME(heads_smem) *sm,
+                                                               unsigned long long start,
+                                                               unsigned total_count,
+                                                               ACC_T tile_before) {
+  const unsigned lane = threadIdx.x & 31;
+  for (unsigned round = 0; round < total_count; round += PSCAN__THREADS) {
+    const unsigned j = round + threadIdx.x;
+    const unsigned at = j < total_count ? NAME(head_at)(sm, j) : 0u;
+    unsigned before_at = __shfl_up_sync(PSCAN__FULL_MASK, at, 1);
+    if (lane == 0 && j > 0 && j < total_count)
+      before_at = NAME(head_at)(sm, j - 1);
+    const unsigned long long rank = tile_before.count + j;
+    if (j < total_count && rank > 0)
+      p->counts_out[rank - 1] = start + at - (j > 0 ? start + before_at : tile_before.x);
+  }
+}
+
 /* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
 static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned long long num_tiles = p->lb.num_tiles;
@@ -131,28 +172,38 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       NAME(read_items)(sm->k.tile, 0, ITEMS, items);
       pscan__lbw_tile_sync(); /* the gather writes over the staged input */
       NAME(gather_kept)(sm->k.tile, items, keep, before_count);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) {
+        sm->mask[threadIdx.x] = keep;
+        sm->before[threadIdx.x] = before_count;
+      }
     }
     if (threadIdx.x == 0) {
       slot->tile = tile;
       slot->total = total;
       slot->dense = dense;
-      sm->k.tile_id = pscan__take_tile(&p->lb);
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
     }
-    pscan__lbw_tile_sync(); /* the slot is complete, the next id known */
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
     pscan__lbw_filled(s);
-    const unsigned long long next = sm->k.tile_id;
-    if (dense) { /* wait for the prefix, then store from the tile buffer */
+    if (dense) {
+      /* Wait for the prefix, take the next id (L2 starts fetching that tile during the stores),
+         store from the tile buffer, then stage the next tile. Taking the id before the prefix
+         is known makes the new tile's aggregate wait behind this tile's look-back, and the waits
+         feed each other (the select kernel lost 57 points that way: docs/PERFORMANCE.md). */
       pscan__lbw_wait_prefix();
       const ACC_T tile_before = slot->prefix;
+      if (threadIdx.x == 0)
+        NAME(lbw_take_fetch)(p, &sm->k.tile_id);
       if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
-        NAME(close_runs)(p, NAME(op)(tile_before, NAME(make)(before_count, start + (unsigned)max(before_last, 0))),
-                         keep, start + first);
+        NAME(store_run_lengths)(p, sm, start, total_count, tile_before);
       for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS)
         ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
-      pscan__lbw_tile_sync(); /* the stores have read the buffer */
+      pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
     }
+    const unsigned long long next = sm->k.tile_id;
     if (next < num_tiles)
       NAME(lbw_stage)(p, &sm->k, next, true);
     tile = next;

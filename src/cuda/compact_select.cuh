@@ -16,7 +16,7 @@
  * four blocks' buffers fit a multiprocessor). A tile that keeps more gathers in its tile buffer
  * as keys_kernel_select does, and the tile warps wait for the prefix, store, and only then take
  * the next id (a tile whose id waits behind another tile's look-back holds up every successor:
- * bench/NOTES.md, session 7).
+ * docs/PERFORMANCE.md, "A tile id is never taken early").
  *
  * Forward progress: as in compact_heads.cuh — ids are taken in order and each block's look-back
  * warp handles its tiles in the order they were taken; the tile warps wait only for loads, for
@@ -58,15 +58,6 @@ typedef struct NAME(select_smem) {
   int slot_dense;               /* the kept items stayed in the tile buffer */
   __align__(16) unsigned char out[NAME(MEDIUM_BYTES)]; /* the kept items, gathered layout */
 } NAME(select_smem);
-
-/* Thread 0 of a dense tile: the block's next tile id -> *slot, and L2 starts fetching that tile. */
-static __device__ __forceinline__ void NAME(select_take_fetch)(const pscan__cuda_compact_params *p,
-                                                               unsigned long long *slot) {
-  const unsigned long long next = pscan__take_tile(&p->lb), first = next * (unsigned long long)TILE;
-  *slot = next;
-  if (p->keys_vector_io && next < p->lb.num_tiles && pscan__tile_items(p->lb.n, first, TILE) == TILE)
-    pscan__prefetch_l2((const T *)p->in + first, TILE * sizeof(T));
-}
 
 /* The tile warps: every tile of the block, from the first id it takes until the ids run out. */
 static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, NAME(select_smem) *sm) {
@@ -112,7 +103,7 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
        fetching that tile: nothing but the stores stands between the id and its staging), store,
        then stage the next tile. (Taking the id before the prefix is known lost 57 points at
        75-100% selected: the new tile's aggregate then waits for this tile's look-back, and the
-       waits feed each other; bench/NOTES.md, session 11.) */
+       waits feed each other; docs/PERFORMANCE.md, "Selection kernels".) */
     NAME(gather_kept)(sm->k.tile, items, keep, before_count);
     pscan__lbw_wait_prefix(); /* (then a barrier: every thread's gather is done) */
     pscan__lbw_tile_sync();
@@ -120,7 +111,7 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     if (threadIdx.x == 0) {
       if (tile == num_tiles - 1)
         *p->count_out = tile_before.count + total_count;
-      NAME(select_take_fetch)(p, &sm->k.tile_id);
+      NAME(lbw_take_fetch)(p, &sm->k.tile_id);
     }
     NAME(store_kept_packed)((T *)p->out + tile_before.count, sm->k.tile, total_count, threadIdx.x,
                             PSCAN__THREADS);

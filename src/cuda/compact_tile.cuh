@@ -39,7 +39,8 @@
 #ifndef PSCAN__COMPACT_HEADS_WARP
 #define PSCAN__COMPACT_HEADS_WARP 1
 #endif
-/* Blocks per multiprocessor the keys kernels are built for (bench/NOTES.md, session 9): five,
+/* Blocks per multiprocessor the keys kernels are built for (docs/PERFORMANCE.md,
+   "Compaction tiles and the keys kernel"): five,
    but six for the partition kernel of 2- and 4-byte items (40 registers, 4 bytes of spills; six
    35 KB tiles fit). The select kernel at six spills 36 bytes (i32) and loses 6 points. */
 #ifndef PSCAN__COMPACT_MIN_BLOCKS
@@ -173,8 +174,9 @@ static __device__ __forceinline__ T *NAME(gathered)(unsigned char *buf, unsigned
 
 /* The thread's kept items (bit i of keep: items[i]) -> gathered ranks rank, rank + 1, ... Each
    item is one predicated store: no branch, nothing computed for the rejected ones (the loop with
-   partition_if's second destination in it cost select_if half of its instructions, bench/NOTES.md
-   session 9). */
+   partition_if's second destination in it cost select_if half of its instructions,
+   docs/PERFORMANCE.md,
+   "Selection kernels"). */
 static __device__ __forceinline__ void NAME(gather_kept)(unsigned char *buf, const T items[ITEMS],
                                                          unsigned keep, unsigned rank) {
 #pragma unroll
@@ -279,9 +281,9 @@ static __device__ __forceinline__ void NAME(close_runs)(const pscan__cuda_compac
    kept item goes): 16-byte streaming stores for the destination's whole 16-byte chunks, item
    stores at both ends. The bytes written are the ones the item stores would write (in place
    stays safe). Only the selection kernels (keys_kernel_select, keys_kernel_partition) carry it:
-   the extra registers cost the read-bound run-head kinds more than they gain (bench/NOTES.md,
-   session 3). tid, threads: this thread among those storing (the block's tile threads, or the
-   look-back warp of compact_select.cuh). */
+   the extra registers cost the read-bound run-head kinds more than they gain (docs/PERFORMANCE.md,
+   "Dense stores for selections"). tid, threads: this thread among those storing (the block's
+   tile threads, or the look-back warp of compact_select.cuh). */
 static __device__ __forceinline__ void NAME(store_kept_packed)(T *out, unsigned char *buf,
                                                                unsigned kept, unsigned tid,
                                                                unsigned threads) {
@@ -315,7 +317,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const bool dense = variant != PSCAN__KEYS_ANY;
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   /* (pscan__tile_items / pscan__thread_items written out: through the helpers, ptxas allocates
-     these kernels' registers differently; in session 9 the f64 partition kernel then spills
+     these kernels' registers differently; measured, the f64 partition kernel then spills
      12/36 bytes instead of none.) */
   const unsigned valid = n - start < (unsigned long long)TILE ? (unsigned)(n - start) : TILE;
   const unsigned first = threadIdx.x * ITEMS;

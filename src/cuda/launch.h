@@ -13,7 +13,8 @@ extern "C" {
 /* Resident blocks per multiprocessor the single-pass kernels are built for (their register
    bound): PSCAN__MIN_BLOCKS (48 registers), or PSCAN__MIN_BLOCKS_HIGH (40 registers; the
    32 KB tiles still fit in shared memory) where that measured faster (tile_scan.cuh,
-   by_key_tile.cuh; bench/NOTES.md, session 6). The host's launch sizes take a wave as
+   by_key_tile.cuh; docs/PERFORMANCE.md, "Blocks per multiprocessor"). The host's launch sizes take
+   a wave as
    PSCAN__MIN_BLOCKS x the multiprocessors; the stagger asks the runtime. */
 #ifndef PSCAN__MIN_BLOCKS
 #define PSCAN__MIN_BLOCKS 5

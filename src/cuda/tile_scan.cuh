@@ -10,7 +10,8 @@
  *
  * Single-pass strategies run one tile per block with tile ids from an atomic counter: a tile
  * starts the moment its id is taken, so a tile that others wait for is always being worked on
- * (bench/NOTES.md: holding a prefetched tile id made look-backs wait and cost 40%). Grids of at
+ * (docs/PERFORMANCE.md, "One tile per block, 32 KB tiles": holding a prefetched tile id made
+ * look-backs wait and cost 40%). Grids of at
  * most one block per multiprocessor are launched cooperatively instead (every block resident at
  * once, so every predecessor is running) and take their block's index: no atomic round trip. */
 
@@ -193,7 +194,8 @@ static __device__ __forceinline__ void TNAME(scan_one_tile)(const pscan__cuda_sc
 }
 
 /* Resident blocks per multiprocessor: a tile's block spends about half its life waiting on its
-   look-back (ncu, bench/NOTES.md session 6), so a sixth block per multiprocessor (40 registers;
+   look-back (ncu; docs/PERFORMANCE.md, "Blocks per multiprocessor"), so a sixth block per
+   multiprocessor (40 registers;
    six 32 KB tiles still fit in shared memory) keeps more bytes in flight. Measured (A/Bs, same
    call): i32 +0.5 to +2 points, f64 +0.5 to +1.9, and — once the ordered look-back left the
    plain kernels — f32 +0.4 to +1.8 and i64 +0.3 to +2.4 at 2^24-2^28 (with it compiled in, f32

@@ -118,7 +118,7 @@ static pscan_status buffers_status(int t, bool partial_overlap) {
                            : PSCAN_OK;
 }
 
-/* What API.md asks of these arguments, in the order the checks are documented per function (an
+/* What pscan.h asks of these arguments, in the order the checks are documented per function (an
    output sharing bytes with what it may not: PSCAN_ERR_OVERLAP; out == in is the in-place case). */
 static pscan_status expected_status(int op, int kt, int vt, int pop, int cmp, int exclusive,
                                     uint8_t *const *p, size_t n, bool count) {
@@ -171,7 +171,7 @@ static void set_params(const uint8_t *h) {
   if (s != PSCAN_OK) /* (reset, so that an input does not depend on the ones before it) */
     s = pscan_set_param(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_AUTO);
   if (s != PSCAN_OK || pscan_set_param(ctx, PSCAN_PARAM_THREADS, 1 + h[7] % 8) != PSCAN_OK ||
-      pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, h[8]) != PSCAN_OK)
+      pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, h[8]) != PSCAN_OK)
     fail("a valid set_param was refused");
 }
 

@@ -62,7 +62,7 @@ static void set_params(const uint8_t *h) {
   if ((algo < PSCAN_ALGO_COUNT) != (s == PSCAN_OK))
     fail("set_param(ALGO) answered wrongly", h, 0);
   if (pscan_set_param(ctx, PSCAN_PARAM_THREADS, h[5] % 9) != PSCAN_OK ||
-      pscan_set_param(ctx, PSCAN_PARAM_PARTITION_SIZE, h[6]) != PSCAN_OK ||
+      pscan_set_param(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, h[6]) != PSCAN_OK ||
       pscan_set_param(ctx, PSCAN_PARAM_DETERMINISTIC, h[7] & 1) != PSCAN_OK)
     fail("a valid set_param was refused", h, 0);
 }

@@ -1,0 +1,52 @@
+/* Running arg-max: for every position, the largest value so far and where it first occurred, as a
+ * scan of (value, index) pairs. Ties keep the smaller index, which makes the operator associative
+ * (a maximum under a total order). Checked exactly against the sequential loop. */
+#include <pscan.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct { float value; int32_t index; } vi;
+
+static const char *src =
+    "typedef struct { float value; int index; } vi;\n"
+    "vi argmax(vi x, vi y) {\n"
+    "  return (y.value > x.value || (y.value == x.value && y.index < x.index)) ? y : x;\n"
+    "}\n";
+
+int main(void) {
+  const size_t n = (size_t)1 << 22;
+  pscan_ctx *ctx = NULL;
+  pscan_user_op *op = NULL;
+  if (pscan_create(&ctx, PSCAN_BACKEND_CPU) != PSCAN_OK)
+    return 1;
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "vi",
+                     .name = "argmax", .elem_size = sizeof(vi)};
+  pscan_status s = pscan_op_create(ctx, &d, &op);
+  if (s != PSCAN_OK) {
+    printf("pscan_op_create: %s: %s\n", pscan_status_name(s), pscan_last_error(ctx));
+    pscan_destroy(ctx);
+    return s == PSCAN_ERR_UNSUPPORTED ? 77 : 1;
+  }
+  vi *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+  srand(11);
+  for (size_t i = 0; i < n; i++) /* a slowly rising noisy signal, with ties */
+    in[i] = (vi){(float)(rand() % 1000 + (int)(i / 4096)), (int32_t)i};
+  s = pscan_scan_op(ctx, in, out, n, op, 0, NULL);
+  size_t bad = n;
+  vi best = in[0];
+  for (size_t i = 0; s == PSCAN_OK && i < n && bad == n; i++) {
+    if (in[i].value > best.value)
+      best = in[i];
+    if (out[i].value != best.value || out[i].index != best.index)
+      bad = i;
+  }
+  printf("n = %zu: max %.0f first at %d: %s\n", n, (double)out[n - 1].value, (int)out[n - 1].index,
+         s != PSCAN_OK ? pscan_last_error(ctx) : bad == n ? "equal to the loop" : "DIFFERENT");
+  free(in);
+  free(out);
+  pscan_op_destroy(op);
+  pscan_destroy(ctx);
+  return s == PSCAN_OK && bad == n ? 0 : 1;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# User operators on the GPU (src/cuda/jit), in one call on the device machine:
+#   scripts/gpu-jit.sh [build] [test] [sanitize] [bench] [peers]   (default: all)
+# build     cmake (Release, CUDA) and the library, tests and benchmark (-j16)
+# test      test_jit_compile (NVRTC without the device), test_cuda_user_op (the kernels through
+#           the backend's hooks), test_cuda_user_op_api (test_user_op.c's API tests on CUDA)
+# sanitize  compute-sanitizer memcheck, racecheck and synccheck on a quick test_cuda_user_op
+# bench     pscan_user_op_bench: affine f32/f64 and user SUM i32 against a device copy, CUB with
+#           the same functor and the built-in SUM, 2^16 .. 2^28; cold compile, disk-cache hit,
+#           host time per call
+# peers     bench/py_assoc_peers.py: torch associative_scan and jax.lax.associative_scan on the
+#           affine f32 scan, 2^16 .. 2^24, beside a device copy
+# Results (logs, CSVs, summary.txt) go to $OUT, else ./gpu-out-jit.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out-jit}
+mkdir -p "$OUT"
+steps=${*:-build test sanitize bench peers}
+has() { [[ " $steps " == *" $1 "* ]]; }
+status=0
+log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+B=build-gpu-jit
+
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
+log "$(tail -1 "$OUT/gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
+
+if has build; then
+  log "build"
+  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/build.log" 2>&1 &&
+    cmake --build $B -j 16 >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
+fi
+
+# A fresh disk cache for the runs below (the tests time a cold compile).
+export PSCAN_CACHE_DIR=$(mktemp -d /tmp/pscan-jit-cache-XXXXXX)
+
+run_test() { # name, then the command
+  local name=$1
+  shift
+  log "$name"
+  "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  tail -3 "$OUT/$name.log" | tee -a "$OUT/summary.txt"
+  [ $rc -eq 0 ] || { log "$name FAILED (exit $rc)"; status=1; }
+}
+
+if has test; then
+  run_test test_jit_compile ./$B/tests/test_jit_compile
+  run_test test_cuda_user_op ./$B/tests/test_cuda_user_op
+  run_test test_cuda_user_op_api ./$B/tests/test_cuda_user_op_api
+  # The built-in suites still pass with the shared device headers' NVRTC guards.
+  PSCAN_TEST_QUICK=1 run_test test_cuda_scan_quick ./$B/tests/test_cuda_scan
+fi
+
+if has sanitize; then
+  CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    PSCAN_TEST_QUICK=1 run_test "sanitize_$tool" "$CS" --tool "$tool" --error-exitcode 9 \
+      ./$B/tests/test_cuda_user_op
+  done
+  for tool in memcheck racecheck; do
+    PSCAN_TEST_QUICK=1 run_test "sanitize_api_$tool" "$CS" --tool "$tool" --error-exitcode 9 \
+      ./$B/tests/test_cuda_user_op_api
+  done
+fi
+
+if has bench; then
+  log "pscan_user_op_bench"
+  ./$B/pscan_user_op_bench --csv "$OUT/user_op_bench.csv" >"$OUT/user_op_bench.txt" 2>&1 || status=1
+  grep -E "op_create|host time|2\^24|2\^28" "$OUT/user_op_bench.txt" | tee -a "$OUT/summary.txt"
+fi
+
+if has peers; then
+  log "py_assoc_peers (torch, jax)"
+  python3 bench/py_assoc_peers.py --csv "$OUT/py_assoc_peers.csv" >"$OUT/py_assoc_peers.txt" 2>&1 || status=1
+  grep -E "2\^24|unavailable|failed" "$OUT/py_assoc_peers.txt" | tee -a "$OUT/summary.txt"
+fi
+
+rm -rf "$PSCAN_CACHE_DIR"
+log "done (status $status)"
+exit $status

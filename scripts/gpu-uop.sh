@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# User operators from source on the device machine:
+#   scripts/gpu-uop.sh [build] [test] [sanitize] [cpubench]   (default: all)
+# build: a CUDA build (build-gpu-uop); test: test_user_op (CPU backend, with the host's C
+# compiler) and test_cuda_user_op_api (the same differential checks on the CUDA backend: needs the
+# NVRTC side, src/cuda's op_create / scan_op / select_op; without them it reports UNSUPPORTED
+# failures) and the examples; sanitize: test_cuda_user_op_api under compute-sanitizer memcheck
+# (PSCAN_TEST_QUICK=1); cpubench: `pscan bench` on the f64 points, whose table has the row
+# "pscan user-op affine f32" (8-byte elements: the same bytes as the copies) beside the
+# streaming copy, at 2^24 and 2^26 on all cores and on 1 thread.
+# Results go to $OUT (the device tool's output folder) or ./gpu-out.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+steps=${*:-build test sanitize cpubench}
+has() { [[ " $steps " == *" $1 "* ]]; }
+status=0
+log() { echo "== $*" | tee -a "$OUT/uop-summary.txt"; }
+export PSCAN_CACHE_DIR="$PWD/build-gpu-uop/op-cache"
+
+log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1), $(nproc) CPUs, cc: $(${PSCAN_CC:-${CC:-cc}} --version 2>&1 | head -1)"
+if has build; then
+  log "build"
+  cmake -S . -B build-gpu-uop -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/uop-build.log" 2>&1 &&
+    cmake --build build-gpu-uop -j "$(nproc)" >>"$OUT/uop-build.log" 2>&1 ||
+    { log "BUILD FAILED"; tail -40 "$OUT/uop-build.log"; exit 1; }
+fi
+if has test; then
+  log "tests: user_op (CPU), cuda_user_op_api, examples"
+  ctest --test-dir build-gpu-uop -R 'user_op|example_' --output-on-failure >"$OUT/uop-test.log" 2>&1 || status=1
+  grep -E "tests passed|Passed|Failed|Skipped|passed, " "$OUT/uop-test.log" | tee -a "$OUT/uop-summary.txt"
+fi
+if has sanitize; then
+  log "compute-sanitizer memcheck: test_cuda_user_op_api (quick)"
+  PSCAN_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 \
+    build-gpu-uop/tests/test_cuda_user_op_api >"$OUT/uop-sanitize.log" 2>&1 || status=1
+  tail -3 "$OUT/uop-sanitize.log" | tee -a "$OUT/uop-summary.txt"
+fi
+if has cpubench; then
+  log "pscan bench: f64 points (with the user-op affine f32 row), 2^24 and 2^26"
+  build-gpu-uop/pscan bench --types f64 --sizes 2^24,2^26 --threads "1,$(nproc)" --reps 7 \
+    --csv "$OUT/uop-cpubench.csv" >"$OUT/uop-cpubench.txt" 2>&1 || status=1
+  grep -E "^f64|streaming copy|user-op|pscan auto" "$OUT/uop-cpubench.txt" | tee -a "$OUT/uop-summary.txt"
+fi
+log "done (status $status)"
+exit $status

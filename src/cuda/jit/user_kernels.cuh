@@ -1,0 +1,33 @@
+/* The program NVRTC compiles for a user operator (jit_source.c builds it): the user's source and
+ * the glue (pscan_user_t; pscan_user_combine or pscan_user_keep; PSCAN_USER_ELEM_SIZE,
+ * PSCAN_USER_PREDICATE) come first, then this. The shared device headers are the built-in
+ * kernels' own (common.cuh, block_scan.cuh, lookback.cuh, scan_ops.cuh), embedded in the library
+ * at build time. Kernels: pscan_user_scan, pscan_user_scan_ordered (COMBINE) or
+ * pscan_user_select (PREDICATE), each taking one pscan_user_params. */
+#include "common.cuh"
+
+#if PSCAN_USER_PREDICATE
+/* The kept counts: the built-in 64-bit sum. */
+#define PAIR_IN U64
+#define PAIR_OUT U64
+#define OP_E SUM
+#include "scan_ops.cuh"
+#include "block_scan.cuh"
+#include "lookback.cuh"
+#undef IN_T
+#undef ACC_T
+#undef WRAP_T
+#undef ACC_SIZE
+#undef IS_FLOAT
+#undef OP
+#undef NAME
+enum { PSCAN_USER_SIZE = (int)sizeof(pscan_user_t) };
+#include "user_tile.cuh"
+#include "user_select.cuh"
+#else
+#include "user_ops.cuh"
+#include "block_scan.cuh"
+#include "lookback.cuh"
+#include "user_tile.cuh"
+#include "user_scan.cuh"
+#endif

@@ -1,0 +1,187 @@
+/* Tiles of user elements (NVRTC only; user_kernels.cuh includes this after the shared headers),
+ * for the single-pass scan (user_scan.cuh) and the predicate select / partition
+ * (user_select.cuh), both by decoupled look-back. The tile pipeline is
+ * the built-in one (tile_scan.cuh): the whole tile goes to shared memory with 16-byte cp.async
+ * copies (swizzled), each thread reduces its consecutive items, the block scans the thread totals
+ * (block_scan.cuh, warp scans), warp 0 finds the tile's prefix (lookback.cuh), the threads rescan
+ * their items in place and the tile leaves with 16-byte streaming stores. What differs is the
+ * element: any size, moved as raw bytes.
+ *
+ * A thread reads its items out of shared memory in 16-byte chunks when a batch of them fills
+ * whole chunks within 64 bytes (1-4, 6, 8, 12, 16, 24, 32, 48 and 64-byte elements: 8-byte
+ * elements move as 2 per chunk, 16-byte ones 1 per chunk), else unit by unit, the unit being the
+ * largest power of two up to 16 that divides the size. Tiles hold about 32 KB; elements of up to
+ * 128 bytes fit (jit_cuda.c refuses larger ones). Data movement: n reads + n writes, as the
+ * built-ins. */
+
+enum {
+  PU_SIZE = PSCAN_USER_SIZE,
+  PU_UNIT = (PU_SIZE & -PU_SIZE) > 16 ? 16 : (PU_SIZE & -PU_SIZE),
+  PU_PER_CHUNKS = 16 / PU_UNIT, /* items that fill whole 16-byte chunks */
+  PU_CHUNKED = PU_PER_CHUNKS * PU_SIZE <= 64,
+  PU_RAW = 64 / PU_SIZE > 16 ? 16 : 64 / PU_SIZE,
+  PU_ITEMS = PU_CHUNKED ? (PU_RAW / PU_PER_CHUNKS > 1 ? PU_RAW / PU_PER_CHUNKS : 1) * PU_PER_CHUNKS
+                        : (PU_RAW > 1 ? PU_RAW : 1),
+  PU_BATCHES = 128 / (PU_ITEMS * PU_SIZE) > 1 ? 128 / (PU_ITEMS * PU_SIZE) : 1,
+  PU_ITEMS_TOTAL = PU_ITEMS * PU_BATCHES,
+  PU_TILE = PSCAN__THREADS * PU_ITEMS_TOTAL,
+  PU_TILE_BYTES = PU_TILE * PU_SIZE,
+  PU_TILE_CHUNKS = PU_TILE_BYTES / 16,
+  PU_BATCH_CHUNKS = PU_CHUNKED ? PU_ITEMS * PU_SIZE / 16 : 1,
+  /* resident blocks the register bound is set for: 6 for small elements (as the built-in 4-byte
+     scans), fewer as elements grow */
+  PU_MIN_BLOCKS = PU_SIZE <= 4 ? PSCAN__MIN_BLOCKS_HIGH : PU_SIZE <= 16 ? PSCAN__MIN_BLOCKS
+                  : PU_SIZE <= 32 ? 3 : 2
+};
+/* The host's view of the same (jit_source.c defines these from its own arithmetic and types). */
+static_assert(PU_TILE == PSCAN_USER_TILE_ITEMS, "user_tile.cuh and jit_source.c disagree on tiles");
+static_assert(sizeof(pscan__cuda_scan_params) == PSCAN_USER_BASE_BYTES,
+              "NVRTC and the host disagree on pscan__cuda_scan_params");
+
+/* The launch parameters: the shared scan parameters first (base.has_init is always 0), then this
+   kernel's own. jit_cuda.c lays out the same bytes: flags at sizeof(base), value at + 8. */
+typedef struct pscan_user_params {
+  pscan__cuda_scan_params base;
+  unsigned long long flags;         /* PU_HAS_INIT, PU_HAS_FIRST, PU_PARTITION */
+  unsigned long long *count_out;    /* select: the number kept */
+  unsigned char value[PSCAN_USER_ELEM_SIZE]; /* scan: the init, or out[0] of an exclusive scan */
+} pscan_user_params;
+enum { PU_HAS_INIT = 1, PU_HAS_FIRST = 2, PU_PARTITION = 4 };
+
+/* ---- moving bytes ---- */
+
+/* One unit of u bytes (u a power of two up to 16, both addresses aligned to it). */
+static __device__ __forceinline__ void pu_move(unsigned char *dst, const unsigned char *src,
+                                               unsigned u) {
+  switch (u) {
+  case 16: *(uint4 *)dst = *(const uint4 *)src; break;
+  case 8: *(uint2 *)dst = *(const uint2 *)src; break;
+  case 4: *(unsigned *)dst = *(const unsigned *)src; break;
+  case 2: *(unsigned short *)dst = *(const unsigned short *)src; break;
+  default: *dst = *src; break;
+  }
+}
+
+/* The largest power of two up to 16 dividing both a and b. */
+static __device__ __forceinline__ unsigned pu_unit_of(unsigned long long a, unsigned long long b) {
+  unsigned long long x = a | b | 16;
+  return (unsigned)(x & (~x + 1));
+}
+
+/* Global -> shared (swizzled) for `bytes` bytes from g, the tile's first byte. */
+static __device__ void pu_gather(unsigned char *buf, const unsigned char *g, unsigned bytes) {
+  const unsigned u = pu_unit_of((unsigned long long)g, bytes);
+  for (unsigned i = threadIdx.x * u; i < bytes; i += PSCAN__THREADS * u)
+    pu_move(buf + pscan__swz(i), g + i, u);
+}
+/* Shared -> global, the reverse. */
+static __device__ void pu_scatter(unsigned char *g, const unsigned char *buf, unsigned bytes) {
+  const unsigned u = pu_unit_of((unsigned long long)g, bytes);
+  for (unsigned i = threadIdx.x * u; i < bytes; i += PSCAN__THREADS * u)
+    pu_move(g + i, buf + pscan__swz(i), u);
+}
+
+static __device__ __forceinline__ unsigned pu_tile_valid(const pscan__cuda_scan_params *p,
+                                                         unsigned long long tile) {
+  return pscan__tile_items(p->n, tile * (unsigned long long)PU_TILE, PU_TILE);
+}
+
+static __device__ __forceinline__ void pu_load_tile(const pscan__cuda_scan_params *p,
+                                                    unsigned char *buf, unsigned long long tile,
+                                                    unsigned valid) {
+  const unsigned char *g = (const unsigned char *)p->in + tile * (unsigned long long)PU_TILE_BYTES;
+  if (p->vector_io && valid == PU_TILE) {
+#pragma unroll
+    for (int v = 0; v < (PU_TILE_CHUNKS + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
+      const unsigned c = threadIdx.x + v * PSCAN__THREADS;
+      if (PU_TILE_CHUNKS % PSCAN__THREADS == 0 || c < PU_TILE_CHUNKS)
+        pscan__cp_async16(buf + pscan__swz(c * 16), g + 16 * c);
+    }
+    pscan__cp_async_commit();
+    pscan__cp_async_wait_all();
+  } else {
+    pu_gather(buf, g, valid * PU_SIZE);
+  }
+}
+
+static __device__ __forceinline__ void pu_store_tile(const pscan__cuda_scan_params *p,
+                                                     const unsigned char *buf,
+                                                     unsigned long long tile, unsigned valid) {
+  unsigned char *g = (unsigned char *)p->out + tile * (unsigned long long)PU_TILE_BYTES;
+  if (p->vector_io && valid == PU_TILE) {
+#pragma unroll
+    for (int v = 0; v < (PU_TILE_CHUNKS + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
+      const unsigned c = threadIdx.x + v * PSCAN__THREADS;
+      if (PU_TILE_CHUNKS % PSCAN__THREADS == 0 || c < PU_TILE_CHUNKS)
+        pscan__st_stream16((uint4 *)(g + 16 * c), *(const uint4 *)(buf + pscan__swz(c * 16)));
+    }
+  } else {
+    pu_scatter(g, buf, valid * PU_SIZE);
+  }
+}
+
+/* Shared -> batch b of this thread's items (its items are consecutive, from item
+   threadIdx.x * PU_ITEMS_TOTAL of the tile). */
+static __device__ __forceinline__ void pu_read_batch(const unsigned char *buf, int b,
+                                                     pscan_user_t items[PU_ITEMS]) {
+  const unsigned first = (threadIdx.x * PU_ITEMS_TOTAL + b * PU_ITEMS) * PU_SIZE;
+  if (PU_CHUNKED) {
+    uint4 raw[PU_BATCH_CHUNKS];
+#pragma unroll
+    for (int q = 0; q < PU_BATCH_CHUNKS; q++)
+      raw[q] = *(const uint4 *)(buf + pscan__swz(first + 16 * q));
+#pragma unroll
+    for (int k = 0; k < PU_ITEMS; k++)
+      memcpy(&items[k], (const unsigned char *)raw + k * PU_SIZE, PU_SIZE);
+  } else {
+#pragma unroll
+    for (int k = 0; k < PU_ITEMS; k++) {
+      unsigned char bytes[PU_SIZE];
+#pragma unroll
+      for (int w = 0; w < PU_SIZE / PU_UNIT; w++)
+        pu_move(bytes + w * PU_UNIT, buf + pscan__swz(first + k * PU_SIZE + w * PU_UNIT), PU_UNIT);
+      memcpy(&items[k], bytes, PU_SIZE);
+    }
+  }
+}
+
+/* Batch b of this thread's results -> shared, over its input. */
+static __device__ __forceinline__ void pu_write_batch(unsigned char *buf, int b,
+                                                      const pscan_user_t items[PU_ITEMS]) {
+  const unsigned first = (threadIdx.x * PU_ITEMS_TOTAL + b * PU_ITEMS) * PU_SIZE;
+  if (PU_CHUNKED) {
+    uint4 raw[PU_BATCH_CHUNKS];
+#pragma unroll
+    for (int k = 0; k < PU_ITEMS; k++)
+      memcpy((unsigned char *)raw + k * PU_SIZE, &items[k], PU_SIZE);
+#pragma unroll
+    for (int q = 0; q < PU_BATCH_CHUNKS; q++)
+      *(uint4 *)(buf + pscan__swz(first + 16 * q)) = raw[q];
+  } else {
+#pragma unroll
+    for (int k = 0; k < PU_ITEMS; k++) {
+      unsigned char bytes[PU_SIZE];
+      memcpy(bytes, &items[k], PU_SIZE);
+#pragma unroll
+      for (int w = 0; w < PU_SIZE / PU_UNIT; w++)
+        pu_move(buf + pscan__swz(first + k * PU_SIZE + w * PU_UNIT), bytes + w * PU_UNIT, PU_UNIT);
+    }
+  }
+}
+
+/* The tile this block scans: from the counter (launch order), or its index in one-tile grids. */
+static __device__ __forceinline__ unsigned long long pu_take_tile(const pscan__cuda_scan_params *p,
+                                                                  unsigned long long *slot) {
+  if (p->num_tiles == 1)
+    return 0;
+  if (threadIdx.x == 0) {
+    pscan__stagger_first_wave(p);
+    const unsigned long long guess = blockIdx.x;
+    if (p->vector_io && (guess + 1) * PU_TILE <= p->n) /* the likely tile (common.cuh) */
+      pscan__prefetch_l2((const unsigned char *)p->in + guess * PU_TILE_BYTES, PU_TILE_BYTES);
+    *slot = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
+  }
+  __syncthreads();
+  return *slot;
+}
+

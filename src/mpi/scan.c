@@ -1,0 +1,360 @@
+/* Distributed scans: reduce-then-scan one level up.
+ *
+ * Each rank reduces its shard to one total, the totals are exclusively scanned across the ranks
+ * in rank order (MPI_Exscan with an MPI user op that combines two totals through pscan itself, so
+ * the op's semantics — wrapping, NaN, widening, user operators — are the core's), and each rank
+ * scans its shard with that prefix as init. Traffic per element, as pscan_mpi.h says: 3n on a CPU
+ * context (integers: a threaded reduction with no stores; floats and user operators: the core
+ * scans cache-sized chunks into scratch that stays in cache, chaining each chunk's total into the
+ * next as init: one read of the shard from memory), 4n on a CUDA context
+ * (no public reduction there: a first scan into out gives the total), 2n on the last rank, whose
+ * total no one needs, and on a single rank.
+ *
+ * Order of work, so that a refused call writes nothing and every rank reaches the same
+ * collectives: local checks (and, on a CPU context, the reduction, which writes only scratch);
+ * the agreement; the first scan of a CUDA context; the MPI_Exscan; the final scan; a last
+ * agreement on the outcome. */
+#include "mpi_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { REC_HAS = 1, REC_ERR = 2 };
+/* A total as it travels: flags, then the element, padded to 8 bytes. */
+typedef struct rec_head {
+  uint32_t flags;
+  uint32_t pad;
+} rec_head;
+
+typedef struct job job;
+struct job {
+  pscan_ctx *ctx;
+  const char *fn;
+  const void *in;
+  void *out;
+  size_t n, in_size, out_size;
+  int exclusive;
+  const void *init;
+  const pscan_scan_args *args; /* pscan_mpi_scan */
+  const pscan_user_op *op;     /* pscan_mpi_scan_op */
+  pscan_ctx *host;             /* built-ins: a CPU context that combines two totals */
+  void *pair;                  /* user operators: 4 elements in ctx's memory for the combine */
+  pscan_status combine_status; /* the first failure inside the MPI user op */
+};
+
+static pscan_status local_scan(const job *j, const void *in, void *out, size_t n, int exclusive,
+                               const void *init) {
+  pscan_status s;
+  if (j->args) {
+    pscan_scan_args a = *j->args;
+    a.in = in, a.out = out, a.n = n, a.exclusive = exclusive, a.init = init;
+    s = pscan_scan(j->ctx, &a);
+  } else {
+    s = pscan_scan_op(j->ctx, in, out, n, j->op, exclusive, init);
+  }
+  return pscan_mpi__core(j->ctx, s);
+}
+
+/* *out = a ⊕ b for two totals in host memory (an inclusive scan of [a, b]). */
+static pscan_status combine(job *j, void *out, const void *a, const void *b) {
+  size_t e = j->out_size;
+  if (j->args) {
+    uint64_t pair[2], res[2];
+    memcpy(&pair[0], a, e);
+    memcpy((char *)pair + e, b, e);
+    pscan_scan_args c = {.in = pair, .in_type = j->args->out_type, .out = res,
+                         .out_type = j->args->out_type, .n = 2, .op = j->args->op};
+    pscan_status s = pscan_mpi__core(j->host, pscan_scan(j->host, &c));
+    if (s == PSCAN_OK)
+      memcpy(out, (char *)res + e, e);
+    return s;
+  }
+  char *p = j->pair;
+  pscan_status s = pscan_mpi__write(j->ctx, p, a, e);
+  if (s == PSCAN_OK)
+    s = pscan_mpi__write(j->ctx, p + e, b, e);
+  if (s == PSCAN_OK)
+    s = pscan_mpi__core(j->ctx, pscan_scan_op(j->ctx, p, p + 2 * e, 2, j->op, 0, NULL));
+  if (s == PSCAN_OK)
+    s = pscan_mpi__read(j->ctx, out, p + 3 * e, e);
+  return s;
+}
+
+/* ---- MPI_Exscan of the totals: the user op finds the job through an attribute of the datatype
+   it is given, so it needs no global state, whichever thread applies it. ---- */
+
+static int job_key = MPI_KEYVAL_INVALID;
+static void make_keyval(void) {
+  if (MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &job_key, NULL) !=
+      MPI_SUCCESS)
+    job_key = MPI_KEYVAL_INVALID;
+}
+static int job_keyval(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, make_keyval);
+  return job_key;
+}
+
+static void combine_records(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
+  job *j = NULL;
+  int found = 0;
+  MPI_Type_get_attr(*dt, job_keyval(), &j, &found);
+  int rsz = 0;
+  MPI_Type_size(*dt, &rsz);
+  for (int i = 0; i < *len; i++) {
+    char *a = (char *)invec + (size_t)i * (size_t)rsz, *b = (char *)inoutvec + (size_t)i * (size_t)rsz;
+    rec_head ha, hb;
+    memcpy(&ha, a, sizeof ha);
+    memcpy(&hb, b, sizeof hb);
+    /* invec holds the lower ranks: b = a ⊕ b */
+    if (!found || ((ha.flags | hb.flags) & REC_ERR)) {
+      hb.flags = REC_ERR;
+    } else if ((ha.flags & REC_HAS) && !(hb.flags & REC_HAS)) {
+      memcpy(b + sizeof hb, a + sizeof ha, j->out_size);
+      hb.flags = REC_HAS;
+    } else if ((ha.flags & REC_HAS) && (hb.flags & REC_HAS)) {
+      pscan_status s = combine(j, b + sizeof hb, a + sizeof ha, b + sizeof hb);
+      if (s != PSCAN_OK) {
+        if (j->combine_status == PSCAN_OK)
+          j->combine_status = s;
+        hb.flags = REC_ERR;
+      }
+    }
+    memcpy(b, &hb, sizeof hb);
+  }
+}
+
+static pscan_status exscan(job *j, MPI_Comm comm, const void *mine, void *prefix, size_t rsz) {
+  int keyval = job_keyval();
+  if (keyval == MPI_KEYVAL_INVALID)
+    return pscan_mpi__fail(j->ctx, PSCAN_ERR_INTERNAL, "%s: MPI_Type_create_keyval failed", j->fn);
+  MPI_Datatype dt = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int rc = MPI_Type_contiguous((int)rsz, MPI_BYTE, &dt);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_commit(&dt);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_set_attr(dt, keyval, j);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Op_create(combine_records, 0 /* not commutative: ranks are ordered */, &op);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Exscan(mine, prefix, 1, dt, op, comm);
+  if (op != MPI_OP_NULL)
+    MPI_Op_free(&op);
+  if (dt != MPI_DATATYPE_NULL)
+    MPI_Type_free(&dt);
+  return rc == MPI_SUCCESS ? PSCAN_OK : pscan_mpi__mpi_failed(j->ctx, j->fn, "MPI_Exscan", rc);
+}
+
+/* ---- the local reduction ---- */
+
+static int64_t cpu_threads(pscan_ctx *ctx) {
+  int64_t t = 0;
+  pscan_get_param(ctx, PSCAN_PARAM_THREADS, &t);
+  if (t <= 0) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    t = c > 0 ? c : 1;
+  }
+  return t;
+}
+
+/* The shard's total (from init when given) into total, on a CPU context. Integer types: a plain
+   threaded reduction (reduce_host.c). Floats and user operators: chunks of 2^16 elements per
+   thread are scanned by the core into scratch that stays in cache, each from the previous
+   chunk's total, so the order of combination is the core's; the shard is read once from memory,
+   but each element costs what a scan costs. */
+static pscan_status reduce_host(job *j, const void *init, void *total, bool *has) {
+  size_t chunk = (size_t)cpu_threads(j->ctx) << 16;
+  /* PSCAN_MPI_CHUNK (elements) forces small chunks, so that tests cover many of them */
+  const char *force = getenv("PSCAN_MPI_CHUNK");
+  if (force && strtoull(force, NULL, 10) > 0)
+    chunk = (size_t)strtoull(force, NULL, 10);
+  if (chunk > j->n)
+    chunk = j->n;
+  *has = init != NULL;
+  if (init)
+    memcpy(total, init, j->out_size);
+  if (j->n == 0)
+    return PSCAN_OK;
+  uint64_t sum = 0;
+  if (j->args && pscan_mpi__reduce_integers(j->ctx, j->args, &sum)) {
+    pscan_status s = init ? combine(j, total, init, &sum) : PSCAN_OK;
+    if (!init)
+      memcpy(total, &sum, j->out_size);
+    *has = s == PSCAN_OK;
+    return s;
+  }
+  char *scratch = malloc(chunk * j->out_size);
+  if (!scratch)
+    return pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",
+                           j->fn, chunk * j->out_size);
+  pscan_status s = PSCAN_OK;
+  for (size_t i = 0; i < j->n && s == PSCAN_OK; i += chunk) {
+    size_t c = j->n - i < chunk ? j->n - i : chunk;
+    s = local_scan(j, (const char *)j->in + i * j->in_size, scratch, c, 0, *has ? total : NULL);
+    if (s == PSCAN_OK) {
+      memcpy(total, scratch + (c - 1) * j->out_size, j->out_size);
+      *has = true;
+    }
+  }
+  free(scratch);
+  return s;
+}
+
+/* On a CUDA context: an inclusive scan into out (or into scratch when the scan is in place and
+   out must still be read) gives the total as its last element. *final: out already holds this
+   rank's result (rank 0 of an inclusive scan). */
+static pscan_status reduce_device(job *j, const void *init, void *total, bool *has, bool *final,
+                                  bool rank0) {
+  *has = init != NULL;
+  *final = false;
+  if (init)
+    memcpy(total, init, j->out_size);
+  if (j->n == 0)
+    return PSCAN_OK;
+  bool direct = rank0 && !j->exclusive;
+  void *dst = j->out;
+  if (!direct && j->in == j->out) {
+    pscan_status s = pscan_mpi__alloc(j->ctx, j->n * j->out_size, &dst);
+    if (s != PSCAN_OK)
+      return s;
+  }
+  pscan_status s = local_scan(j, j->in, dst, j->n, 0, init);
+  if (s == PSCAN_OK)
+    s = pscan_mpi__read(j->ctx, total, (char *)dst + (j->n - 1) * j->out_size, j->out_size);
+  if (dst != j->out)
+    pscan_mpi__free(j->ctx, dst);
+  *has = *has || s == PSCAN_OK;
+  *final = direct && s == PSCAN_OK;
+  return s;
+}
+
+static uint64_t hash_bytes(const void *p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+  return h;
+}
+
+/* The whole distributed scan, once the local arguments are checked (local: that check's
+   status). fields/names: what the ranks must agree on. */
+static pscan_status run(job *j, MPI_Comm comm, const int64_t *fields, const char *const *names,
+                        int nfields, pscan_status local) {
+  int rank = 0, size = 1;
+  pscan_status s = pscan_mpi__comm(j->ctx, comm, j->fn, &rank, &size);
+  if (s != PSCAN_OK)
+    return s;
+  size_t rsz = sizeof(rec_head) + (j->out_size + 7) / 8 * 8;
+  char *mine = calloc(2, rsz), *prefix = mine ? mine + rsz : NULL;
+  if (!mine && local == PSCAN_OK)
+    local = pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory", j->fn);
+  bool device = pscan_mpi__on_device(j->ctx), has = false, final = false;
+  bool need_total = rank < size - 1; /* the last rank's total is nobody's prefix */
+  if (local == PSCAN_OK && !device && need_total)
+    local = reduce_host(j, rank == 0 ? j->init : NULL, mine + sizeof(rec_head), &has);
+  s = pscan_mpi__agree(j->ctx, comm, j->fn, fields, names, nfields, local);
+  if (s != PSCAN_OK) {
+    free(mine);
+    return s;
+  }
+  /* From here on every rank runs to the end, so that all reach the same collectives. */
+  local = PSCAN_OK;
+  if (device && need_total)
+    local = reduce_device(j, rank == 0 ? j->init : NULL, mine + sizeof(rec_head), &has, &final,
+                          rank == 0);
+  rec_head h = {.flags = local != PSCAN_OK ? REC_ERR : has ? REC_HAS : 0};
+  memcpy(mine, &h, sizeof h);
+  memset(prefix, 0, rsz);
+  pscan_status x = exscan(j, comm, mine, prefix, rsz);
+  if (local == PSCAN_OK)
+    local = x != PSCAN_OK ? x : j->combine_status;
+  rec_head ph;
+  memcpy(&ph, prefix, sizeof ph);
+  if (rank == 0)
+    ph.flags = 0;
+  if (local == PSCAN_OK && (ph.flags & REC_ERR))
+    local = pscan_mpi__fail(j->ctx, PSCAN_ERR_INTERNAL, "%s: a rank before this one failed", j->fn);
+  if (local == PSCAN_OK && !final && j->n > 0) {
+    const void *init = rank == 0 ? j->init : (ph.flags & REC_HAS) ? prefix + sizeof ph : NULL;
+    local = local_scan(j, j->in, j->out, j->n, j->exclusive, init);
+    if (local == PSCAN_OK && device)
+      local = pscan_mpi__core(j->ctx, pscan_synchronize(j->ctx));
+  }
+  free(mine);
+  return pscan_mpi__agree(j->ctx, comm, j->fn, NULL, NULL, 0, local);
+}
+
+pscan_status pscan_mpi_scan(pscan_ctx *ctx, MPI_Comm comm, const pscan_scan_args *a) {
+  static const char fn[] = "pscan_mpi_scan";
+  static const char *const names[] = {"in_type", "out_type", "op", "exclusive", "whether init is given",
+                                      "init"};
+  job j = {.ctx = ctx, .fn = fn, .args = a};
+  pscan_status local = PSCAN_OK;
+  int64_t fields[6] = {0};
+  if (!ctx)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  else if (!a)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
+  if (local == PSCAN_OK) {
+    /* The core checks the types, op and flags of an empty call; the buffers are checked here. */
+    pscan_scan_args probe = *a;
+    probe.in = NULL, probe.out = NULL, probe.n = 0;
+    local = pscan_mpi__core(ctx, pscan_scan(ctx, &probe));
+  }
+  if (local == PSCAN_OK) {
+    j.in = a->in, j.out = a->out, j.n = a->n, j.exclusive = a->exclusive, j.init = a->init;
+    j.in_size = pscan_dtype_size(a->in_type), j.out_size = pscan_dtype_size(a->out_type);
+    local = pscan_mpi__check_buffers(ctx, fn, a->in, j.in_size, a->out, j.out_size, a->n, true,
+                                     true);
+    fields[0] = a->in_type, fields[1] = a->out_type, fields[2] = a->op, fields[3] = a->exclusive;
+    fields[4] = a->init != NULL;
+    fields[5] = a->init ? (int64_t)(hash_bytes(a->init, j.out_size) >> 2) : 0;
+  }
+  /* Totals combine on the host: a CUDA context borrows a one-thread CPU context for it. */
+  pscan_ctx *host = NULL;
+  if (local == PSCAN_OK && pscan_mpi__on_device(ctx)) {
+    local = pscan_create(&host, PSCAN_BACKEND_CPU);
+    if (local != PSCAN_OK)
+      pscan_mpi__fail(ctx, local, "%s: %s", fn, pscan_last_error(NULL));
+    else
+      pscan_set_param(host, PSCAN_PARAM_THREADS, 1);
+  }
+  j.host = host ? host : ctx;
+  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
+  pscan_status s = run(&j, comm, fields, names, 6, local);
+  pscan_destroy(host);
+  return s;
+}
+
+pscan_status pscan_mpi_scan_op(pscan_ctx *ctx, MPI_Comm comm, const void *in, void *out, size_t n,
+                               const pscan_user_op *op, int exclusive, const void *init) {
+  static const char fn[] = "pscan_mpi_scan_op";
+  static const char *const names[] = {"exclusive", "whether init is given", "the element size",
+                                      "init"};
+  job j = {.ctx = ctx, .fn = fn, .op = op, .in = in, .out = out, .n = n, .exclusive = exclusive,
+           .init = init};
+  pscan_status local = PSCAN_OK;
+  int64_t fields[4] = {0};
+  size_t e = op ? pscan_op_elem_size(op) : 0;
+  if (!ctx)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  else if (!op)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: op is NULL", fn);
+  else if (e == 0)
+    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: op has no element size", fn);
+  if (local == PSCAN_OK)
+    local = pscan_mpi__core(ctx, pscan_scan_op(ctx, NULL, NULL, 0, op, exclusive, init));
+  if (local == PSCAN_OK) {
+    j.in_size = j.out_size = e;
+    local = pscan_mpi__check_buffers(ctx, fn, in, e, out, e, n, false, true);
+    fields[0] = exclusive, fields[1] = init != NULL, fields[2] = (int64_t)e;
+    fields[3] = init ? (int64_t)(hash_bytes(init, e) >> 2) : 0;
+  }
+  if (local == PSCAN_OK)
+    local = pscan_mpi__alloc(ctx, 4 * e, &j.pair);
+  pscan_status s = run(&j, comm, fields, names, 4, local);
+  pscan_mpi__free(ctx, j.pair);
+  return s;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Test of `pscan bench --sweep` on the CPU, run as a user runs it (subprocess): usage
+`test_bench_sweep.py PSCAN WORKDIR`.
+
+A small sweep (n = 2^12, i32 and i64, reps 1) must write the CSV with the exact header, one row
+per point: every compaction op at its run lengths (1 .. 1000 and one run, written as n) or
+selectivities (0 .. 100), -1 / 0 where they do not apply, positive speeds; the scans at every
+size asked; the summary names every op; --plot writes the charts; bad --ops is a usage error
+(exit 2) that writes nothing; --ops alone selects its op.
+Ends with "N passed, N failed" like the C tests."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tool_check import check, finish  # noqa: E402
+
+PSCAN = os.path.abspath(sys.argv[1])
+WORK = sys.argv[2]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+
+HEADER = "op,key_type,n,run_length,selectivity_pct,pscan_GBps,cub_GBps,copy_GBps"
+RUN_OPS = ["unique", "run_length_encode", "reduce_by_key", "scan_by_key"]
+SELECT_OPS = ["select_if", "select_flagged", "partition_if"]
+RUNS = [1, 2, 4, 8, 16, 32, 64, 128, 500, 1000]
+SELS = [0, 1, 10, 50, 90, 99, 100]
+
+
+def run(args):
+    return subprocess.run([PSCAN] + args, capture_output=True, text=True, timeout=240)
+
+
+out = os.path.join(WORK, "sweep.csv")
+plot = os.path.join(WORK, "p")
+r = run(["bench", "--sweep", "--sizes", "2^12", "--types", "i32,i64", "--reps", "1",
+         "--threads", "2", "--csv", out, "--plot", plot])
+check(r.returncode == 0, f"sweep exit status {r.returncode}: {r.stderr[-500:]}")
+rows = []
+if os.path.exists(out):
+    with open(out) as f:
+        check(f.readline().strip() == HEADER, "CSV header")
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+check(not os.path.exists(out + ".partial"), "no .partial file left")
+n = 4096
+for key in ["i32", "i64"]:
+    for op in RUN_OPS:
+        got = sorted(int(x["run_length"]) for x in rows
+                     if x["op"] == op and x["key_type"] == key)
+        check(got == sorted(RUNS + [n]), f"{op} {key}: run lengths {got}")
+        check(all(x["selectivity_pct"] == "-1" for x in rows if x["op"] == op),
+              f"{op}: selectivity -1")
+    for op in SELECT_OPS:
+        got = sorted(int(x["selectivity_pct"]) for x in rows
+                     if x["op"] == op and x["key_type"] == key)
+        check(got == SELS, f"{op} {key}: selectivities {got}")
+        check(all(x["run_length"] == "0" for x in rows if x["op"] == op), f"{op}: run length 0")
+scans = [x for x in rows if x["op"] == "inclusive_scan"]
+check(sorted(x["key_type"] for x in scans) == ["i32", "i64"], "the scans of the types asked")
+check(all(x["run_length"] == "0" and x["selectivity_pct"] == "-1" for x in scans),
+      "scans: run length 0, selectivity -1")
+check(all(int(x["n"]) == n for x in rows), "n of every row")
+check(len(rows) == 2 * (4 * 11 + 3 * 7) + 2, f"row count {len(rows)}")
+for x in rows:
+    speeds = [float(x[k]) for k in ("pscan_GBps", "cub_GBps", "copy_GBps")]
+    check(all(s > 0 for s in speeds), f"positive speeds: {x}")
+for op in RUN_OPS + SELECT_OPS + ["inclusive_scan"]:
+    check(any(line.strip().startswith(op + " ") for line in r.stdout.split("summary")[-1].splitlines()),
+          f"summary names {op}")
+for name in ["sweep-runs-i32-4096", "sweep-select-i64-4096", "sweep-scan"]:
+    check(os.path.getsize(f"{plot}-{name}.png") > 1000 if os.path.exists(f"{plot}-{name}.png")
+          else False, f"plot {name}")
+
+bad = os.path.join(WORK, "bad.csv")
+r = run(["bench", "--sweep", "--ops", "nope", "--csv", bad])
+check(r.returncode == 2 and "unknown op" in r.stderr, "bad --ops: usage error")
+check(not os.path.exists(bad) and not os.path.exists(bad + ".partial"), "bad --ops: no file")
+r = run(["bench", "--ops", "unique"])
+check(r.returncode == 2, "--ops without --sweep: usage error")
+r = run(["bench", "--cpu", "--gpu", "--sweep"])
+check(r.returncode == 2, "--cpu with --gpu: usage error")
+
+only = os.path.join(WORK, "only.csv")
+r = run(["bench", "--sweep", "--ops", "reduce_by_key", "--sizes", "2^12", "--types", "i32",
+         "--reps", "1", "--csv", only])
+with open(only) as f:
+    got = [row["op"] for row in csv.DictReader(f)]
+check(r.returncode == 0 and got == ["reduce_by_key"] * 11, f"--ops reduce_by_key: {got}")
+
+finish()

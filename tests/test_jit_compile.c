@@ -1,0 +1,175 @@
+/* The CUDA backend's user-operator compiler without a GPU (label cpu; CUDA builds only): the
+ * program pscan builds around a user's source compiles with NVRTC (dlopened) to a cubin for
+ * sm_90, for combine operators of many element sizes (1 to 128 bytes: the chunked and the
+ * unit-by-unit tile paths, packed and flag + value tile status, inlined and called combines), deterministic mode's kernel and
+ * predicates; a syntax error is PSCAN_ERR_INVALID_ARGUMENT with the compiler's error line; an
+ * elem_size that differs from sizeof(type) names both sizes; no NVRTC ($PSCAN_NVRTC_LIB naming a
+ * missing file or an empty directory) is PSCAN_ERR_UNSUPPORTED with "NVRTC not found". The
+ * kernels' behaviour on a device is tests/test_user_op.c's (label cuda). */
+#define _GNU_SOURCE /* mkdtemp, setenv, strdup */
+#include "test.h"
+
+#include "cuda/jit/jit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char affine_f32[] =
+    "typedef struct { float a, b; } affine;\n"
+    "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b }; return r; }\n";
+static const char affine_f64[] =
+    "typedef struct affine64 { double a, b; } affine64;\n"
+    "struct affine64 compose(struct affine64 x, struct affine64 y) {\n"
+    "  struct affine64 r; r.a = x.a * y.a; r.b = y.a * x.b + y.b; return r; }\n";
+
+static pscan_op_desc combine(const char *src, const char *type, const char *name, size_t size) {
+  pscan_op_desc d;
+  memset(&d, 0, sizeof d);
+  d.kind = PSCAN_KIND_COMBINE;
+  d.source = src;
+  d.type_name = type;
+  d.name = name;
+  d.elem_size = size;
+  return d;
+}
+
+/* The cubin is an ELF image for the device. */
+static bool is_cubin(const void *bin, size_t size) {
+  return bin && size > 64 && memcmp(bin, "\177ELF", 4) == 0;
+}
+
+static void expect_compiles(const pscan_op_desc *d, pscan__jit_kernel k, const char *what) {
+  void *bin = NULL;
+  size_t size = 0;
+  char *log = NULL;
+  double t = test_seconds();
+  pscan_status s = pscan__jit_compile(NULL, d, k, 90, &bin, &size, &log);
+  t = test_seconds() - t;
+  if (!CHECK_STATUS(s, PSCAN_OK))
+    fprintf(stderr, "  %s: %s\n  log: %s\n", what, pscan_last_error(NULL), log ? log : "");
+  CHECK(s != PSCAN_OK || is_cubin(bin, size), "%s: a cubin (%zu bytes)", what, size);
+  printf("  %-40s %7zu bytes of cubin in %.2f s\n", what, size, t);
+  pscan__free(bin);
+  pscan__free(log);
+}
+
+static void test_sizes(void) {
+  pscan_op_desc d = combine(affine_f32, "affine", "compose", 8);
+  expect_compiles(&d, PSCAN__JIT_SCAN, "affine f32 (8 B)");
+  expect_compiles(&d, PSCAN__JIT_SCAN_ORDERED, "affine f32, deterministic");
+  d = combine(affine_f64, "struct affine64", "compose", 16);
+  expect_compiles(&d, PSCAN__JIT_SCAN, "affine f64 (16 B)");
+  d = combine("#include <stdint.h>\nint32_t add(int32_t a, int32_t b) { return a + b; }\n",
+              "int32_t", "add", 4);
+  expect_compiles(&d, PSCAN__JIT_SCAN, "i32 sum (4 B)");
+  if (test_quick())
+    return;
+  static const struct { size_t size; const char *what; } sizes[] = {
+      {1, "1 B"}, {3, "3 B (chunked, byte units)"}, {5, "5 B (unit by unit)"},
+      {12, "12 B (flag + value status)"}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "typedef struct { unsigned char b[%zu]; } blob;\n"
+             "blob mix(blob x, blob y) { blob r; for (int i = 0; i < %zu; i++)\n"
+             "  r.b[i] = (unsigned char)(x.b[i] * 3 + y.b[i]); return r; }\n",
+             sizes[i].size, sizes[i].size);
+    d = combine(src, "blob", "mix", sizes[i].size);
+    expect_compiles(&d, PSCAN__JIT_SCAN, sizes[i].what);
+  }
+  /* The largest elements: 4x4 matrix products (combined through a call). */
+  static const char mat[] =
+      "typedef struct { %s m[4][4]; } mat;\n"
+      "mat mul(mat x, mat y) { mat r; for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) {\n"
+      "  %s s = 0; for (int k = 0; k < 4; k++) s += x.m[i][k] * y.m[k][j]; r.m[i][j] = s; }\n"
+      "  return r; }\n";
+  char src[512];
+  snprintf(src, sizeof src, mat, "float", "float");
+  d = combine(src, "mat", "mul", 64);
+  expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f32 matrices (64 B)");
+  snprintf(src, sizeof src, mat, "double", "double");
+  d = combine(src, "mat", "mul", 128);
+  expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f64 matrices (128 B)");
+}
+
+static void test_predicates(void) {
+  pscan_op_desc d = combine("#include <math.h>\nint keep(float x) { return !isnan(x) && x > 0.5f; }\n",
+                            "float", "keep", 4);
+  d.kind = PSCAN_KIND_PREDICATE;
+  expect_compiles(&d, PSCAN__JIT_SELECT, "predicate on f32");
+  d = combine(affine_f64, "struct affine64", "keep", 16);
+  d.source = "typedef struct affine64 { double a, b; } affine64;\n"
+             "int keep(affine64 x) { return x.a < x.b; }\n";
+  d.kind = PSCAN_KIND_PREDICATE;
+  expect_compiles(&d, PSCAN__JIT_SELECT, "predicate on 16 B");
+}
+
+static void test_errors(void) {
+  void *bin = NULL;
+  size_t size = 0;
+  char *log = NULL;
+  pscan_op_desc d = combine("typedef struct { float a, b; } affine;\n"
+                            "affine compose(affine x, affine y) { return x }\n",
+                            "affine", "compose", 8);
+  CHECK_STATUS(pscan__jit_compile(NULL, &d, PSCAN__JIT_SCAN, 90, &bin, &size, &log),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  const char *msg = pscan_last_error(NULL);
+  CHECK(strstr(msg, "pscan_op_source(2)") && strstr(msg, "error"), "the error line: '%s'", msg);
+  CHECK(!bin && size == 0, "nothing compiled");
+  CHECK(log && strstr(log, "error"), "the whole log comes back");
+  pscan__free(log);
+
+  d = combine(affine_f32, "affine", "compose", 12);
+  CHECK_STATUS(pscan__jit_compile(NULL, &d, PSCAN__JIT_SCAN, 90, &bin, &size, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  msg = pscan_last_error(NULL);
+  CHECK(strstr(msg, "elem_size 12") && strstr(msg, "= 8"), "both sizes named: '%s'", msg);
+
+  d = combine(affine_f32, "affine", "no_such_function", 8);
+  CHECK_STATUS(pscan__jit_compile(NULL, &d, PSCAN__JIT_SCAN, 90, &bin, &size, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  msg = pscan_last_error(NULL);
+  CHECK(strstr(msg, "no_such_function") != NULL, "the unknown name: '%s'", msg);
+}
+
+/* Last: a missing library, then an empty directory, then the default search again. */
+static void test_missing_nvrtc(void) {
+  pscan_op_desc d = combine(affine_f32, "affine", "compose", 8);
+  void *bin = NULL;
+  size_t size = 0;
+  const char *old = getenv("PSCAN_NVRTC_LIB");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("PSCAN_NVRTC_LIB", "/nonexistent/libnvrtc.so.13", 1);
+  CHECK_STATUS(pscan__jit_compile(NULL, &d, PSCAN__JIT_SCAN, 90, &bin, &size, NULL),
+               PSCAN_ERR_UNSUPPORTED);
+  CHECK(strncmp(pscan_last_error(NULL), "NVRTC not found: ", 17) == 0, "'%s'",
+        pscan_last_error(NULL));
+  char dir[] = "/tmp/pscan_no_nvrtc_XXXXXX";
+  if (CHECK(mkdtemp(dir) != NULL, "a temporary directory")) {
+    setenv("PSCAN_NVRTC_LIB", dir, 1);
+    CHECK_STATUS(pscan__jit_compile(NULL, &d, PSCAN__JIT_SCAN, 90, &bin, &size, NULL),
+                 PSCAN_ERR_UNSUPPORTED);
+    const char *msg = pscan_last_error(NULL);
+    CHECK(strncmp(msg, "NVRTC not found: ", 17) == 0 && strstr(msg, dir), "'%s'", msg);
+    rmdir(dir);
+  }
+  CHECK(!bin && size == 0, "nothing compiled");
+  if (saved)
+    setenv("PSCAN_NVRTC_LIB", saved, 1);
+  else
+    unsetenv("PSCAN_NVRTC_LIB");
+  free(saved);
+  expect_compiles(&d, PSCAN__JIT_SCAN, "affine f32 after the variable is restored");
+}
+
+int main(void) {
+  test_init("test_jit_compile");
+  test_sizes();
+  test_predicates();
+  test_errors();
+  test_missing_nvrtc();
+  return test_finish();
+}
