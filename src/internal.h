@@ -68,6 +68,39 @@ typedef struct pscan__compact_call {
   const void *user_pred;
 } pscan__compact_call;
 
+/* One validated scan along an axis (pscan_scan_axis) or by segments (pscan_segmented_scan);
+   api_axis.c fills it. Views: element (i_0, ..., i_{ndim-1}) of in is at
+   in + sum(i_d * in_strides[d]) * in_size (strides in elements, any sign), likewise out; the two
+   views are either exactly the same (in place) or share no byte, and out's elements are distinct.
+   The operator is a built-in one (op a pscan_op, in_type -> out_type) or, with
+   op == PSCAN__OP_CUSTOM, a generic combine of elem_size bytes: in_size == out_size == elem_size,
+   fn/user its host form and user_impl the backend's compiled form of a pscan_user_op
+   (pscan_scan_axis refuses user_op until user operators land; these fields are the seam). */
+typedef struct pscan__axis_call {
+  const void *in;
+  void *out;
+  int ndim, axis;                   /* axis in 0..ndim-1 */
+  int64_t shape[PSCAN_MAX_DIMS];    /* every entry >= 1 (a call with an empty shape never comes) */
+  int64_t in_strides[PSCAN_MAX_DIMS], out_strides[PSCAN_MAX_DIMS];
+  size_t n;                         /* product of shape */
+  int op;                           /* pscan_op, or PSCAN__OP_CUSTOM */
+  pscan_dtype in_type, out_type;    /* unused for PSCAN__OP_CUSTOM */
+  size_t in_size, out_size;         /* bytes per element */
+  pscan_combine_fn fn;              /* PSCAN__OP_CUSTOM: host combine (CPU) */
+  void *user;
+  void *user_impl;                  /* PSCAN__OP_CUSTOM: the backend's compiled operator */
+  int exclusive, reverse;
+  const void *init;                 /* NULL: none; else one out element in host memory */
+  /* Segmented (pscan_segmented_scan): ndim == 1, axis 0, and the line restarts at every
+     offsets[s], s = 0..num_segments (num_segments + 1 entries, backend memory). With
+     offsets_checked api_axis.c has read and validated them (host memory) and n is
+     offsets[num_segments]; otherwise (device memory) n is 0, and the backend validates them and
+     takes n from offsets[num_segments] before writing anything. NULL: not segmented. */
+  const int64_t *offsets;
+  size_t num_segments;
+  bool offsets_checked;
+} pscan__axis_call;
+
 /* A backend: what api.c calls once the arguments are known to be valid. */
 typedef struct pscan__backend {
   const char *name;
@@ -99,6 +132,10 @@ typedef struct pscan__backend {
   /* What the compiled form depends on besides desc and the pscan version (compiler and its
      version, target architecture), hashed into the key; NULL entry or NULL result: "". */
   const char *(*op_target)(pscan_ctx *ctx, const pscan_op_desc *desc);
+
+  /* Scans along an axis and segmented scans (api_axis.c). NULL: not offered
+     (PSCAN_ERR_UNSUPPORTED). */
+  pscan_status (*scan_axis)(pscan_ctx *ctx, const pscan__axis_call *call);
 } pscan__backend;
 
 extern const pscan__backend pscan__cpu_backend;

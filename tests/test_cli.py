@@ -501,12 +501,74 @@ def test_cuda_big():
             path("cseq.npy"), "cuda --algo sequential", code=1)
 
 
+def read_npy_nd(p):
+    """(dtype, shape, values) of a .npy file of any dimension that the tool wrote."""
+    with open(p, "rb") as f:
+        b = f.read()
+    hlen = struct.unpack("<H", b[8:10])[0]
+    d = eval(b[10:10 + hlen].decode())  # a dict literal written by the tool
+    dtype = next(t for t, (c, k, _) in TYPES.items() if k == d["descr"][1:])
+    code = TYPES[dtype][0]
+    n = 1
+    for e in d["shape"]:
+        n *= e
+    return dtype, d["shape"], list(struct.unpack("<" + code * n, b[10 + hlen:]))
+
+
+def axis_reference(values, shape, axis, reverse, exclusive):
+    """A plain per-line cumulative sum of a C-ordered array (the test's oracle)."""
+    inner = 1
+    for e in shape[axis + 1:]:
+        inner *= e
+    length, out = shape[axis], list(values)
+    for start in range(len(values)):
+        if (start // inner) % length:  # not the first element of its line
+            continue
+        idx = [start + i * inner for i in range(length)]
+        if reverse:
+            idx.reverse()
+        acc = 0
+        for i in idx:
+            x = values[i]
+            out[i] = acc if exclusive else acc + x
+            acc += x
+    return out
+
+
+def test_scan_axis():
+    shape = (3, 4, 5)
+    values = [(i * 7) % 11 - 5 for i in range(60)]
+    inp = write_npy("ax.npy", values, "i32", shape="(3, 4, 5)")
+    for axis in (-1, 0, 1, 2):
+        for flags in ([], ["--reverse"], ["--exclusive"], ["--reverse", "--exclusive"]):
+            out = path("ax_out.npy")
+            r = run(["scan", "--axis", str(axis)] + flags + [inp, out])
+            what = f"scan --axis {axis} {' '.join(flags)}"
+            if not check(r.returncode == 0, f"{what}: exit {r.returncode}: {r.stderr}"):
+                continue
+            dtype, got_shape, got = read_npy_nd(out)
+            want = axis_reference(values, shape, axis % 3, "--reverse" in flags,
+                                  "--exclusive" in flags)
+            check(dtype == "i32" and tuple(got_shape) == shape and got == want,
+                  f"{what}: {dtype} {got_shape} {got[:8]}..., want {want[:8]}...")
+    one = write_npy("ax1.npy", [1, 2, 3, 4], "i64")
+    r = run(["scan", "--reverse", one, path("ax1_out.npy")])
+    check(r.returncode == 0 and read_npy(path("ax1_out.npy"))[1] == [10, 9, 7, 4],
+          f"1-D --reverse: {r.returncode} {r.stderr}")
+    refused(["scan", inp, path("never.npy")], "ax.npy", path("never.npy"), "3-D without --axis",
+            code=2)
+    refused(["scan", "--axis", "3", inp, path("never.npy")], "ax.npy", path("never.npy"),
+            "--axis past the dimensions", code=2)
+    refused(["unique", inp, path("never.npy")], "ax.npy", path("never.npy"),
+            "3-D input to a 1-D command", code=1)
+
+
 GPU_TESTS = (test_scan_every_type, test_scan_ops, test_scan_widening, test_select_partition,
              test_select_flagged, test_unique_rle, test_by_key, test_cuda_big)
 
 for test in (test_scan_every_type, test_scan_ops, test_scan_widening, test_scan_formats,
              test_select_partition, test_select_flagged, test_unique_rle, test_by_key,
-             test_refusals, test_usage_errors, test_help):
+             test_refusals, test_usage_errors, test_help, test_scan_axis):
     test()
 STATE = gpu_state()
 print(f"--backend cuda: {STATE}")

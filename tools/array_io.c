@@ -192,7 +192,9 @@ static bool load_npy(const char *path, int type, source *s, aio_array *a, aio_er
     return false;
   size_t size = pscan_dtype_size(h.type), bytes = h.n * size;
   const uint8_t *data = s->buf + h.data_offset;
-  *a = (aio_array){h.type, h.n, data, NULL, NULL, 0, h.is_bool, -1, 0, 0, 0};
+  *a = (aio_array){.type = h.type, .n = h.n, .data = data, .ndim = h.ndim, .is_bool = h.is_bool,
+                   .fd = -1};
+  memcpy(a->shape, h.shape, sizeof h.shape);
   if (h.swap || h.is_bool || (uintptr_t)data % size != 0) {
     a->owned = malloc(bytes ? bytes : 1);
     if (!a->owned) {
@@ -223,7 +225,7 @@ static bool load_raw(const char *path, int type, source *s, aio_array *a, aio_er
                s->len, cli_dtype_name((pscan_dtype)type), size);
     return false;
   }
-  *a = (aio_array){(pscan_dtype)type, s->len / size, s->buf, NULL, NULL, 0, false, -1, 0, 0, 0};
+  *a = (aio_array){.type = (pscan_dtype)type, .n = s->len / size, .data = s->buf, .fd = -1};
   take_source(a, s);
   return true;
 }
@@ -235,7 +237,7 @@ static bool load_text(const char *path, int type, source *s, aio_array *a, aio_e
   size_t n;
   if (!text_parse(name, (const char *)s->buf, s->len, t, &data, &n, err))
     return false;
-  *a = (aio_array){t, n, data, data, NULL, 0, false, -1, 0, 0, 0};
+  *a = (aio_array){.type = t, .n = n, .data = data, .owned = data, .fd = -1};
   return true;
 }
 
@@ -287,13 +289,16 @@ void aio_set_progress(aio_progress_fn fn, void *arg) {
 
 enum { CHUNK_BYTES = 16 << 20 };
 
-/* The elements, in chunks, so that the progress callback sees the writing advance. */
-static bool write_data(FILE *f, const char *path, pscan_dtype t, const void *data, size_t n) {
+/* The elements, in chunks, so that the progress callback sees the writing advance; a .npy file
+   gets the shape shape[0..ndim) (ndim <= 1: 1-D of n). */
+static bool write_data(FILE *f, const char *path, pscan_dtype t, const void *data, size_t n,
+                       int ndim, const size_t *shape) {
   aio_format format = aio_format_of(path);
   size_t size = pscan_dtype_size(t);
   if (format == AIO_NPY) {
     char header[NPY_HEADER_MAX];
-    size_t len = npy_format_header(t, n, header);
+    size_t len = ndim > 1 ? npy_format_header_shape(t, ndim, shape, header)
+                          : npy_format_header(t, n, header);
     if (fwrite(header, 1, len, f) != len)
       return false;
   }
@@ -312,6 +317,11 @@ static bool write_data(FILE *f, const char *path, pscan_dtype t, const void *dat
 
 bool aio_write(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
                aio_err *err) {
+  return aio_write_shape(o, path, t, data, n, 1, &n, err);
+}
+
+bool aio_write_shape(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
+                     int ndim, const size_t *shape, aio_err *err) {
   o->open = sout_open(&o->s, path);
   if (!o->open) {
     aio_errorf(err, "%s", o->s.err);
@@ -319,7 +329,7 @@ bool aio_write(aio_output *o, const char *path, pscan_dtype t, const void *data,
     return false;
   }
   errno = 0;
-  bool ok = write_data(o->s.f, path, t, data, n);
+  bool ok = write_data(o->s.f, path, t, data, n, ndim, shape);
   int e = errno;
   if (!ok)
     aio_errorf(err, "%s: write error: %s", strcmp(path, "-") == 0 ? "stdout" : path,

@@ -38,23 +38,30 @@ aio_format aio_format_of(const char *path);
 
 /* ---- parsers over a buffer ---- */
 
+enum { AIO_MAX_DIMS = 8 }; /* dimensions of a .npy array (scan --axis) */
+
 typedef struct npy_header {
   pscan_dtype type;
   bool swap;          /* the data is in the other byte order than this machine's */
   size_t n;           /* elements */
+  int ndim;           /* 1..AIO_MAX_DIMS */
+  size_t shape[AIO_MAX_DIMS];
   size_t data_offset; /* where the data starts in the buffer */
   bool is_bool;       /* '|b1': type is PSCAN_U8, and the bytes mean False / True */
 } npy_header;
 
 /* Parses and validates the header of a .npy file held in buf[0..len): magic, version, header
-   length, the dict (descr, fortran_order, shape; nothing else), the dtype, a 1-D shape, and that
-   the data fills the rest of the buffer exactly. name is used in the message. */
+   length, the dict (descr, fortran_order, shape; nothing else), the dtype, a C-ordered shape of
+   1..AIO_MAX_DIMS dimensions, and that the data fills the rest of the buffer exactly. name is
+   used in the message. */
 bool npy_parse(const char *name, const uint8_t *buf, size_t len, npy_header *h, aio_err *err);
 
 /* Writes the version 1.0 header of a 1-D array of n elements of type t, in this machine's byte
    order, into buf (NPY_HEADER_MAX bytes); returns its length, a multiple of 64. */
-enum { NPY_HEADER_MAX = 192 };
+enum { NPY_HEADER_MAX = 320 };
 size_t npy_format_header(pscan_dtype t, size_t n, char *buf);
+/* The same for an array of shape[0..ndim) (1 <= ndim <= AIO_MAX_DIMS). */
+size_t npy_format_header_shape(pscan_dtype t, int ndim, const size_t *shape, char *buf);
 
 /* Parses one number in the syntax of type t from a NUL-terminated string: decimal integers
    (optional sign; out of the type's range is refused), or for f32/f64 anything strtod reads
@@ -92,6 +99,8 @@ typedef struct aio_array {
   void *owned;      /* malloc'd storage behind data, or NULL */
   void *map;        /* mmap'd file behind data, or NULL */
   size_t map_len;
+  int ndim;                     /* a .npy file's dimensions; 0 (text, raw): 1-D */
+  size_t shape[AIO_MAX_DIMS];
   bool is_bool;     /* a NumPy bool array: type is PSCAN_U8, every element 0 or 1 */
   int fd;           /* the mapped file, kept open to see whether it changes; -1 if none */
   long long size, mtime_s, mtime_ns; /* the file as it was mapped */
@@ -127,6 +136,9 @@ void aio_set_progress(aio_progress_fn fn, void *arg);
 /* Writes n elements of t in path's format (to the temporary file) and closes it. */
 bool aio_write(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
                aio_err *err);
+/* aio_write of an array of shape[0..ndim) (ndim <= 1: 1-D); only .npy keeps the shape. */
+bool aio_write_shape(aio_output *o, const char *path, pscan_dtype t, const void *data, size_t n,
+                     int ndim, const size_t *shape, aio_err *err);
 /* Renames the temporary file over the real name. */
 bool aio_commit(aio_output *o, aio_err *err);
 /* Removes the temporary file, if any. */

@@ -73,6 +73,38 @@ static bool scan_out_type(const file_job *job, pscan_dtype *out_t, pscan_dtype *
   return check_op(job, *out_t, job->in_path[0]);
 }
 
+/* --axis / --reverse, or an input of several dimensions: pscan_scan_axis, and OUT keeps IN's
+   shape. The shape of the scan into shape[0..*ndim); false after a usage error. */
+static bool scan_axis_shape(file_job *job, int *ndim, int64_t *shape) {
+  const aio_array *in = &job->in[0];
+  *ndim = in->ndim > 1 ? in->ndim : 1;
+  for (int d = 0; d < *ndim; d++)
+    shape[d] = (int64_t)(in->ndim > 1 ? in->shape[d] : in->n);
+  if (*ndim > 1 && !job->o.axis_given) {
+    cli_usage_error(job->cmd->name, "%s has %d dimensions: say which to scan with --axis",
+                    job->in_path[0], *ndim);
+    return false;
+  }
+  if (job->o.axis_given && (job->o.axis >= *ndim || job->o.axis < -1)) {
+    cli_usage_error(job->cmd->name, "--axis %d: %s has %d dimension%s", job->o.axis,
+                    job->in_path[0], *ndim, *ndim > 1 ? "s" : "");
+    return false;
+  }
+  return true;
+}
+
+static pscan_status scan_axis(file_job *job, pscan_dtype lib_t, int ndim, const int64_t *shape,
+                              const void *init) {
+  job->out_ndim[0] = ndim;
+  for (int d = 0; d < ndim; d++)
+    job->out_shape[0][d] = (size_t)shape[d];
+  pscan_axis_args a = {.in = job->in_lib[0], .in_type = job->in[0].type, .out = job->out_lib[0],
+                       .out_type = lib_t, .ndim = ndim, .shape = shape,
+                       .axis = job->o.axis_given ? job->o.axis : -1, .op = job->o.op,
+                       .exclusive = job->o.exclusive, .reverse = job->o.reverse, .init = init};
+  return pscan_scan_axis(job->ctx, &a);
+}
+
 static int run_scan(file_job *job) {
   const aio_array *in = &job->in[0];
   pscan_dtype out_t, lib_t;
@@ -81,12 +113,22 @@ static int run_scan(file_job *job) {
   uint64_t init[1]; /* room and alignment for any type */
   if (job->o.init && !job_parse_value(job, "--init", job->o.init, out_t, init))
     return EXIT_USAGE;
+  bool along_axis = in->ndim > 1 || job->o.axis_given || job->o.reverse;
+  int ndim = 1;
+  int64_t shape[AIO_MAX_DIMS];
+  if (along_axis && !scan_axis_shape(job, &ndim, shape))
+    return EXIT_USAGE;
   if (!job_alloc_out(job, 0, lib_t, in->n))
     return 1;
-  pscan_scan_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
-                       .out_type = lib_t, .n = in->n, .op = job->o.op,
-                       .exclusive = job->o.exclusive, .init = job->o.init ? init : NULL};
-  pscan_status st = pscan_scan(job->ctx, &a);
+  pscan_status st;
+  if (along_axis) {
+    st = scan_axis(job, lib_t, ndim, shape, job->o.init ? init : NULL);
+  } else {
+    pscan_scan_args a = {.in = job->in_lib[0], .in_type = in->type, .out = job->out_lib[0],
+                         .out_type = lib_t, .n = in->n, .op = job->o.op,
+                         .exclusive = job->o.exclusive, .init = job->o.init ? init : NULL};
+    st = pscan_scan(job->ctx, &a);
+  }
   job->out_type[0] = out_t; /* the same bits, written as the type asked for */
   return status_exit(job, st);
 }
@@ -227,15 +269,18 @@ static int run_reduce_by_key(file_job *job) {
 
 static const file_cmd scan_cmd = {
     "scan",
-    OPT_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE, 1, 1, {ROLE_DATA}, "IN OUT",
+    OPT_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE | OPT_AXIS, 1, 1, {ROLE_DATA}, "IN OUT",
     "Writes the prefix scan of IN to OUT: out[i] = in[0] op ... op in[i] (inclusive), or\n"
     "init op in[0] op ... op in[i-1] with out[0] = init (--exclusive). Integer sums and products\n"
     "wrap around; float min and max propagate NaN. --out-dtype widens the accumulation and the\n"
-    "output (i32 -> i64, u8 -> u64, f32 -> f64, ...). --init is read in the output type.",
+    "output (i32 -> i64, u8 -> u64, f32 -> f64, ...). --init is read in the output type.\n"
+    "A .npy IN of several dimensions is scanned along --axis K, each line on its own\n"
+    "(numpy.cumsum(x, axis=K)); OUT has IN's shape. --reverse scans from the end.",
     "  pscan scan data.npy prefix.npy                  inclusive sum, .npy in and out\n"
     "  pscan scan --op max --exclusive in.txt out.txt  running maximum before each element\n"
     "  pscan scan --dtype u8 --out-dtype u64 img.raw sums.npy   widen bytes while summing\n"
-    "  seq 10 | pscan scan - -                         text from stdin to stdout\n",
+    "  seq 10 | pscan scan - -                         text from stdin to stdout\n"
+    "  pscan scan --axis 0 m.npy colsums.npy           running sums down each column\n",
     run_scan};
 
 static const file_cmd select_cmd = {

@@ -130,12 +130,29 @@ static bool set_deterministic(const char *cmd, file_opts *o, const char *v) {
   return true;
 }
 
+static bool set_axis(const char *cmd, file_opts *o, const char *v) {
+  long k = -1; /* cli_parse_int reads unsigned numbers: -1 (the last) is spelled out here */
+  if (strcmp(v, "-1") != 0 && !cli_parse_int(cmd, "--axis", v, 0, AIO_MAX_DIMS - 1, &k))
+    return false;
+  o->axis = (int)k, o->axis_given = true;
+  return true;
+}
+static bool set_reverse(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd, (void)v;
+  o->reverse = true;
+  return true;
+}
+
 static const opt_def options[] = {
     {OPT_OP, "--op", "NAME", "sum prod min max and or xor (default sum; and/or/xor: integers)",
      set_op},
     {OPT_EXCLUSIVE, "--exclusive", NULL, "exclusive: out[i] combines in[0..i-1], out[0] = init",
      set_exclusive},
     {OPT_INIT, "--init", "VALUE", "start value (default: the op's identity)", set_init},
+    {OPT_AXIS, "--axis", "K", "scan along dimension K of a .npy array (-1: the last; needed",
+     set_axis},
+    {0, NULL, NULL, "  for 2 or more dimensions), every line on its own", NULL},
+    {OPT_AXIS, "--reverse", NULL, "scan from the end towards the start", set_reverse},
     {OPT_OUT_DTYPE, "--out-dtype", "T", "output type: IN's type or a wider one of its kind",
      set_out_dtype},
     {OPT_CMP, "--cmp", "CMP", "lt le gt ge eq ne: keep x where 'x CMP VALUE' (required)", set_cmp},
@@ -212,7 +229,7 @@ static int match_option(const file_cmd *cmd, int argc, char **argv, int *i, file
 static int parse_args(const file_cmd *cmd, int argc, char **argv, file_job *job) {
   file_opts *o = &job->o;
   *o = (file_opts){PSCAN_SUM, false, NULL, NULL, NULL, -1, AIO_NO_TYPE, AIO_NO_TYPE,
-                   AIO_NO_TYPE, AIO_NO_TYPE, PSCAN_BACKEND_AUTO, 0, -1, false};
+                   AIO_NO_TYPE, AIO_NO_TYPE, PSCAN_BACKEND_AUTO, 0, -1, false, false, false, -1};
   const char *pos[MAX_IN + MAX_OUT];
   int npos = 0, want = cmd->nin + cmd->nout;
   for (int i = 1; i < argc; i++) {
@@ -462,7 +479,7 @@ static bool widen_bool_values(file_job *job, int k) {
   for (size_t i = 0; i < n; i++)
     wide[i] = ((const uint8_t *)a->data)[i];
   aio_free(a);
-  *a = (aio_array){PSCAN_I64, n, wide, wide, NULL, 0, false, -1, 0, 0, 0};
+  *a = (aio_array){.type = PSCAN_I64, .n = n, .data = wide, .owned = wide, .fd = -1};
   return true;
 }
 
@@ -478,6 +495,12 @@ static bool load_inputs(file_job *job) {
   for (int k = 0; k < job->cmd->nin; k++)
     if (!check_type_option(job, k))
       return false;
+  for (int k = 0; k < job->cmd->nin; k++)
+    if (job->in[k].ndim > 1 && !(job->cmd->opts & OPT_AXIS)) {
+      cli_error(job->cmd->name, "%s: %d dimensions; this command takes 1-D arrays",
+                job->in_path[k], job->in[k].ndim);
+      return false;
+    }
   for (int k = 1; k < job->cmd->nin; k++)
     if (job->in[k].n != job->in[0].n) {
       cli_error(job->cmd->name, "%s: %zu elements, but %s has %zu", job->in_path[k], job->in[k].n,
@@ -577,7 +600,8 @@ static bool write_outputs(file_job *job) {
   aio_err err;
   bool ok = true;
   for (int k = 0; k < job->nout && ok; k++)
-    ok = aio_write(&outs[k], job->out_path[k], job->out_type[k], job->out[k], job->out_n[k], &err);
+    ok = aio_write_shape(&outs[k], job->out_path[k], job->out_type[k], job->out[k],
+                         job->out_n[k], job->out_ndim[k], job->out_shape[k], &err);
   for (int k = 0; k < job->nout && ok; k++)
     ok = aio_commit(&outs[k], &err);
   for (int k = 0; k < job->nout; k++)

@@ -17,7 +17,8 @@ enum {
   OPT_KEY_DTYPE = 1 << 5,
   OPT_FLAGS_DTYPE = 1 << 6,
   OPT_COUNT_OUT = 1 << 7,
-  OPT_COMMON = 1 << 8
+  OPT_COMMON = 1 << 8,
+  OPT_AXIS = 1 << 9 /* --axis and --reverse; inputs of any dimension (scan) */
 };
 
 typedef struct file_opts {
@@ -30,6 +31,8 @@ typedef struct file_opts {
   long threads;
   int algo; /* -1: not given */
   bool deterministic;
+  bool axis_given, reverse; /* --axis K (axis), --reverse */
+  int axis;
 } file_opts;
 
 /* What each input file is: the data, 0/1 flags, or keys; it decides the type option used for a
@@ -69,6 +72,8 @@ struct file_job {
   void *out[MAX_OUT], *out_lib[MAX_OUT];
   size_t out_n[MAX_OUT];
   pscan_dtype out_type[MAX_OUT];
+  int out_ndim[MAX_OUT]; /* set by run for an output of several dimensions (.npy keeps them) */
+  size_t out_shape[MAX_OUT][AIO_MAX_DIMS];
   int nout;
   void *dev[MAX_DEV]; /* every device buffer of the job, freed with it */
   int ndev;

@@ -124,21 +124,23 @@ static bool parse_dim(cursor *c, uint64_t *v, bool *huge) {
   return true;
 }
 
-/* A tuple of dimensions: "()", "(5,)", "(3, 4)". */
-static bool parse_shape(cursor *c, int *ndim, uint64_t *first, bool *first_huge) {
+/* A tuple of dimensions: "()", "(5,)", "(3, 4)"; the first AIO_MAX_DIMS go to dims; *huge when
+   one of them is 2^64 or more. */
+static bool parse_shape(cursor *c, int *ndim, uint64_t *dims, bool *huge) {
   if (!accept(c, '('))
     return bad(c, "expected a shape tuple");
   *ndim = 0;
-  *first = 0;
-  *first_huge = false;
+  *huge = false;
   bool comma = true;
   while (!accept(c, ')')) {
     uint64_t d;
-    bool huge;
-    if (!comma || !parse_dim(c, &d, &huge))
+    bool dim_huge;
+    if (!comma || !parse_dim(c, &d, &dim_huge))
       return comma ? false : bad(c, "expected ',' in the shape");
-    if ((*ndim)++ == 0)
-      *first = d, *first_huge = huge;
+    *huge |= dim_huge;
+    if (*ndim < AIO_MAX_DIMS)
+      dims[*ndim] = d;
+    ++*ndim;
     comma = accept(c, ',');
   }
   if (*ndim == 1 && !comma)
@@ -180,8 +182,8 @@ typedef struct dict_seen {
   char descr_text[32];
   bool fortran_order;
   int ndim;
-  uint64_t dim0;
-  bool dim0_huge; /* 2^64 or more */
+  uint64_t dims[AIO_MAX_DIMS];
+  bool dims_huge; /* a dimension of 2^64 or more */
 } dict_seen;
 
 static bool parse_entry(cursor *c, dict_seen *s) {
@@ -207,7 +209,7 @@ static bool parse_entry(cursor *c, dict_seen *s) {
     return parse_string(c, s->descr_text, sizeof s->descr_text);
   if (seen == &s->fortran)
     return parse_bool(c, &s->fortran_order);
-  return parse_shape(c, &s->ndim, &s->dim0, &s->dim0_huge);
+  return parse_shape(c, &s->ndim, s->dims, &s->dims_huge);
 }
 
 static bool parse_dict(cursor *c, dict_seen *s) {
@@ -276,37 +278,64 @@ bool npy_parse(const char *name, const uint8_t *buf, size_t len, npy_header *h, 
   if (!parse_dict(&c, &s) || !parse_descr(name, s.descr_text, h, err))
     return false;
   if (s.fortran_order) {
-    aio_errorf(err, "%s: fortran_order True is not supported (save a C-ordered 1-D array)", name);
+    aio_errorf(err, "%s: fortran_order True is not supported (save a C-ordered array)", name);
     return false;
   }
-  if (s.ndim != 1) {
-    aio_errorf(err, "%s: the array has %d dimensions; only 1-D arrays are supported", name, s.ndim);
+  if (s.ndim < 1 || s.ndim > AIO_MAX_DIMS) {
+    aio_errorf(err, "%s: the array has %d dimensions; 1 to %d are supported", name, s.ndim,
+               AIO_MAX_DIMS);
     return false;
   }
   size_t size = pscan_dtype_size(h->type), avail = len - off - hlen;
-  if (s.dim0_huge) {
-    aio_errorf(err, "%s: truncated: the header says 2^64 or more elements of %s, the file holds "
+  if (s.dims_huge) {
+    if (s.ndim == 1)
+      aio_errorf(err, "%s: truncated: the header says 2^64 or more elements of %s, the file holds "
+                      "%zu data bytes", name, cli_dtype_name(h->type), avail);
+    else
+      aio_errorf(err, "%s: truncated: the header's shape has a dimension of 2^64 or more, the file "
+                      "holds %zu data bytes", name, avail);
+    return false;
+  }
+  uint64_t count = 1;
+  bool too_many = false;
+  for (int d = 0; d < s.ndim; d++) {
+    too_many |= s.dims[d] != 0 && count > avail / size / s.dims[d];
+    count = too_many ? count : count * s.dims[d];
+    h->shape[d] = (size_t)s.dims[d];
+  }
+  if (too_many) {
+    aio_errorf(err, "%s: truncated: the header's shape holds more elements of %s than the file's "
                     "%zu data bytes", name, cli_dtype_name(h->type), avail);
     return false;
   }
-  if (s.dim0 > avail / size || s.dim0 * size != avail) {
+  if (count * size != avail) {
     aio_errorf(err, "%s: %s: the header says %llu elements of %s, the file holds %zu data bytes",
-               name, s.dim0 > avail / size ? "truncated" : "trailing bytes",
-               (unsigned long long)s.dim0, cli_dtype_name(h->type), avail);
+               name, count * size > avail ? "truncated" : "trailing bytes",
+               (unsigned long long)count, cli_dtype_name(h->type), avail);
     return false;
   }
-  h->n = (size_t)s.dim0;
+  h->ndim = s.ndim;
+  h->n = (size_t)count;
   h->data_offset = off + hlen;
   return true;
 }
 
 size_t npy_format_header(pscan_dtype t, size_t n, char *buf) {
-  char descr[8];
+  return npy_format_header_shape(t, 1, &n, buf);
+}
+
+size_t npy_format_header_shape(pscan_dtype t, int ndim, const size_t *shape, char *buf) {
+  char descr[8], dims[AIO_MAX_DIMS * 22 + 2] = "";
+  size_t k = 0;
+  for (int d = 0; d < ndim; d++)
+    k += (size_t)snprintf(dims + k, sizeof dims - k, "%s%zu", d ? ", " : "", shape[d]);
+  if (ndim == 1)
+    snprintf(dims + k, sizeof dims - k, ",");
   size_t size = pscan_dtype_size(t);
   snprintf(descr, sizeof descr, "%c%c%zu", size == 1 ? '|' : host_is_big_endian() ? '>' : '<',
            dtype_kind[t], size);
   int len = snprintf(buf + 10, NPY_HEADER_MAX - 10,
-                     "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, n);
+                     "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
   size_t total = (10 + (size_t)len + 1 + 63) / 64 * 64; /* the data starts 64-byte aligned */
   memset(buf + 10 + len, ' ', total - 10 - (size_t)len);
   buf[total - 1] = '\n';

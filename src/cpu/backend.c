@@ -2,6 +2,7 @@
  * the dispatch of a validated call to it. */
 #define _GNU_SOURCE
 #include "cpu.h"
+#include "axis.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -115,7 +116,7 @@ static pscan_status ensure_work(pscan_ctx *ctx, cpu_state *st, size_t bytes) {
 
 static int configured_threads(const pscan_ctx *ctx);
 
-static size_t partition_size(const pscan_ctx *ctx, const pscan__scan_call *c) {
+size_t pscan__cpu_partition_size(const pscan_ctx *ctx, const pscan__scan_call *c) {
   if (ctx->params[PSCAN__SLOT_PARTITION_SIZE] > 0)
     return (size_t)ctx->params[PSCAN__SLOT_PARTITION_SIZE];
   const bool fixed_order = ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c);
@@ -217,7 +218,7 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
   cpu_state *st = ctx->impl;
   pscan__cpu_job job = {.op = op, .in = c->in, .out = c->out, .n = c->n, .init = c->init,
                         .exclusive = c->exclusive};
-  job.part = partition_size(ctx, c);
+  job.part = pscan__cpu_partition_size(ctx, c);
   job.nparts = (c->n - 1) / job.part + 1;
   int algo = choose_algo(ctx, c, job.nparts, &job.nthreads);
   job.oversubscribed = job.nthreads > pscan__cpu_hardware_threads();
@@ -305,6 +306,24 @@ static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   return PSCAN_OK;
 }
 
+/* ---- For the axis engines (axis.c) ---- */
+
+int pscan__cpu_threads(const pscan_ctx *ctx) { return configured_threads(ctx); }
+
+pscan_status pscan__cpu_pool(pscan_ctx *ctx, pscan__pool **pool) {
+  cpu_state *st = ctx->impl;
+  PSCAN__CHECK(ensure_pool(ctx, st, configured_threads(ctx)));
+  *pool = st->pool;
+  return PSCAN_OK;
+}
+
+pscan_status pscan__cpu_scratch(pscan_ctx *ctx, size_t bytes, char **scratch) {
+  cpu_state *st = ctx->impl;
+  PSCAN__CHECK(ensure_work(ctx, st, bytes ? bytes : 1));
+  *scratch = st->work;
+  return PSCAN_OK;
+}
+
 const pscan__backend pscan__cpu_backend = {
     .name = "cpu",
     .init = cpu_init,
@@ -315,6 +334,7 @@ const pscan__backend pscan__cpu_backend = {
     .check_memory = cpu_check_memory,
     .scan = cpu_scan,
     .compact = cpu_compact,
+    .scan_axis = pscan__cpu_scan_axis,
     .op_create = pscan__cpu_op_create,
     .op_destroy = pscan__cpu_op_destroy,
     .scan_op = pscan__cpu_scan_op,

@@ -618,6 +618,27 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   return PSCAN_OK;
 }
 
+/* ---- For the axis scans (axis_host.c) ---- */
+
+pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count);
+pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what);
+pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
+
+pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count) {
+  cuda_state *st = ctx->impl;
+  PSCAN__CHECK(use_device(ctx, st));
+  *stream = st->stream;
+  int sms = 0;
+  CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device),
+             "cudaDeviceGetAttribute");
+  *sm_count = (unsigned)sms;
+  return PSCAN_OK;
+}
+
+pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what) {
+  return cuda_fail(ctx, (cudaError_t)err, what);
+}
+
 /* ---- what the user operators (cuda/jit/) borrow: device, stream, counter, workspace ---- */
 
 pscan_status pscan__cuda_env_get(pscan_ctx *ctx, pscan__cuda_env *env) {
@@ -656,6 +677,7 @@ const pscan__backend pscan__cuda_backend = {
     .check_memory = cuda_check_memory,
     .scan = cuda_scan,
     .compact = cuda_compact,
+    .scan_axis = pscan__cuda_scan_axis,
     .op_create = pscan__cuda_op_create, /* user operators: cuda/jit/ */
     .op_destroy = pscan__cuda_op_destroy,
     .scan_op = pscan__cuda_scan_op,

@@ -1,0 +1,374 @@
+/* The benchmark of scans along an axis and by segments (issue "Batched scans"): pscan_scan_axis
+ * and pscan_segmented_scan against the ceiling measured in the same run, a copy of the same bytes
+ * (CPU: a streaming-store copy on as many threads; GPU: cudaMemcpy device to device), and on the
+ * GPU the CUB peer for segments (axis_cub.cu). Medians of --reps runs after a warm-up.
+ *
+ *   pscan_axis_bench [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE]
+ *
+ * CSV columns: backend, kind (axis|segmented), dtype, shape, axis (or k of the segment lengths),
+ * elements, bytes copied, pscan ms, copy ms, pscan % of copy, peer name, peer ms. The Python peers
+ * (numpy, torch, cupy, jax) are measured by bench/py_axis_peers.py on the same shapes. */
+#define _POSIX_C_SOURCE 200809L
+#include "pscan.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+#ifdef AXIS_BENCH_CUDA
+#include <cuda_runtime.h>
+/* axis_cub.cu: CUB's scan by key over segment ids (CUB has no scan by offsets), ms per run. */
+double axis_cub_scan_by_key_ms(int dtype, const void *in, void *out, const int32_t *keys, size_t n,
+                               int reps);
+#endif
+
+typedef struct shape_case {
+  int ndim;
+  int64_t shape[2];
+  int axis;
+} shape_case;
+
+/* The shapes of the issue's table. */
+static const shape_case shapes[] = {
+    {2, {16384, 16384}, 0}, {2, {16384, 16384}, 1}, {2, {1048576, 64}, 0},
+    {2, {1048576, 64}, 1},  {2, {64, 4194304}, 1},  {2, {64, 4194304}, 0},
+    {2, {1000000, 256}, 0}, {2, {122996, 1024}, 1}, {1, {268435456, 0}, 0},
+};
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- the CPU ceiling: a streaming-store copy on nthreads threads ---- */
+
+typedef struct copy_part {
+  char *dst;
+  const char *src;
+  size_t bytes;
+} copy_part;
+
+static void *copy_thread(void *arg) {
+  copy_part *p = arg;
+  size_t i = 0;
+#if defined(__x86_64__)
+  size_t head = (16 - (uintptr_t)p->dst % 16) % 16;
+  head = head > p->bytes ? p->bytes : head;
+  memcpy(p->dst, p->src, head);
+  for (i = head; i + 64 <= p->bytes; i += 64)
+    for (int k = 0; k < 64; k += 16)
+      _mm_stream_si128((__m128i *)(void *)(p->dst + i + k),
+                       _mm_loadu_si128((const __m128i *)(const void *)(p->src + i + k)));
+  _mm_sfence();
+#endif
+  memcpy(p->dst + i, p->src + i, p->bytes - i);
+  return NULL;
+}
+
+static void stream_copy(void *dst, const void *src, size_t bytes, int nthreads) {
+  pthread_t th[256];
+  copy_part parts[256];
+  for (int t = 0; t < nthreads; t++) {
+    size_t b = bytes * (size_t)t / (size_t)nthreads, e = bytes * (size_t)(t + 1) / (size_t)nthreads;
+    parts[t] = (copy_part){(char *)dst + b, (const char *)src + b, e - b};
+    if (t > 0)
+      pthread_create(&th[t], NULL, copy_thread, &parts[t]);
+  }
+  copy_thread(&parts[0]);
+  for (int t = 1; t < nthreads; t++)
+    pthread_join(th[t], NULL);
+}
+
+/* ---- buffers and timing on either backend ---- */
+
+typedef struct bench {
+  pscan_ctx *ctx;
+  int gpu, threads, reps;
+  FILE *csv;
+} bench;
+
+static void *buf_alloc(const bench *b, size_t bytes) {
+#ifdef AXIS_BENCH_CUDA
+  if (b->gpu) {
+    void *d = NULL;
+    if (cudaMalloc(&d, bytes) != cudaSuccess)
+      return NULL;
+    cudaMemset(d, 1, bytes);
+    return d;
+  }
+#endif
+  (void)b;
+  void *p = NULL;
+  if (posix_memalign(&p, 64, bytes) != 0)
+    return NULL;
+  memset(p, 1, bytes); /* small values; touched so that the first run pays no page faults */
+  return p;
+}
+
+static void buf_free(const bench *b, void *p) {
+#ifdef AXIS_BENCH_CUDA
+  if (b->gpu) {
+    cudaFree(p);
+    return;
+  }
+#endif
+  (void)b;
+  free(p);
+}
+
+static void buf_upload(const bench *b, void *dst, const void *src, size_t bytes) {
+#ifdef AXIS_BENCH_CUDA
+  if (b->gpu) {
+    cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    return;
+  }
+#endif
+  (void)b;
+  memcpy(dst, src, bytes);
+}
+
+typedef enum { RUN_AXIS, RUN_SEGMENTED, RUN_COPY } run_kind;
+
+typedef struct run_args {
+  run_kind kind;
+  const pscan_axis_args *axis;
+  const void *in;
+  void *out;
+  size_t bytes; /* RUN_COPY */
+  pscan_dtype type;
+  const int64_t *offsets;
+  size_t nseg;
+} run_args;
+
+static pscan_status run_once(const bench *b, const run_args *r) {
+  switch (r->kind) {
+  case RUN_AXIS: return pscan_scan_axis(b->ctx, r->axis);
+  case RUN_SEGMENTED:
+    return pscan_segmented_scan(b->ctx, r->in, r->out, r->type, PSCAN_SUM, r->offsets, r->nseg, 0,
+                                0, NULL);
+  case RUN_COPY:
+#ifdef AXIS_BENCH_CUDA
+    if (b->gpu)
+      return cudaMemcpyAsync(r->out, r->in, r->bytes, cudaMemcpyDeviceToDevice, 0) == cudaSuccess
+                 ? PSCAN_OK
+                 : PSCAN_ERR_DEVICE;
+#endif
+    stream_copy(r->out, r->in, r->bytes, b->threads);
+    return PSCAN_OK;
+  }
+  return PSCAN_ERR_INTERNAL;
+}
+
+/* Median ms of reps runs after one warm-up; a negative value on failure (message printed). */
+static double time_ms(const bench *b, const run_args *r) {
+  double t[64];
+  int reps = b->reps > 64 ? 64 : b->reps;
+  pscan_status s = run_once(b, r);
+  if (s != PSCAN_OK) {
+    fprintf(stderr, "  refused: %s (%s)\n", pscan_status_name(s), pscan_last_error(b->ctx));
+    return -1;
+  }
+  for (int i = 0; i < reps; i++) {
+#ifdef AXIS_BENCH_CUDA
+    if (b->gpu) {
+      cudaEvent_t e0, e1;
+      float ms = 0;
+      cudaEventCreate(&e0), cudaEventCreate(&e1);
+      cudaEventRecord(e0, 0);
+      run_once(b, r);
+      cudaEventRecord(e1, 0);
+      cudaEventSynchronize(e1);
+      cudaEventElapsedTime(&ms, e0, e1);
+      cudaEventDestroy(e0), cudaEventDestroy(e1);
+      t[i] = ms;
+      continue;
+    }
+#endif
+    double t0 = now_ms();
+    run_once(b, r);
+    t[i] = now_ms() - t0;
+  }
+  return median(t, reps);
+}
+
+static const char *type_name(pscan_dtype t) {
+  return t == PSCAN_F32 ? "f32" : t == PSCAN_I32 ? "i32" : t == PSCAN_F64 ? "f64" : "?";
+}
+
+static void report(const bench *b, const char *kind, pscan_dtype t, const char *shape, long axis,
+                   size_t n, size_t bytes, double ms, double copy_ms, const char *peer,
+                   double peer_ms) {
+  double pct = ms > 0 ? 100 * copy_ms / ms : 0;
+  printf("%-4s %-9s %-4s %-18s %8ld %12zu  pscan %9.3f ms  copy %9.3f ms  %6.1f%% of copy", b->gpu ? "gpu" : "cpu",
+         kind, type_name(t), shape, axis, n, ms, copy_ms, pct);
+  if (peer)
+    printf("  %s %9.3f ms", peer, peer_ms);
+  printf("\n");
+  if (b->csv)
+    fprintf(b->csv, "%s,%s,%s,\"%s\",%ld,%zu,%zu,%.4f,%.4f,%.2f,%s,%.4f\n", b->gpu ? "gpu" : "cpu",
+            kind, type_name(t), shape, axis, n, bytes, ms, copy_ms, pct, peer ? peer : "",
+            peer ? peer_ms : 0.0);
+}
+
+static void bench_axis(const bench *b, const shape_case *c, pscan_dtype t) {
+  size_t n = (size_t)c->shape[0] * (size_t)(c->ndim > 1 ? c->shape[1] : 1);
+  size_t bytes = n * pscan_dtype_size(t);
+  void *in = buf_alloc(b, bytes), *out = buf_alloc(b, bytes);
+  char shape[64];
+  if (c->ndim == 1)
+    snprintf(shape, sizeof shape, "(%lld,)", (long long)c->shape[0]);
+  else
+    snprintf(shape, sizeof shape, "(%lld,%lld)", (long long)c->shape[0], (long long)c->shape[1]);
+  if (!in || !out) {
+    fprintf(stderr, "%s %s: out of memory for 2 x %zu bytes, skipped\n", type_name(t), shape, bytes);
+    buf_free(b, in), buf_free(b, out);
+    return;
+  }
+  pscan_axis_args a = {.in = in, .in_type = t, .out = out, .out_type = t, .ndim = c->ndim,
+                       .shape = c->shape, .axis = c->axis, .op = PSCAN_SUM};
+  run_args ra = {.kind = RUN_AXIS, .axis = &a}, rc = {.kind = RUN_COPY, .in = in, .out = out,
+                                                      .bytes = bytes};
+  double copy_ms = time_ms(b, &rc), ms = time_ms(b, &ra);
+  if (ms >= 0)
+    report(b, "axis", t, shape, c->axis, n, bytes, ms, copy_ms, NULL, 0);
+  buf_free(b, in), buf_free(b, out);
+}
+
+/* Segment lengths uniform in [0, 2k], 2^log_n items in all (the last segment cut to fit). */
+static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t) {
+  size_t n = (size_t)1 << log_n, cap = n / (k ? k : 1) + 16, size = pscan_dtype_size(t);
+  int64_t *off = malloc((cap + 1) * sizeof *off);
+  int32_t *keys = malloc(n * sizeof *keys);
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  size_t s = 0, pos = 0;
+  off[0] = 0;
+  while (pos < n && s + 1 < cap) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    size_t len = (size_t)((rng >> 33) % (2 * k + 1));
+    len = len > n - pos ? n - pos : len;
+    for (size_t i = pos; i < pos + len; i++)
+      keys[i] = (int32_t)(s & 0x7fffffff);
+    pos += len;
+    off[++s] = (int64_t)pos;
+  }
+  for (; pos < n; pos++)
+    keys[pos] = (int32_t)s;
+  off[s] = (int64_t)n;
+  void *in = buf_alloc(b, n * size), *out = buf_alloc(b, n * size);
+  int64_t *d_off = buf_alloc(b, (s + 1) * sizeof *off);
+  if (!in || !out || !d_off) {
+    fprintf(stderr, "segments k %zu: out of memory, skipped\n", k);
+  } else {
+    buf_upload(b, d_off, off, (s + 1) * sizeof *off);
+    size_t bytes = n * size + (s + 1) * sizeof *off; /* the offsets are read too */
+    run_args rs = {.kind = RUN_SEGMENTED, .in = in, .out = out, .type = t, .offsets = d_off,
+                   .nseg = s};
+    /* the ceiling: the copy of in, its time scaled to the bytes of in and the offsets */
+    run_args rc = {.kind = RUN_COPY, .in = in, .out = out, .bytes = n * size};
+    double copy_ms = time_ms(b, &rc) * (double)bytes / (double)(n * size);
+    double ms = time_ms(b, &rs), peer_ms = 0;
+    const char *peer = NULL;
+#ifdef AXIS_BENCH_CUDA
+    if (b->gpu) {
+      int32_t *d_keys = buf_alloc(b, n * sizeof *keys);
+      if (d_keys) {
+        buf_upload(b, d_keys, keys, n * sizeof *keys);
+        peer_ms = axis_cub_scan_by_key_ms((int)t, in, out, d_keys, n, b->reps);
+        peer = "cub-scan-by-key";
+        buf_free(b, d_keys);
+      }
+    }
+#endif
+    char shape[64];
+    snprintf(shape, sizeof shape, "2^%d items, %zu segs", log_n, s);
+    if (ms >= 0)
+      report(b, "segmented", t, shape, (long)k, n, bytes, ms, copy_ms, peer, peer_ms);
+  }
+  buf_free(b, in), buf_free(b, out), buf_free(b, d_off);
+  free(off);
+  free(keys);
+}
+
+int main(int argc, char **argv) {
+  bench b = {.reps = 11};
+  const char *csv = NULL;
+  int quick = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--gpu") == 0)
+      b.gpu = 1;
+    else if (strcmp(argv[i], "--quick") == 0)
+      quick = 1;
+    else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+      b.threads = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+      b.reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
+      csv = argv[++i];
+    else {
+      fprintf(stderr, "usage: %s [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  if (b.reps < 1)
+    b.reps = 1;
+  pscan_status s = pscan_create(&b.ctx, b.gpu ? PSCAN_BACKEND_CUDA : PSCAN_BACKEND_CPU);
+  if (s != PSCAN_OK) {
+    fprintf(stderr, "pscan_create: %s (%s)\n", pscan_status_name(s), pscan_last_error(NULL));
+    return 1;
+  }
+  if (!b.gpu) {
+    if (b.threads > 0)
+      pscan_set_param(b.ctx, PSCAN_PARAM_THREADS, b.threads);
+    else {
+      long nc = sysconf(_SC_NPROCESSORS_ONLN);
+      b.threads = nc > 0 ? (int)nc : 1;
+    }
+  }
+  if (csv) {
+    b.csv = fopen(csv, "w");
+    if (!b.csv) {
+      perror(csv);
+      return 1;
+    }
+    fprintf(b.csv, "backend,kind,dtype,shape,axis_or_k,elements,bytes,pscan_ms,copy_ms,"
+                   "pct_of_copy,peer,peer_ms\n");
+  }
+  printf("pscan %s, %s, %d reps (medians)%s\n", pscan_version_string(),
+         b.gpu ? "CUDA backend" : "CPU backend", b.reps, quick ? ", quick" : "");
+  static const pscan_dtype types[] = {PSCAN_F32, PSCAN_I32, PSCAN_F64};
+  int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+  for (int ti = 0; ti < 3; ti++)
+    for (int k = 0; k < nshapes; k++) {
+      if (types[ti] == PSCAN_F64 && k % 3 != 0) /* f64 for a few */
+        continue;
+      if (quick && k == nshapes - 1 && !b.gpu) /* 2 x 1 GiB: not in a quick CPU run */
+        continue;
+      bench_axis(&b, &shapes[k], types[ti]);
+    }
+  static const size_t ks[] = {1, 32, 1024, 1 << 20};
+  for (int ti = 0; ti < 2; ti++)
+    for (int k = 0; k < 4; k++)
+      bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti]);
+  if (b.csv)
+    fclose(b.csv);
+  pscan_destroy(b.ctx);
+  return 0;
+}

@@ -1,0 +1,209 @@
+/* Include-template: the strided kernels of the axis engines (axis.c) for one (input type,
+ * accumulation type) pair, stamped for every operator. axis_kernels.c defines PAIR_IN and PAIR_OUT
+ * and includes this file once per pair of PSCAN_SCAN_PAIRS; the operator's combine is the one of
+ * kernel_body.h (combine_v), included for the same pair just before.
+ *
+ * Strides are in elements and may be negative or zero (input only). When out and in are the same
+ * view, every kernel reads an element before it writes it. */
+
+#define IN_T PSCAN__CAT(PSCAN__CTYPE_, PAIR_IN)
+#define ACC_T PSCAN__CAT(PSCAN__CTYPE_, PAIR_OUT)
+#define IS_FLOAT PSCAN__CAT(PSCAN__ISFLOAT_, PAIR_OUT)
+#define ACC_E PSCAN__CAT(PSCAN_, PAIR_OUT)
+#define NAME(f) PSCAN__CAT4(f, PAIR_IN, _, PAIR_OUT)
+#define COMBINE(op, a, b) NAME(combine_v)(op, a, b)
+/* The bodies take the operator as a constant; they must be inlined into every per-op function
+   for the switch on it to fold away (and the row loops to vectorise): with seven operators per
+   pair, the compiler's inlining budget would otherwise stop short. */
+#ifndef AX_INLINE
+#if defined(__GNUC__)
+#define AX_INLINE static inline __attribute__((always_inline))
+#else
+#define AX_INLINE static inline
+#endif
+#endif
+#ifndef AX_PREFETCH_ROWS
+#define AX_PREFETCH_ROWS 4 /* rows ahead that the side-by-side scan prefetches */
+#endif
+
+/* One line: out[i * os] = the scan of in[0], in[is], ...; carry NULL: from in[0] (inclusive) or
+   the identity (exclusive), else from *carry. */
+AX_INLINE void NAME(ax_line_body)(int op, const void *in_, ptrdiff_t is, void *out_,
+                                      ptrdiff_t os, size_t n, const void *carry, int exclusive) {
+  const IN_T *in = in_;
+  ACC_T *out = out_;
+  ACC_T acc;
+  size_t i = 0;
+  if (carry) {
+    memcpy(&acc, carry, sizeof acc);
+  } else {
+    acc = (ACC_T)in[0];
+    if (exclusive)
+      pscan__identity(ACC_E, (pscan_op)op, &out[0]);
+    else
+      out[0] = acc;
+    i = 1;
+  }
+  if (exclusive)
+    for (; i < n; i++) {
+      ACC_T x = (ACC_T)in[(ptrdiff_t)i * is];
+      out[(ptrdiff_t)i * os] = acc;
+      acc = COMBINE(op, acc, x);
+    }
+  else
+    for (; i < n; i++) {
+      acc = COMBINE(op, acc, (ACC_T)in[(ptrdiff_t)i * is]);
+      out[(ptrdiff_t)i * os] = acc;
+    }
+}
+
+/* *acc = in[0] ⊕ in[is] ⊕ ... (n >= 1 elements). */
+AX_INLINE void NAME(ax_line_reduce_body)(int op, const void *in_, ptrdiff_t is, size_t n,
+                                             void *acc_) {
+  const IN_T *in = in_;
+  ACC_T acc = (ACC_T)in[0];
+  for (size_t i = 1; i < n; i++)
+    acc = COMBINE(op, acc, (ACC_T)in[(ptrdiff_t)i * is]);
+  memcpy(acc_, &acc, sizeof acc);
+}
+
+/* Lines side by side: m rows of w lines each, row r's element j at in[r * ir + j * ic] (out alike);
+   acc[0..w) carries each line's running value from row to row. fresh: acc holds nothing yet and
+   row 0 starts the lines (as carry NULL above). Unit inner strides get their own loops, which the
+   compiler vectorises across the w lines. stream: rows of out are written from acc with
+   non-temporal stores (pscan__cpu_copy_out), for outputs too large to stay in cache. */
+AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
+                                      void *out_, ptrdiff_t orow, ptrdiff_t oc, size_t m,
+                                      size_t w, void *acc_, int fresh, int exclusive,
+                                      int stream) {
+  const IN_T *in = in_;
+  ACC_T *out = out_, *acc = acc_;
+  size_t r = 0;
+  /* an exclusive row is written before its input is read: not in place */
+  bool st = stream && ic == 1 && oc == 1 && (!exclusive || in_ != (const void *)out_);
+  if (fresh) {
+    ACC_T id;
+    pscan__identity(ACC_E, (pscan_op)op, &id);
+    for (size_t j = 0; j < w; j++) {
+      ACC_T x = (ACC_T)in[(ptrdiff_t)j * ic];
+      out[(ptrdiff_t)j * oc] = exclusive ? id : x;
+      acc[j] = x;
+    }
+    r = 1;
+  }
+  for (; r < m; r++) {
+    const IN_T *ip = in + (ptrdiff_t)r * ir;
+    ACC_T *op_ = out + (ptrdiff_t)r * orow;
+    if (ic == 1 && r + AX_PREFETCH_ROWS < m) { /* rows far apart: start the next loads early */
+      uintptr_t ahead = (uintptr_t)(ip + (ptrdiff_t)AX_PREFETCH_ROWS * ir);
+      for (size_t b = 0; b < w * sizeof(IN_T); b += 64)
+        __builtin_prefetch((const void *)(ahead + b));
+    }
+    if (st) {
+      if (exclusive)
+        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+      for (size_t j = 0; j < w; j++)
+        acc[j] = COMBINE(op, acc[j], (ACC_T)ip[j]);
+      if (!exclusive)
+        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+    } else if (ic == 1 && oc == 1 && exclusive) {
+      for (size_t j = 0; j < w; j++) {
+        ACC_T x = (ACC_T)ip[j];
+        op_[j] = acc[j];
+        acc[j] = COMBINE(op, acc[j], x);
+      }
+    } else if (ic == 1 && oc == 1) {
+      for (size_t j = 0; j < w; j++) {
+        ACC_T a = COMBINE(op, acc[j], (ACC_T)ip[j]);
+        acc[j] = a;
+        op_[j] = a;
+      }
+    } else {
+      for (size_t j = 0; j < w; j++) {
+        ACC_T x = (ACC_T)ip[(ptrdiff_t)j * ic];
+        ACC_T a = COMBINE(op, acc[j], x);
+        op_[(ptrdiff_t)j * oc] = exclusive ? acc[j] : a;
+        acc[j] = a;
+      }
+    }
+  }
+}
+
+/* Column reduction of m rows into acc[0..w) (fresh: acc holds nothing yet). */
+AX_INLINE void NAME(ax_rows_reduce_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
+                                             size_t m, size_t w, void *acc_, int fresh) {
+  const IN_T *in = in_;
+  ACC_T *acc = acc_;
+  size_t r = 0;
+  if (fresh) {
+    for (size_t j = 0; j < w; j++)
+      acc[j] = (ACC_T)in[(ptrdiff_t)j * ic];
+    r = 1;
+  }
+  for (; r < m; r++) {
+    const IN_T *ip = in + (ptrdiff_t)r * ir;
+    if (ic == 1)
+      for (size_t j = 0; j < w; j++)
+        acc[j] = COMBINE(op, acc[j], (ACC_T)ip[j]);
+    else
+      for (size_t j = 0; j < w; j++)
+        acc[j] = COMBINE(op, acc[j], (ACC_T)ip[(ptrdiff_t)j * ic]);
+  }
+}
+
+/* acc[j] = a[j] ⊕ acc[j] for j < w (a's lines come first). */
+AX_INLINE void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, size_t w) {
+  const ACC_T *a = a_;
+  ACC_T *acc = acc_;
+  for (size_t j = 0; j < w; j++)
+    acc[j] = COMBINE(op, a[j], acc[j]);
+}
+
+#define AX_STAMP_OP(E, opname, int_only)                                                          \
+  static void NAME(ax_line_##opname)(const void *in, ptrdiff_t is, void *out, ptrdiff_t os,       \
+                                     size_t n, const void *carry, int exclusive) {               \
+    NAME(ax_line_body)(PSCAN_##E, in, is, out, os, n, carry, exclusive);                         \
+  }                                                                                              \
+  static void NAME(ax_line_reduce_##opname)(const void *in, ptrdiff_t is, size_t n, void *acc) { \
+    NAME(ax_line_reduce_body)(PSCAN_##E, in, is, n, acc);                                        \
+  }                                                                                              \
+  static void NAME(ax_rows_##opname)(const void *in, ptrdiff_t ir, ptrdiff_t ic, void *out,      \
+                                     ptrdiff_t orow, ptrdiff_t oc, size_t m, size_t w,           \
+                                     void *acc, int fresh, int exclusive, int stream) {          \
+    NAME(ax_rows_body)(PSCAN_##E, in, ir, ic, out, orow, oc, m, w, acc, fresh, exclusive, stream);\
+  }                                                                                              \
+  static void NAME(ax_rows_reduce_##opname)(const void *in, ptrdiff_t ir, ptrdiff_t ic, size_t m, \
+                                            size_t w, void *acc, int fresh) {                    \
+    NAME(ax_rows_reduce_body)(PSCAN_##E, in, ir, ic, m, w, acc, fresh);                          \
+  }                                                                                              \
+  static void NAME(ax_vec_combine_##opname)(const void *a, void *acc, size_t w) {                \
+    NAME(ax_vec_combine_body)(PSCAN_##E, a, acc, w);                                             \
+  }                                                                                              \
+  static const pscan__cpu_axis_kernels NAME(ax_k_##opname) = {                                   \
+      NAME(ax_line_##opname), NAME(ax_line_reduce_##opname), NAME(ax_rows_##opname),             \
+      NAME(ax_rows_reduce_##opname), NAME(ax_vec_combine_##opname)};
+
+#define AX_TABLE_ENTRY(E, opname, int_only) [PSCAN_##E] = &NAME(ax_k_##opname),
+
+#if IS_FLOAT
+#define AX_FLOAT_OPS(X) X(SUM, sum, 0) X(PROD, prod, 0) X(MIN, min, 0) X(MAX, max, 0)
+AX_FLOAT_OPS(AX_STAMP_OP)
+static const pscan__cpu_axis_kernels *const NAME(ax_ks)[PSCAN_OP_COUNT] = {
+    AX_FLOAT_OPS(AX_TABLE_ENTRY)};
+#undef AX_FLOAT_OPS
+#else
+PSCAN_OPS(AX_STAMP_OP)
+static const pscan__cpu_axis_kernels *const NAME(ax_ks)[PSCAN_OP_COUNT] = {
+    PSCAN_OPS(AX_TABLE_ENTRY)};
+#endif
+
+#undef AX_TABLE_ENTRY
+#undef AX_STAMP_OP
+#undef COMBINE
+#undef IN_T
+#undef ACC_T
+#undef IS_FLOAT
+#undef ACC_E
+#undef NAME
+#undef PAIR_IN
+#undef PAIR_OUT

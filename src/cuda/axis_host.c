@@ -1,0 +1,206 @@
+/* The CUDA backend's scans along an axis and by segments: the choice of kernels (axis_stamp.cuh)
+ * over the views' normal form (../axis_norm.h).
+ *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
+ *    line, so a warp's loads of a row coalesce; the axis is cut into chunks until there are
+ *    enough threads for the GPU, joined by a reduce / carry / scan sequence (~3n data movement);
+ *  - few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
+ *  - any other lines (many short ones, strided or reversed ones): one warp per line.
+ * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
+ * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
+ * host would cost more than the scan), then each element gets its segment's index as a u32 key
+ * (work by element count: one huge segment among many empty ones parallelises alike) and the
+ * by-key scan (cuda_compact, SCAN_BY_KEY) runs on them. Reverse scans by offsets are not offered
+ * yet (the by-key scan runs forward only). */
+#include "../axis_norm.h"
+#include "axis_launch.h"
+
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+/* From backend.c: the device made current, the context's stream and multiprocessor count; and
+   its failure for a CUDA error. */
+pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count);
+pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what);
+pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
+
+#define AX_CHECK(ctx, expr, what)                      \
+  do {                                                 \
+    int e_ = (int)(expr);                              \
+    if (e_ != 0)                                       \
+      return pscan__cuda_axis_fail((ctx), e_, (what)); \
+  } while (0)
+
+enum { AX_LONG_LINE = 1 << 16, AX_FEW_LINES = 64, AX_MAX_CHUNKS = 65535 };
+
+static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
+  cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 1, (cudaStream_t)stream);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "out of GPU memory for %zu bytes", bytes);
+  }
+  AX_CHECK(ctx, e, "cudaMallocAsync");
+  return PSCAN_OK;
+}
+
+static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
+                        pscan__cuda_axis_params *p) {
+  memset(p, 0, sizeof *p);
+  p->in = v->in, p->out = v->out, p->len = v->len, p->si = v->si, p->so = v->so, p->nb = v->nb;
+  for (int d = 0; d < v->nb; d++)
+    p->blen[d] = v->b[d].len, p->bis[d] = v->b[d].is, p->bos[d] = v->b[d].os;
+  p->nlines = v->nlines;
+  p->exclusive = c->exclusive;
+  p->has_init = c->init != NULL;
+  if (c->init)
+    memcpy(&p->init, c->init, c->out_size);
+}
+
+static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
+                             pscan__cuda_axis_params *p, size_t acc_size, void *stream,
+                             unsigned sm_count) {
+  /* enough threads for two full waves (2048 resident threads per multiprocessor) */
+  uint64_t want = (uint64_t)sm_count * 2048 * 2, chunks = (want + p->nlines - 1) / p->nlines;
+  if (chunks > (uint64_t)p->len)
+    chunks = (uint64_t)p->len;
+  if (chunks > AX_MAX_CHUNKS)
+    chunks = AX_MAX_CHUNKS;
+  if (chunks < 1)
+    chunks = 1;
+  p->rows = (int64_t)(((uint64_t)p->len + chunks - 1) / chunks);
+  p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
+  if ((p->nlines + 255) / 256 > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many lines for a grid");
+  if (p->nchunks == 1) {
+    AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");
+    return PSCAN_OK;
+  }
+  PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
+  int e = k->side_reduce(p, stream);
+  if (e == 0)
+    e = k->side_carry(p, stream);
+  if (e == 0)
+    e = k->side_scan(p, stream);
+  cudaFreeAsync(p->agg, (cudaStream_t)stream);
+  AX_CHECK(ctx, e, "axis scan (side by side, in chunks)");
+  return PSCAN_OK;
+}
+
+static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
+                                   const pscan__axis_norm *v) {
+  for (size_t line = 0; line < v->nlines; line++) {
+    int64_t io = 0, oo = 0;
+    size_t idx = line;
+    for (int d = v->nb - 1; d >= 0; d--) {
+      int64_t i = (int64_t)(idx % (size_t)v->b[d].len);
+      idx /= (size_t)v->b[d].len;
+      io += i * v->b[d].is, oo += i * v->b[d].os;
+    }
+    pscan__scan_call flat = {.in = v->in + io * (int64_t)c->in_size,
+                             .out = v->out + oo * (int64_t)c->out_size, .n = (size_t)v->len,
+                             .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
+                             .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
+                             .out_size = c->out_size};
+    PSCAN__CHECK(pscan__cuda_backend.scan(ctx, &flat));
+  }
+  return PSCAN_OK;
+}
+
+static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
+/* Checks the device offsets and reads n; nothing is written before this returns PSCAN_OK. */
+static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, void *stream,
+                                  size_t *n) {
+  static const char fn[] = "pscan_segmented_scan";
+  unsigned *bad = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, sizeof *bad, (void **)&bad));
+  unsigned host_bad = 0;
+  int64_t last = 0;
+  int e = cudaMemsetAsync(bad, 0, sizeof *bad, (cudaStream_t)stream);
+  if (e == 0)
+    e = pscan__cuda_offsets_check(c->offsets, c->num_segments, bad, stream);
+  if (e == 0)
+    e = cudaMemcpyAsync(&host_bad, bad, sizeof host_bad, cudaMemcpyDeviceToHost,
+                        (cudaStream_t)stream);
+  if (e == 0)
+    e = cudaMemcpyAsync(&last, c->offsets + c->num_segments, sizeof last, cudaMemcpyDeviceToHost,
+                        (cudaStream_t)stream);
+  cudaFreeAsync(bad, (cudaStream_t)stream);
+  if (e == 0)
+    e = cudaStreamSynchronize((cudaStream_t)stream);
+  AX_CHECK(ctx, e, "pscan_segmented_scan: offsets check");
+  if (host_bad & 1)
+    return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: offsets[0] is not 0", fn);
+  if (host_bad & 2)
+    return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: offsets decrease", fn);
+  size_t bytes;
+  if ((uint64_t)last > (uint64_t)INT64_MAX / 2 || __builtin_mul_overflow((size_t)last, c->in_size, &bytes))
+    return pscan__fail(ctx, PSCAN_ERR_OVERFLOW, "%s: n = %lld elements overflow size_t", fn,
+                       (long long)last);
+  *n = (size_t)last;
+  if (c->in != (const void *)c->out && ranges_overlap(c->in, bytes, c->out, bytes))
+    return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "%s: in and out overlap without being the same", fn);
+  if (ranges_overlap(c->offsets, (c->num_segments + 1) * sizeof *c->offsets, c->out, bytes))
+    return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "%s: offsets and out overlap", fn);
+  return PSCAN_OK;
+}
+
+static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, void *stream) {
+  static const char fn[] = "pscan_segmented_scan";
+  if (c->reverse)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                       "%s: reverse scans by offsets are not offered on the CUDA backend yet", fn);
+  if (c->num_segments > UINT32_MAX)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
+                       "%s: more than 2^32 segments are not offered on the CUDA backend", fn);
+  size_t n;
+  PSCAN__CHECK(check_offsets(ctx, c, stream, &n));
+  if (n == 0)
+    return PSCAN_OK;
+  uint32_t *keys = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, n * sizeof *keys, (void **)&keys));
+  int e = pscan__cuda_segment_keys(c->offsets, c->num_segments, n, keys, stream);
+  pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment keys") : PSCAN_OK;
+  if (s == PSCAN_OK) {
+    pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .in = keys, .n = n,
+                                  .type = PSCAN_U32, .size = sizeof *keys, .vals_in = c->in,
+                                  .vals_out = c->out, .val_type = c->in_type,
+                                  .val_size = c->in_size, .op = (pscan_op)c->op,
+                                  .exclusive = c->exclusive, .init = c->init};
+    s = pscan__cuda_backend.compact(ctx, &by_key);
+  }
+  cudaFreeAsync(keys, (cudaStream_t)stream);
+  return s;
+}
+
+pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
+  if (c->op == PSCAN__OP_CUSTOM)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "axis scans with a custom operator: not yet");
+  void *stream = NULL;
+  unsigned sm_count = 0;
+  PSCAN__CHECK(pscan__cuda_axis_begin(ctx, &stream, &sm_count));
+  if (c->offsets)
+    return run_segmented(ctx, c, stream);
+  const pscan__cuda_axis_kernels *k =
+      pscan__cuda_axis_kernels_for((int)c->in_type, (int)c->out_type, c->op);
+  if (!k)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA axis kernel for %s -> %s %s",
+                       pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
+                       pscan__op_name(c->op));
+  pscan__axis_norm v;
+  pscan__axis_normalise(c, &v);
+  if (v.nb > PSCAN__AXIS_MAX_BATCH)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "pscan_scan_axis: too many batch dimensions");
+  pscan__cuda_axis_params p;
+  fill_params(c, &v, &p);
+  if (pscan__axis_side_by_side(&v))
+    return run_side(ctx, k, &p, c->out_size, stream, sm_count);
+  if (v.si == 1 && v.so == 1 && v.len >= AX_LONG_LINE && v.nlines < AX_FEW_LINES)
+    return run_flat_lines(ctx, c, &v);
+  uint64_t warps_per_block = 8, grid = (v.nlines + warps_per_block - 1) / warps_per_block,
+           cap = (uint64_t)(sm_count ? sm_count : 1) * 64;
+  AX_CHECK(ctx, k->lines(&p, (unsigned)(grid < cap ? grid : cap), stream), "axis scan (lines)");
+  return PSCAN_OK;
+}

@@ -1,0 +1,61 @@
+/* The interface between the CUDA backend's axis host code (axis_host.c, C) and its axis kernels
+ * (axis_kernels.cu, CUDA C). Only plain C types cross it. */
+#ifndef PSCAN_CUDA_AXIS_LAUNCH_H
+#define PSCAN_CUDA_AXIS_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { PSCAN__AXIS_MAX_BATCH = 8 };
+
+/* One launch over normalised views (../axis_norm.h); strides in elements. */
+typedef struct pscan__cuda_axis_params {
+  const void *in;
+  void *out;
+  int64_t len, si, so; /* the axis */
+  int nb;              /* batch dimensions, outermost first */
+  int64_t blen[PSCAN__AXIS_MAX_BATCH], bis[PSCAN__AXIS_MAX_BATCH], bos[PSCAN__AXIS_MAX_BATCH];
+  uint64_t nlines;     /* lines: every batch dimension; side by side: the columns (the same) */
+  int exclusive;
+  int has_init;
+  uint64_t init;       /* the init value's bytes (accumulation type) */
+  /* Side by side: the axis in nchunks chunks of rows rows; agg holds nchunks x nlines
+     accumulators (the chunks' reductions, then their exclusive prefixes). */
+  int64_t rows;
+  uint64_t nchunks;
+  void *agg;
+} pscan__cuda_axis_params;
+
+/* Launchers of one (input type, accumulation type, op); each returns a cudaError_t as int.
+   lines: one warp per line, any strides (Kogge-Stone across the warp, 32 elements a step).
+   side_reduce / side_carry / side_scan: lines side by side, one thread per line (loads coalesce
+   across the innermost batch dimension), the axis cut into nchunks chunks: reduce each chunk,
+   turn the reductions into exclusive prefixes (init folded in), scan each chunk from its prefix.
+   With nchunks == 1 only side_scan runs. */
+typedef struct pscan__cuda_axis_kernels {
+  int (*lines)(const pscan__cuda_axis_params *p, unsigned grid, void *stream);
+  int (*side_reduce)(const pscan__cuda_axis_params *p, void *stream);
+  int (*side_carry)(const pscan__cuda_axis_params *p, void *stream);
+  int (*side_scan)(const pscan__cuda_axis_params *p, void *stream);
+} pscan__cuda_axis_kernels;
+
+/* NULL when (in, acc, op) is not offered. */
+const pscan__cuda_axis_kernels *pscan__cuda_axis_kernels_for(int in_type, int acc_type, int op);
+
+/* Segments by offsets (type-independent): the check sets *bad (device memory, zeroed by the
+   caller) when offsets[0] != 0 or they decrease; keys gives every element its segment's index
+   (u32; the caller makes sure num_segments fits), for a scan by key. */
+int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, unsigned *bad,
+                              void *stream);
+int pscan__cuda_segment_keys(const int64_t *offsets, uint64_t num_segments, uint64_t n,
+                             uint32_t *keys, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSCAN_CUDA_AXIS_LAUNCH_H */

@@ -1,0 +1,182 @@
+/* Include-template: the axis kernels of one (PAIR_IN, PAIR_OUT, OP_E), on the operator of
+ * scan_ops.cuh. Every kernel starts its running value from init or the internal identity (exact:
+ * identity ⊕ x == x), and writes the API's identity where an exclusive line without init starts.
+ * In place (out the same view as in), every element is read before it is written, by the thread
+ * that writes it. */
+#include "scan_ops.cuh"
+
+#define AX_THREADS 256
+
+static __device__ __forceinline__ ACC_T NAME(ax_start)(const pscan__cuda_axis_params *p) {
+  ACC_T v = NAME(identity)();
+  if (p->has_init)
+    memcpy(&v, &p->init, sizeof v);
+  return v;
+}
+
+/* Element offsets of index idx over the batch dimensions [0, nd). */
+static __device__ __forceinline__ void NAME(ax_decode)(const pscan__cuda_axis_params *p, int nd,
+                                                       uint64_t idx, int64_t *io, int64_t *oo) {
+  *io = 0, *oo = 0;
+  for (int d = nd - 1; d >= 0; d--) {
+    uint64_t len = (uint64_t)p->blen[d];
+    int64_t i = (int64_t)(idx % len);
+    idx /= len;
+    *io += i * p->bis[d], *oo += i * p->bos[d];
+  }
+}
+
+/* One warp per line, 32 elements a step: a Kogge-Stone scan across the warp, the running value
+   carried from lane 31 to the next step. */
+static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines_kernel)(const pscan__cuda_axis_params p) {
+  const unsigned lane = threadIdx.x & 31;
+  const uint64_t nwarps = (uint64_t)gridDim.x * (AX_THREADS / 32);
+  for (uint64_t line = (uint64_t)blockIdx.x * (AX_THREADS / 32) + threadIdx.x / 32;
+       line < p.nlines; line += nwarps) {
+    int64_t io, oo;
+    NAME(ax_decode)(&p, p.nb, line, &io, &oo);
+    const IN_T *in = (const IN_T *)p.in + io;
+    ACC_T *out = (ACC_T *)p.out + oo;
+    ACC_T carry = NAME(ax_start)(&p);
+    for (int64_t base = 0; base < p.len; base += 32) {
+      const int64_t i = base + lane;
+      const bool valid = i < p.len;
+      ACC_T v = valid ? (ACC_T)in[i * p.si] : NAME(identity)();
+      for (unsigned d = 1; d < 32; d <<= 1) {
+        ACC_T y = NAME(shfl_up)(v, d);
+        if (lane >= d)
+          v = NAME(op)(y, v);
+      }
+      const ACC_T incl = NAME(op)(carry, v);
+      if (p.exclusive) {
+        ACC_T e = NAME(shfl_up)(incl, 1);
+        if (lane == 0)
+          e = base == 0 && !p.has_init ? NAME(api_identity)() : carry;
+        if (valid)
+          out[i * p.so] = e;
+      } else if (valid) {
+        out[i * p.so] = incl;
+      }
+      carry = NAME(shfl)(incl, 31);
+    }
+  }
+}
+
+/* The line (column) of thread c and its element offsets; false past the last. */
+static __device__ __forceinline__ bool NAME(ax_column)(const pscan__cuda_axis_params *p,
+                                                       uint64_t c, int64_t *io, int64_t *oo) {
+  if (c >= p->nlines)
+    return false;
+  const int last = p->nb - 1;
+  const uint64_t w = (uint64_t)p->blen[last];
+  NAME(ax_decode)(p, last, c / w, io, oo);
+  *io += (int64_t)(c % w) * p->bis[last];
+  *oo += (int64_t)(c % w) * p->bos[last];
+  return true;
+}
+
+/* Rows [r0, r1) of one column, four loads in flight at a time. */
+static __device__ __forceinline__ ACC_T NAME(ax_fold)(const IN_T *in, int64_t si, int64_t r0,
+                                                      int64_t r1, ACC_T acc) {
+  int64_t r = r0;
+  for (; r + 4 <= r1; r += 4) {
+    ACC_T x0 = (ACC_T)in[r * si], x1 = (ACC_T)in[(r + 1) * si];
+    ACC_T x2 = (ACC_T)in[(r + 2) * si], x3 = (ACC_T)in[(r + 3) * si];
+    acc = NAME(op)(NAME(op)(NAME(op)(NAME(op)(acc, x0), x1), x2), x3);
+  }
+  for (; r < r1; r++)
+    acc = NAME(op)(acc, (ACC_T)in[r * si]);
+  return acc;
+}
+
+static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_reduce_kernel)(const pscan__cuda_axis_params p) {
+  const uint64_t c = (uint64_t)blockIdx.x * AX_THREADS + threadIdx.x, k = blockIdx.y;
+  int64_t io, oo;
+  if (!NAME(ax_column)(&p, c, &io, &oo))
+    return;
+  const int64_t r0 = (int64_t)k * p.rows, r1 = r0 + p.rows < p.len ? r0 + p.rows : p.len;
+  const IN_T *in = (const IN_T *)p.in + io;
+  ACC_T acc = NAME(ax_fold)(in, p.si, r0 + 1, r1, (ACC_T)in[r0 * p.si]);
+  ((ACC_T *)p.agg)[k * p.nlines + c] = acc;
+}
+
+/* Per column: the chunks' reductions become their exclusive prefixes (init folded in). */
+static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_carry_kernel)(const pscan__cuda_axis_params p) {
+  const uint64_t c = (uint64_t)blockIdx.x * AX_THREADS + threadIdx.x;
+  if (c >= p.nlines)
+    return;
+  ACC_T *agg = (ACC_T *)p.agg;
+  ACC_T run = NAME(ax_start)(&p);
+  for (uint64_t k = 0; k < p.nchunks; k++) {
+    ACC_T a = k + 1 < p.nchunks ? agg[k * p.nlines + c] : run; /* the last has no reduction */
+    agg[k * p.nlines + c] = run;
+    run = NAME(op)(run, a);
+  }
+}
+
+static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_scan_kernel)(const pscan__cuda_axis_params p) {
+  const uint64_t c = (uint64_t)blockIdx.x * AX_THREADS + threadIdx.x, k = blockIdx.y;
+  int64_t io, oo;
+  if (!NAME(ax_column)(&p, c, &io, &oo))
+    return;
+  const int64_t r0 = (int64_t)k * p.rows, r1 = r0 + p.rows < p.len ? r0 + p.rows : p.len;
+  const IN_T *in = (const IN_T *)p.in + io;
+  ACC_T *out = (ACC_T *)p.out + oo;
+  ACC_T acc = p.nchunks > 1 ? ((const ACC_T *)p.agg)[k * p.nlines + c] : NAME(ax_start)(&p);
+  int64_t r = r0;
+  if (p.exclusive && k == 0 && !p.has_init) { /* the API's identity first */
+    ACC_T x = (ACC_T)in[0];
+    out[0] = NAME(api_identity)();
+    acc = NAME(op)(acc, x);
+    r = 1;
+  }
+  for (; r + 4 <= r1; r += 4) {
+    ACC_T x[4];
+    for (int u = 0; u < 4; u++)
+      x[u] = (ACC_T)in[(r + u) * p.si];
+    for (int u = 0; u < 4; u++) {
+      ACC_T next = NAME(op)(acc, x[u]);
+      out[(r + u) * p.so] = p.exclusive ? acc : next;
+      acc = next;
+    }
+  }
+  for (; r < r1; r++) {
+    ACC_T x = (ACC_T)in[r * p.si], next = NAME(op)(acc, x);
+    out[r * p.so] = p.exclusive ? acc : next;
+    acc = next;
+  }
+}
+
+static int NAME(ax_launch_lines)(const pscan__cuda_axis_params *p, unsigned grid, void *stream) {
+  NAME(ax_lines_kernel)<<<grid, AX_THREADS, 0, (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+
+static dim3 NAME(ax_side_grid)(const pscan__cuda_axis_params *p, uint64_t chunks) {
+  return dim3((unsigned)((p->nlines + AX_THREADS - 1) / AX_THREADS), (unsigned)chunks, 1);
+}
+
+static int NAME(ax_launch_side_reduce)(const pscan__cuda_axis_params *p, void *stream) {
+  /* the last chunk's reduction is never needed */
+  NAME(ax_side_reduce_kernel)<<<NAME(ax_side_grid)(p, p->nchunks - 1), AX_THREADS, 0,
+                                (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+static int NAME(ax_launch_side_carry)(const pscan__cuda_axis_params *p, void *stream) {
+  NAME(ax_side_carry_kernel)<<<NAME(ax_side_grid)(p, 1), AX_THREADS, 0, (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *stream) {
+  NAME(ax_side_scan_kernel)<<<NAME(ax_side_grid)(p, p->nchunks), AX_THREADS, 0,
+                              (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+
+#undef AX_THREADS
+#undef NAME
+#undef IN_T
+#undef ACC_T
+#undef WRAP_T
+#undef ACC_SIZE
+#undef IS_FLOAT
+#undef OP
