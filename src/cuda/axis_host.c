@@ -155,7 +155,7 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
   if (c->num_segments > UINT32_MAX)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
                        "%s: more than 2^32 segments are not offered on the CUDA backend", fn);
-  size_t n;
+  size_t n = 0;
   PSCAN__CHECK(check_offsets(ctx, c, stream, &n));
   if (n == 0)
     return PSCAN_OK;
