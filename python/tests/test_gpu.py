@@ -56,7 +56,11 @@ class Cupy:
         self.c = pytest.importorskip("cupy")
 
     def put(self, a):
-        return self.c.asarray(a)
+        # The upload runs on the current (legacy default) stream; a non-blocking stream does not
+        # wait for it, so a caller that then works on one orders the two itself, as here.
+        x = self.c.asarray(a)
+        self.c.cuda.get_current_stream().synchronize()
+        return x
 
     def get(self, x):
         return self.c.asnumpy(x)
