@@ -17,9 +17,10 @@ if [ ! -x "$venv/bin/python" ]; then
   # the image's packages (torch, cupy, jax, build tools) stay visible in the venv
   python3 -m venv --system-site-packages "$venv" || rm -rf "$venv"
 fi
-if [ -x "$venv/bin/python" ]; then
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import scikit_build_core, nanobind, pytest" 2>/dev/null; then
   py="$(pwd)/$venv/bin/python"
-else  # no venv module: install into the image's Python
+else  # no venv module, or the image's packages live where a venv does not see them (seen on the
+      # H100 image): install into the image's Python
   py=$(command -v python3)
   export PIP_BREAK_SYSTEM_PACKAGES=1
 fi
