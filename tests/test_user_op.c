@@ -350,6 +350,7 @@ done:
    CUDA backend refuses. An affine map of exact f64 values (non-commutative: a wrong order or a
    wrong direction shows), against ref_scan over each line gathered by hand. ---- */
 
+#ifndef TEST_USER_OP_ON_CUDA
 /* Strides (elements) of shape laid out in the order of dims perm (the last varies fastest),
    negated where neg has the dimension's bit; *base the offset of element 0 in the storage. */
 static void axis_layout(int ndim, const int64_t *shape, const int *perm, unsigned neg,
@@ -448,6 +449,8 @@ static void axis_case(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op,
   axis_failures += !ok;
   free(in), free(out), free(exp), free(orig);
 }
+
+#endif
 
 static void test_axis(void) {
   test_rng rng = test_fork(seed, 7000);
