@@ -450,7 +450,9 @@ typedef struct pscan_axis_args {
   const int64_t *shape;
   int            axis;             /* the dimension scanned; -1 is the last */
   pscan_op       op;               /* ignored when user_op is set */
-  const pscan_user_op *user_op;    /* optional COMBINE operator; in/out are then of its type */
+  const pscan_user_op *user_op;    /* optional COMBINE operator; in/out are then of its type
+                                      (types ignored; init one such element, NULL: its identity).
+                                      CPU backend only for now (CUDA: PSCAN_ERR_UNSUPPORTED) */
   int            exclusive;
   int            reverse;          /* 1: scan from the end of the axis towards its start */
   const void    *init;             /* in out_type, the same for every line; NULL: identity */

@@ -85,8 +85,10 @@ static pscan_status check_pointer(pscan_ctx *ctx, const char *fn, const char *wh
 
 /* Pointers, alignment, memory kind and aliasing of the two views of c (c->n > 0). */
 static pscan_status check_views(pscan_ctx *ctx, const char *fn, const pscan__axis_call *c) {
-  PSCAN__CHECK(check_pointer(ctx, fn, "in", c->in, c->in_size));
-  PSCAN__CHECK(check_pointer(ctx, fn, "out", c->out, c->out_size));
+  /* A user type's elements are accessed unaligned (as pscan_scan_op does): no alignment rule. */
+  bool custom = c->op == PSCAN__OP_CUSTOM;
+  PSCAN__CHECK(check_pointer(ctx, fn, "in", c->in, custom ? 1 : c->in_size));
+  PSCAN__CHECK(check_pointer(ctx, fn, "out", c->out, custom ? 1 : c->out_size));
   view_extent ei, eo;
   if (!extent_of(c->ndim, c->shape, c->in_strides, c->in_size, &ei) ||
       !extent_of(c->ndim, c->shape, c->out_strides, c->out_size, &eo))
@@ -185,18 +187,111 @@ static pscan_status run_axis(pscan_ctx *ctx, const char *fn, const pscan__axis_c
   return ctx->backend->scan_axis(ctx, c);
 }
 
+/* ---- User operators along an axis (CPU backend) ----
+   Each line is scanned by the backend's scan_op, the path of pscan_scan_op: a contiguous forward
+   line in place of the caller's memory, any other line gathered into scratch (backwards for
+   reverse), scanned there in place and scattered back. Every line is read whole before any of it
+   is written, so the in-place view (in == out, equal strides) is safe. */
+
+/* Offsets (elements) of in and out for line number idx, over the dimensions other than axis. */
+static void line_offsets(const pscan__axis_call *c, size_t idx, int64_t *io, int64_t *oo) {
+  *io = 0, *oo = 0;
+  for (int d = c->ndim; d-- > 0;) {
+    if (d == c->axis)
+      continue;
+    int64_t i = (int64_t)(idx % (size_t)c->shape[d]);
+    idx /= (size_t)c->shape[d];
+    *io += i * c->in_strides[d], *oo += i * c->out_strides[d];
+  }
+}
+
+static pscan_status run_user_op_lines(pscan_ctx *ctx, const char *fn, const pscan__axis_call *c,
+                                      void *impl) {
+  size_t s = c->in_size, len = (size_t)c->shape[c->axis], nlines = c->n / len;
+  int64_t si = c->in_strides[c->axis], so = c->out_strides[c->axis];
+  bool direct = !c->reverse && si == 1 && so == 1;
+  unsigned char *scratch = NULL;
+  if (!direct) {
+    size_t bytes = (len * s + 63) / 64 * 64; /* fits: len * s <= n * s, checked by fill_shape */
+    scratch = pscan__aligned_alloc(64, bytes);
+    if (!scratch)
+      return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory (%zu bytes of scratch)", fn,
+                  bytes);
+  }
+  const unsigned char *in = c->in;
+  unsigned char *out = c->out;
+  pscan_status st = PSCAN_OK;
+  for (size_t l = 0; l < nlines && st == PSCAN_OK; l++) {
+    int64_t io, oo;
+    line_offsets(c, l, &io, &oo);
+    const unsigned char *src = in + io * (int64_t)s;
+    unsigned char *dst = out + oo * (int64_t)s;
+    if (direct) {
+      st = ctx->backend->scan_op(ctx, impl, src, dst, len, c->exclusive, c->init);
+      continue;
+    }
+    for (size_t k = 0; k < len; k++) {
+      int64_t i = (int64_t)(c->reverse ? len - 1 - k : k);
+      memcpy(scratch + k * s, src + i * si * (int64_t)s, s);
+    }
+    st = ctx->backend->scan_op(ctx, impl, scratch, scratch, len, c->exclusive, c->init);
+    if (st != PSCAN_OK)
+      break;
+    for (size_t k = 0; k < len; k++) {
+      int64_t i = (int64_t)(c->reverse ? len - 1 - k : k);
+      memcpy(dst + i * so * (int64_t)s, scratch + k * s, s);
+    }
+  }
+  pscan__free(scratch);
+  return st;
+}
+
+static pscan_status scan_axis_user_op(pscan_ctx *ctx, const char *fn, const pscan_axis_args *a) {
+  const pscan_user_op *op = a->user_op;
+  PSCAN__CHECK(pscan__op_check(ctx, fn, op, PSCAN_KIND_COMBINE));
+  if (a->exclusive != 0 && a->exclusive != 1)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
+                a->exclusive);
+  if (a->reverse != 0 && a->reverse != 1)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: reverse must be 0 or 1, not %d", fn,
+                a->reverse);
+  if (a->exclusive && !a->init && !pscan__op_identity(op))
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                "%s: an exclusive scan needs init or an operator with an identity", fn);
+  size_t size = pscan__op_elem_size(op);
+  pscan__axis_call c = {.in = a->in, .out = a->out, .op = PSCAN__OP_CUSTOM, .in_size = size,
+                        .out_size = size, .user_impl = pscan__op_impl(op),
+                        .exclusive = a->exclusive, .reverse = a->reverse};
+  PSCAN__CHECK(fill_shape(ctx, fn, a, &c));
+  if (ctx->kind != PSCAN_BACKEND_CPU || !ctx->backend->scan_op)
+    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED,
+                "%s: user operators along an axis run on the CPU backend only", fn);
+  if (c.n == 0)
+    return PSCAN_OK;
+  PSCAN__CHECK(check_views(ctx, fn, &c));
+  /* init (or the identity) is read once, here: it may lie inside out, which the call overwrites. */
+  const void *from = a->init ? a->init : a->exclusive ? pscan__op_identity(op) : NULL;
+  void *copy = NULL;
+  if (from) {
+    copy = pscan__calloc(1, size);
+    if (!copy)
+      return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    memcpy(copy, from, size);
+  }
+  c.init = copy;
+  pscan_status st = run_user_op_lines(ctx, fn, &c, c.user_impl);
+  pscan__free(copy);
+  return st;
+}
+
 pscan_status pscan_scan_axis(pscan_ctx *ctx, const pscan_axis_args *a) {
   static const char fn[] = "pscan_scan_axis";
   if (!ctx)
     return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
   if (!a)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
-  /* The seam for user operators: once pscan_user_op lands, a set user_op fills op =
-     PSCAN__OP_CUSTOM, in_size = out_size = its elem_size, fn/user/user_impl from the operator,
-     and skips the type checks below; the backends' axis engines take a generic combine already. */
   if (a->user_op)
-    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED,
-                "%s: user operators along an axis are not served yet (user_op must be NULL)", fn);
+    return scan_axis_user_op(ctx, fn, a);
   PSCAN__CHECK(check_scan_kind(ctx, fn, (int)a->in_type, (int)a->out_type, (int)a->op,
                                a->exclusive, a->reverse));
   pscan__axis_call c = {.in = a->in, .out = a->out, .op = (int)a->op, .in_type = a->in_type,

@@ -46,8 +46,6 @@ def test_linear_recurrence_structured(rng):
     np.testing.assert_allclose(e["b"], want[:, 1], rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="pscan_scan_axis does not serve user operators yet "
-                   "(PSCAN_ERR_UNSUPPORTED); strict: this fails loudly once it does")
 def test_last_axis_elements_and_axis(rng):
     x = np.stack([rng.uniform(0.5, 1.0, (7, 300)), rng.integers(-2, 3, (7, 300)).astype(float)],
                  axis=-1)  # shape (7, 300, 2): 7 lines of 300 affine maps
