@@ -196,8 +196,10 @@ PSCAN_API pscan_status pscan_get_param(const pscan_ctx *ctx, pscan_param p, int6
 
 /* CUDA backend: the context's later work is enqueued on this cudaStream_t (NULL: the legacy
    default stream, the initial setting), after everything already queued on the previous stream
-   (an event orders them; the call itself does not wait). PSCAN_ERR_DEVICE if CUDA refuses the
-   event or the stream.
+   (an event orders them; the call itself does not wait). The previous stream may have been
+   destroyed since the context's last call on it (as Python frameworks do with their streams):
+   the context never touches a stream after a call on it has returned, except to queue work
+   there again. PSCAN_ERR_DEVICE if CUDA refuses the event or the stream.
    CPU backend: accepts only NULL; any other stream is PSCAN_ERR_UNSUPPORTED. */
 PSCAN_API pscan_status pscan_set_stream(pscan_ctx *ctx, void *cuda_stream);
 

@@ -97,7 +97,7 @@ pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
       check_buffers(ctx, fn, call.in, call.in_size, call.out, call.out_size, call.n, true));
   if (call.n == 0)
     return PSCAN_OK;
-  return ctx->backend->scan(ctx, &call);
+  return pscan__call_done(ctx, ctx->backend->scan(ctx, &call));
 }
 
 pscan_status pscan_inclusive_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
@@ -135,7 +135,7 @@ pscan_status pscan_scan_custom(pscan_ctx *ctx, const void *in, void *out, size_t
   pscan__scan_call call = {.in = in, .out = out, .n = n, .op = PSCAN__OP_CUSTOM,
                            .exclusive = exclusive, .init = init, .in_size = elem_size,
                            .out_size = elem_size, .fn = fn_ptr, .user = user};
-  return ctx->backend->scan(ctx, &call);
+  return pscan__call_done(ctx, ctx->backend->scan(ctx, &call));
 }
 
 /* ---- Compaction and segmented scan: validated here, run on backends that offer them (the CPU
@@ -147,7 +147,7 @@ static pscan_status run_compact(pscan_ctx *ctx, const char *fn, const pscan__com
   if (!ctx->backend->compact)
     return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend does not offer compaction", fn,
                 ctx->backend->name);
-  return ctx->backend->compact(ctx, call);
+  return pscan__call_done(ctx, ctx->backend->compact(ctx, call));
 }
 
 static pscan_status check_compaction(pscan_ctx *ctx, const char *fn, const void *in, void *out,
@@ -316,5 +316,5 @@ pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dtype key
                               .vals_in = in, .vals_out = out, .val_type = val_type,
                               .val_size = pscan_dtype_size(val_type), .op = op,
                               .exclusive = exclusive, .init = init ? &init_copy : NULL};
-  return ctx->backend->compact(ctx, &call);
+  return pscan__call_done(ctx, ctx->backend->compact(ctx, &call));
 }

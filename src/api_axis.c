@@ -184,7 +184,7 @@ static pscan_status run_axis(pscan_ctx *ctx, const char *fn, const pscan__axis_c
   if (!ctx->backend->scan_axis)
     return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend does not offer axis scans yet", fn,
                 ctx->backend->name);
-  return ctx->backend->scan_axis(ctx, c);
+  return pscan__call_done(ctx, ctx->backend->scan_axis(ctx, c));
 }
 
 /* ---- User operators along an axis (CPU backend) ----

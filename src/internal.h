@@ -111,6 +111,10 @@ typedef struct pscan__backend {
   pscan_status (*check_param)(pscan_ctx *ctx, pscan_param p, int64_t value);
   pscan_status (*set_stream)(pscan_ctx *ctx, void *stream);
   pscan_status (*synchronize)(pscan_ctx *ctx);
+  /* After every call that reached the backend, failed or not (NULL entry: nothing to do). The
+     CUDA backend marks there where the call's work ends on the caller's stream, so that a later
+     set_stream or destroy never has to touch a stream the caller may have destroyed since. */
+  void (*call_done)(pscan_ctx *ctx);
   /* PSCAN_ERR_WRONG_MEMORY if p is not memory this backend can use; NULL entry: no check. */
   pscan_status (*check_memory)(pscan_ctx *ctx, const void *p, const char *what);
   pscan_status (*scan)(pscan_ctx *ctx, const pscan__scan_call *call);
@@ -165,6 +169,13 @@ struct pscan_ctx {
   char last_error[PSCAN__ERROR_LEN];
   struct pscan__op_state *ops; /* compiled user operators and the last compile log (src/op/) */
 };
+
+/* Returns s after the backend's call_done hook: return pscan__call_done(ctx, backend->scan(...)). */
+static inline pscan_status pscan__call_done(pscan_ctx *ctx, pscan_status s) {
+  if (ctx->backend->call_done)
+    ctx->backend->call_done(ctx);
+  return s;
+}
 
 /* Records a one-line message on ctx (or, for ctx == NULL, in the thread's own slot) and returns
    status, so that a failure reads: return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "...", ...); */

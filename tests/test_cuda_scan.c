@@ -257,6 +257,50 @@ static void refusals(void) {
   cudaFree(dev);
 }
 
+/* A stream destroyed after a call on it: switching away from it and destroying the context must
+   not touch it (Python frameworks destroy their streams as a matter of course). */
+static void dead_streams(void) {
+  enum { N = 100003 };
+  pscan_ctx *ctx;
+  if (!CHECK_STATUS(pscan_create(&ctx, PSCAN_BACKEND_CUDA), PSCAN_OK))
+    return;
+  int32_t *d, last = 0;
+  CUDA_OK(cudaMalloc((void **)&d, N * sizeof *d));
+  for (int round = 0; round < 3; round++) {
+    CUDA_OK(cudaMemset(d, 0, N * sizeof *d));
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK_STATUS(pscan_set_stream(ctx, s), PSCAN_OK);
+    CHECK_STATUS(pscan_inclusive_scan(ctx, d, d, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+    size_t k = 0;
+    CHECK_STATUS(pscan_unique(ctx, d, d, N, PSCAN_I32, &k), PSCAN_OK);
+    CHECK(k == 1, "unique of zeros on a stream: %zu items", k);
+    CUDA_OK(cudaStreamDestroy(s));
+    /* round 0: back to the default stream; 1: to another new stream; 2: destroy right away */
+    if (round == 0)
+      CHECK_STATUS(pscan_set_stream(ctx, NULL), PSCAN_OK);
+    else if (round == 1) {
+      cudaStream_t s2;
+      CUDA_OK(cudaStreamCreate(&s2));
+      CHECK_STATUS(pscan_set_stream(ctx, s2), PSCAN_OK);
+      CHECK_STATUS(pscan_inclusive_scan(ctx, d, d, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+      CHECK_STATUS(pscan_synchronize(ctx), PSCAN_OK);
+      CUDA_OK(cudaStreamDestroy(s2));
+    }
+    if (round < 2) {
+      CUDA_OK(cudaMemset(d, 0, N * sizeof *d));
+      CUDA_OK(cudaMemcpy(d + N - 1, &(int32_t){7}, sizeof *d, cudaMemcpyHostToDevice));
+      CHECK_STATUS(pscan_set_stream(ctx, NULL), PSCAN_OK);
+      CHECK_STATUS(pscan_inclusive_scan(ctx, d, d, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+      CUDA_OK(cudaMemcpy(&last, d + N - 1, sizeof last, cudaMemcpyDeviceToHost));
+      CHECK(last == 7, "scan after a destroyed stream (round %d): last item %d", round, last);
+    }
+  }
+  pscan_destroy(ctx); /* its stream is the one destroyed in round 2 */
+  cudaFree(d);
+  CHECK(cudaGetLastError() == cudaSuccess, "a CUDA error left behind by the dead streams");
+}
+
 int main(void) {
   uint64_t seed = test_init("test_cuda_scan");
   pscan_status s = pscan_create(&gpu, PSCAN_BACKEND_CUDA);
@@ -268,6 +312,7 @@ int main(void) {
     return test_finish();
   test_rng r = test_fork(seed, 1);
   refusals();
+  dead_streams();
   type_matrix(&r);
   strategy_matrix(&r);
   determinism(&r);

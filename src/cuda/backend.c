@@ -29,7 +29,9 @@
 typedef struct cuda_state {
   int device;
   cudaStream_t stream;  /* the user's stream (NULL: the legacy default stream) */
-  cudaEvent_t ordering; /* keeps the workspace's users in order across set_stream */
+  /* Keeps the workspace's users in order across set_stream: recorded after every call on a
+     stream the caller can destroy (cuda_call_done), on the others when switching away. */
+  cudaEvent_t ordering;
   char *work;           /* device workspace: tile counter, multi-pass totals and prefixes */
   size_t work_bytes;
   /* Tile status words, in buffers of their own: [0] 8-byte words (values up to 4 bytes), [1]
@@ -68,6 +70,12 @@ bool pscan__cuda_is_device_pointer(const void *p) {
     return false;
   }
   return a.type == cudaMemoryTypeDevice;
+}
+
+/* The legacy default stream and the per-thread one exist as long as the device: the caller
+   cannot destroy them. */
+static bool lasting_stream(cudaStream_t s) {
+  return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread;
 }
 
 static pscan_status cuda_fail(pscan_ctx *ctx, cudaError_t e, const char *what) {
@@ -162,12 +170,17 @@ static void cuda_fini(pscan_ctx *ctx) {
   if (!st)
     return;
   if (use_device(ctx, st) == PSCAN_OK) {
+    /* The caller's stream may be gone by now: wait for the last call through the event, then
+       free synchronously. */
+    if (lasting_stream(st->stream))
+      cudaStreamSynchronize(st->stream);
+    else
+      cudaEventSynchronize(st->ordering);
     if (st->work)
-      cudaFreeAsync(st->work, st->stream);
+      cudaFree(st->work);
     for (int i = 0; i < 3; i++)
       if (st->status[i])
-        cudaFreeAsync(st->status[i], st->stream);
-    cudaStreamSynchronize(st->stream);
+        cudaFree(st->status[i]);
     cudaEventDestroy(st->ordering);
   }
   pscan__free(st);
@@ -195,14 +208,24 @@ static pscan_status cuda_check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
   return PSCAN_OK;
 }
 
-/* Later work goes to the new stream, after everything already queued on the old one. */
+/* Later work goes to the new stream, after everything already queued on the old one. The old
+   stream is touched only when it is one the caller cannot destroy; on any other, the event was
+   recorded after the context's last call (cuda_call_done), and the caller may have destroyed the
+   stream since (Python frameworks do, as a matter of course). */
 static pscan_status cuda_set_stream(pscan_ctx *ctx, void *stream) {
   cuda_state *st = ctx->impl;
   PSCAN__CHECK(use_device(ctx, st));
-  CUDA_CHECK(ctx, cudaEventRecord(st->ordering, st->stream), "cudaEventRecord");
+  if (lasting_stream(st->stream))
+    CUDA_CHECK(ctx, cudaEventRecord(st->ordering, st->stream), "cudaEventRecord");
   CUDA_CHECK(ctx, cudaStreamWaitEvent((cudaStream_t)stream, st->ordering, 0), "cudaStreamWaitEvent");
   st->stream = (cudaStream_t)stream;
   return PSCAN_OK;
+}
+
+static void cuda_call_done(pscan_ctx *ctx) {
+  cuda_state *st = ctx->impl;
+  if (!lasting_stream(st->stream) && cudaEventRecord(st->ordering, st->stream) != cudaSuccess)
+    cudaGetLastError(); /* a failing stream reports itself on the next call or synchronize */
 }
 
 static pscan_status cuda_synchronize(pscan_ctx *ctx) {
@@ -673,6 +696,7 @@ const pscan__backend pscan__cuda_backend = {
     .fini = cuda_fini,
     .check_param = cuda_check_param,
     .set_stream = cuda_set_stream,
+    .call_done = cuda_call_done,
     .synchronize = cuda_synchronize,
     .check_memory = cuda_check_memory,
     .scan = cuda_scan,

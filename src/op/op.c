@@ -266,7 +266,8 @@ pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
       return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
     memcpy(copy, from, op->elem_size);
   }
-  pscan_status s = ctx->backend->scan_op(ctx, op->impl, in, out, n, exclusive, copy);
+  pscan_status s =
+      pscan__call_done(ctx, ctx->backend->scan_op(ctx, op->impl, in, out, n, exclusive, copy));
   if (copy != local)
     pscan__free(copy);
   return s;
@@ -284,7 +285,8 @@ static pscan_status select_op(const char *fn, pscan_ctx *ctx, const void *in, vo
   if (!ctx->backend->select_op)
     return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend runs no user predicates", fn,
                 ctx->backend->name);
-  return ctx->backend->select_op(ctx, pred->impl, in, out, n, partition, num_selected);
+  return pscan__call_done(
+      ctx, ctx->backend->select_op(ctx, pred->impl, in, out, n, partition, num_selected));
 }
 
 pscan_status pscan_select_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
