@@ -15,6 +15,7 @@
 #include "axis_launch.h"
 
 #include <cuda_runtime_api.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* From backend.c: the device made current, the context's stream and multiprocessor count; and
@@ -37,7 +38,8 @@ enum {
   AX_MANY_LINES = 4096,        /* enough warps (one per line) to keep the GPU streaming */
   AX_MAX_CHUNKS = 65535,
   AX_SERIAL_CARRIES = 64, /* up to this many chunks a thread carries serially along its line */
-  AX_CARRY_ROWS = 32      /* rows per chunk in the scans of the carries */
+  AX_CARRY_ROWS = 32,     /* rows per chunk in the scans of the carries */
+  AX_LB_MIN_LINES = 32    /* side by side in one pass from a warp's worth of columns */
 };
 
 static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
@@ -61,6 +63,34 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
   p->has_init = c->init != NULL;
   if (c->init)
     memcpy(&p->init, c->init, c->out_size);
+}
+
+/* A/B knob while the single-pass kernel is measured: PSCAN_CUDA_AXIS_LB=0 takes the 3-pass one. */
+static bool lookback_on(void) {
+  const char *v = getenv("PSCAN_CUDA_AXIS_LB");
+  return !(v && v[0] == '0');
+}
+
+/* Lines side by side in one pass (side_lb): one allocation holds the tile counter, the flags and
+   the chunks' reductions and inclusive prefixes. */
+static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
+                                pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
+  const uint64_t rows = PSCAN__AXIS_LB_ROWS(acc_size), ncb = (p->nlines + 255) / 256;
+  p->rows = (int64_t)rows;
+  p->nchunks = ((uint64_t)p->len + rows - 1) / rows;
+  if (p->nchunks * ncb > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
+  const size_t flag_bytes = (8 + p->nchunks * ncb * sizeof(unsigned) + 15) / 16 * 16;
+  char *buf = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, flag_bytes + 2 * p->nchunks * p->nlines * acc_size,
+                            (void **)&buf));
+  p->lb_counter = (unsigned long long *)buf;
+  p->lb_flags = (unsigned *)(buf + 8);
+  p->agg = buf + flag_bytes;
+  int e = k->side_lb(p, stream);
+  cudaFreeAsync(buf, (cudaStream_t)stream);
+  AX_CHECK(ctx, e, "axis scan (side by side, one pass)");
+  return PSCAN_OK;
 }
 
 /* Lines side by side, the axis cut into chunks: reduce each chunk, turn the reductions into
@@ -90,6 +120,8 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");
     return PSCAN_OK;
   }
+  if (!p->carries && p->nlines >= AX_LB_MIN_LINES && lookback_on())
+    return run_side_lb(ctx, k, p, acc_size, stream);
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =
       p->nchunks > AX_SERIAL_CARRIES ? pscan__cuda_axis_kernels_for(acc_type, acc_type, op) : NULL;
