@@ -1,10 +1,13 @@
 /* The CUDA backend's scans along an axis and by segments: the choice of kernels (axis_stamp.cuh)
  * over the views' normal form (../axis_norm.h).
  *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
- *    line, so a warp's loads of a row coalesce; the axis is cut into chunks until there are
- *    enough threads for the GPU, joined by a reduce / carry / scan sequence (~3n data movement);
+ *    line, so a warp's loads of a row coalesce. With enough lines for the GPU, one pass down the
+ *    axis; else the axis is cut into chunks: from 2048 lines, one pass with a decoupled
+ *    look-back along the axis (2n data movement); below, a reduce / carry / scan sequence (~3n),
+ *    its carries scanned recursively when there are many chunks;
  *  - few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
- *  - any other lines (many short ones, strided or reversed ones): one warp per line.
+ *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
+ *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
  * host would cost more than the scan), then each element gets its segment's index as a u32 key
@@ -15,7 +18,6 @@
 #include "axis_launch.h"
 
 #include <cuda_runtime_api.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* From backend.c: the device made current, the context's stream and multiprocessor count; and
@@ -39,7 +41,10 @@ enum {
   AX_MAX_CHUNKS = 65535,
   AX_SERIAL_CARRIES = 64, /* up to this many chunks a thread carries serially along its line */
   AX_CARRY_ROWS = 32,     /* rows per chunk in the scans of the carries */
-  AX_LB_MIN_LINES = 32    /* side by side in one pass from a warp's worth of columns */
+  /* Side by side in one pass from this many columns: its look-back costs ~80 ns per chunk in
+     series along the axis (docs/PERFORMANCE.md, "Axis scans on the GPU"), hidden only when
+     each chunk row carries ~0.5 MB (2048 columns) */
+  AX_LB_MIN_LINES = 2048
 };
 
 static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
@@ -63,12 +68,6 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
   p->has_init = c->init != NULL;
   if (c->init)
     memcpy(&p->init, c->init, c->out_size);
-}
-
-/* A/B knob while the single-pass kernel is measured: PSCAN_CUDA_AXIS_LB=0 takes the 3-pass one. */
-static bool lookback_on(void) {
-  const char *v = getenv("PSCAN_CUDA_AXIS_LB");
-  return !(v && v[0] == '0');
 }
 
 /* Lines side by side in one pass (side_lb): one allocation holds the tile counter, the flags and
@@ -120,7 +119,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");
     return PSCAN_OK;
   }
-  if (!p->carries && p->nlines >= AX_LB_MIN_LINES && lookback_on())
+  if (!p->carries && p->nlines >= AX_LB_MIN_LINES)
     return run_side_lb(ctx, k, p, acc_size, stream);
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =

@@ -43,7 +43,7 @@ static __device__ __forceinline__ void NAME(ax_lines_body)(const pscan__cuda_axi
     const IN_T *in = (const IN_T *)p.in + io;
     ACC_T *out = (ACC_T *)p.out + oo;
     ACC_T carry = NAME(ax_start)(&p);
-    for (int64_t base = 0; base < p.len; base += 32 * AX_ITEMS) {
+    for (int64_t base = 0; base < p.len; base += 32 * items) {
       /* groups of 32 in this step (the same for the whole warp): short lines skip empty ones */
       const int64_t left = (p.len - base + 31) / 32;
       const int groups = left < items ? (int)left : items;
