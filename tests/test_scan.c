@@ -14,8 +14,8 @@
  * - determinism: float sums of random reals, bitwise identical from run to run with
  *   PSCAN_PARAM_DETERMINISTIC = 1, for every strategy that has a deterministic mode.
  * - stress: far more partitions or tiles than run at once, for the single-pass strategies.
- * - n > 2^32 (PSCAN_TEST_BIG=1 only: about 13 GB of host memory, and on CUDA 9 GB of device
- *   memory): 64-bit sizes and tile ids.
+ * - n > 2^32 (PSCAN_TEST_BIG=1 only: about 13 GB of host memory, 17 GB on the CPU backend, and
+ *   on CUDA 4.3 GB of device memory): 64-bit sizes and tile ids, in place.
  * - the backend's own: CUDA refuses host buffers, the sequential algorithm and custom operators;
  *   a CUDA stream destroyed after a call on it is never touched again.
  *
