@@ -54,21 +54,14 @@ if has quicktest; then
     PSCAN_TEST_QUICK=1 "${cmd[@]}" >"$OUT/quick-$test.log" 2>&1 || status=1
     tail -2 "$OUT/quick-$test.log" | tee -a "$OUT/summary.txt"
   done
-  # Without programmatic dependent launch (GPUs before sm_90): small grids launch cooperatively.
-  log "scan_cuda (PSCAN_TEST_QUICK=1, PSCAN_CUDA_PDL=0: cooperative small grids)"
-  suite build-gpu scan_cuda
-  PSCAN_TEST_QUICK=1 PSCAN_CUDA_PDL=0 "${cmd[@]}" >"$OUT/quick-scan_cuda-nopdl.log" 2>&1 || status=1
-  tail -1 "$OUT/quick-scan_cuda-nopdl.log" | tee -a "$OUT/summary.txt"
-  # The selections through the generic keys kernel (item stores), the A/B knob's path.
-  log "test_cuda_compact (PSCAN_TEST_QUICK=1, PSCAN_CUDA_DENSE_STORES=0)"
-  PSCAN_TEST_QUICK=1 PSCAN_CUDA_DENSE_STORES=0 ./build-gpu/tests/test_cuda_compact \
-    >"$OUT/quick-test_cuda_compact-items.log" 2>&1 || status=1
-  tail -1 "$OUT/quick-test_cuda_compact-items.log" | tee -a "$OUT/summary.txt"
-  # select_if/select_flagged in look-back mode through keys_kernel_select (the A/B knob's path).
-  log "test_cuda_compact (PSCAN_TEST_QUICK=1, PSCAN_CUDA_SELECT_LBW=0)"
-  PSCAN_TEST_QUICK=1 PSCAN_CUDA_SELECT_LBW=0 ./build-gpu/tests/test_cuda_compact \
-    >"$OUT/quick-test_cuda_compact-nolbw.log" 2>&1 || status=1
-  tail -1 "$OUT/quick-test_cuda_compact-nolbw.log" | tee -a "$OUT/summary.txt"
+  # Without programmatic dependent launch (GPUs before sm_90, or PSCAN_CUDA_PDL=0): plain
+  # launches, and small scan grids launch cooperatively.
+  for test in scan_cuda test_cuda_compact; do
+    log "$test (PSCAN_TEST_QUICK=1, PSCAN_CUDA_PDL=0: no PDL, cooperative small grids)"
+    suite build-gpu "$test"
+    PSCAN_TEST_QUICK=1 PSCAN_CUDA_PDL=0 "${cmd[@]}" >"$OUT/quick-$test-nopdl.log" 2>&1 || status=1
+    tail -1 "$OUT/quick-$test-nopdl.log" | tee -a "$OUT/summary.txt"
+  done
 fi
 if has compacttest; then
   log "test_cuda_compact (full matrix, 2^24 stress)"
@@ -88,7 +81,7 @@ fi
 if has ab; then
   # Side "ab": a second build with $AB_FLAGS, or of the source tree $AB_TREE (e.g. a worktree of
   # the commit before a change, carried to the device), or, when neither is set, build-gpu's binary
-  # run with the environment $AB_ENV (e.g. AB_ENV=PSCAN_CUDA_STAGGER_NS=0 for a runtime knob).
+  # run with the environment $AB_ENV (e.g. AB_ENV=PSCAN_CUDA_PDL=0).
   log "A/B: ${AB_FLAGS:+build-ab with $AB_FLAGS}${AB_TREE:+build-ab of $AB_TREE}${AB_ENV:+env $AB_ENV}; pscan_gpu_bench ${AB_ARGS:-}"
   ab_bin=./build-gpu/pscan_gpu_bench
   if [[ -n ${AB_FLAGS:-}${AB_TREE:-} ]]; then
