@@ -28,12 +28,10 @@ static __device__ __forceinline__ void NAME(ax_decode)(const pscan__cuda_axis_pa
   }
 }
 
-/* One warp per line, `items` x 32 elements a step (items a constant after inlining): the step's
-   loads are issued together (a lone warp is latency-bound: one 128-byte load in flight reached
-   ~0.45 GB/s), then each group of 32 is scanned across the warp (Kogge-Stone) and chained through
-   the running value of lane 31. */
-static __device__ __forceinline__ void NAME(ax_lines_body)(const pscan__cuda_axis_params &p,
-                                                           const int items) {
+/* Lines up to AX_SHORT_LINE: one warp per line, 32 elements a step: a Kogge-Stone scan across the
+   warp, the running value carried from lane 31 to the next step. (The four-group kernel is slower
+   there: lines of 64 reached 33-45% of a copy with it, 56% with this one.) */
+static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines_kernel)(const pscan__cuda_axis_params p) {
   const unsigned lane = threadIdx.x & 31;
   const uint64_t nwarps = (uint64_t)gridDim.x * (AX_THREADS / 32);
   for (uint64_t line = (uint64_t)blockIdx.x * (AX_THREADS / 32) + threadIdx.x / 32;
@@ -43,10 +41,48 @@ static __device__ __forceinline__ void NAME(ax_lines_body)(const pscan__cuda_axi
     const IN_T *in = (const IN_T *)p.in + io;
     ACC_T *out = (ACC_T *)p.out + oo;
     ACC_T carry = NAME(ax_start)(&p);
-    for (int64_t base = 0; base < p.len; base += 32 * items) {
-      /* groups of 32 in this step (the same for the whole warp): short lines skip empty ones */
+    for (int64_t base = 0; base < p.len; base += 32) {
+      const int64_t i = base + lane;
+      const bool valid = i < p.len;
+      ACC_T v = valid ? (ACC_T)in[i * p.si] : NAME(identity)();
+      for (unsigned d = 1; d < 32; d <<= 1) {
+        ACC_T y = NAME(shfl_up)(v, d);
+        if (lane >= d)
+          v = NAME(op)(y, v);
+      }
+      const ACC_T incl = NAME(op)(carry, v);
+      if (p.exclusive) {
+        ACC_T e = NAME(shfl_up)(incl, 1);
+        if (lane == 0)
+          e = base == 0 && !p.has_init ? NAME(api_identity)() : carry;
+        if (valid)
+          out[i * p.so] = e;
+      } else if (valid) {
+        out[i * p.so] = incl;
+      }
+      carry = NAME(shfl)(incl, 31);
+    }
+  }
+}
+
+/* Lines longer than AX_SHORT_LINE: one warp per line, AX_ITEMS x 32 elements a step: the step's
+   loads are issued together (a lone warp is latency-bound: one 128-byte load in flight reached
+   ~0.45 GB/s), then each group of 32 is scanned across the warp (Kogge-Stone) and chained through
+   the running value of lane 31. */
+static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines4_kernel)(const pscan__cuda_axis_params p) {
+  const unsigned lane = threadIdx.x & 31;
+  const uint64_t nwarps = (uint64_t)gridDim.x * (AX_THREADS / 32);
+  for (uint64_t line = (uint64_t)blockIdx.x * (AX_THREADS / 32) + threadIdx.x / 32;
+       line < p.nlines; line += nwarps) {
+    int64_t io, oo;
+    NAME(ax_decode)(&p, p.nb, line, &io, &oo);
+    const IN_T *in = (const IN_T *)p.in + io;
+    ACC_T *out = (ACC_T *)p.out + oo;
+    ACC_T carry = NAME(ax_start)(&p);
+    for (int64_t base = 0; base < p.len; base += 32 * AX_ITEMS) {
+      /* groups of 32 in this step (the same for the whole warp; fewer at the end of a line) */
       const int64_t left = (p.len - base + 31) / 32;
-      const int groups = left < items ? (int)left : items;
+      const int groups = left < AX_ITEMS ? (int)left : AX_ITEMS;
       ACC_T v[AX_ITEMS];
 #pragma unroll
       for (int j = 0; j < AX_ITEMS; j++) {
@@ -84,15 +120,6 @@ static __device__ __forceinline__ void NAME(ax_lines_body)(const pscan__cuda_axi
       }
     }
   }
-}
-
-/* Short lines take one group a step: four cost registers (occupancy) and buy nothing there
-   (lines of 64: 56% of a copy with one, 45% with four; lines of 1024: 68% and 92%). */
-static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines_kernel)(const pscan__cuda_axis_params p) {
-  NAME(ax_lines_body)(p, 1);
-}
-static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines4_kernel)(const pscan__cuda_axis_params p) {
-  NAME(ax_lines_body)(p, AX_ITEMS);
 }
 
 /* The line (column) of thread c and its element offsets; false past the last. */
