@@ -19,12 +19,12 @@
  * are taken (the buffers are touched before the run, so the first call pays no page faults). */
 #include "bench_sweep.h"
 
-#include "cli.h"
-#include "peers_cpu.h"
-#include "peers_cxx.h"
-#include "sysinfo.h"
 #include "team.h"
 #include "timing.h"
+#include "cli/cli.h"
+#include "cli/sysinfo.h"
+#include "peers/peers_cpu.h"
+#include "peers/peers_cxx.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* The GPU sweep's device side (tools/peers_cub_sweep.cu, compiled only in a CUDA build): the
+/* The GPU sweep's device side (peers_cub_sweep.cu, compiled only in a CUDA build): the
  * fill kernels that write a point's data on the device (bench_sweep.h says what data), a checksum
  * kernel that checks two outputs against each other, and the peer: CUB's DeviceSelect::If /
  * Flagged, DevicePartition::If, DeviceSelect::Unique, DeviceRunLengthEncode::Encode,
@@ -7,7 +7,7 @@
 #ifndef PSCAN_TOOL_PEERS_CUB_SWEEP_H
 #define PSCAN_TOOL_PEERS_CUB_SWEEP_H
 
-#include "bench_sweep.h"
+#include "bench/bench_sweep.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* The benchmark's optional C++ peers (tools/peers_cxx.cpp): what a C++ user would pick instead of
+/* The benchmark's optional C++ peers (peers_cxx.cpp): what a C++ user would pick instead of
  * the library. Each is compiled in only when CMake found what it needs (a C++17 compiler; TBB
  * for tbb::parallel_scan and for std::execution::par, which libstdc++ runs on TBB; OpenMP for
  * the `scan` directive); without a C++ compiler peers_cxx_none.c answers "not available". All

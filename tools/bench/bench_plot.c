@@ -9,8 +9,8 @@
  *                               run: over CUB and Thrust).
  * The read-only reduction is left out: it moves half the bytes, so it is no ceiling. */
 #define _POSIX_C_SOURCE 200809L
-#include "bench.h"
-#include "cli.h"
+#include "bench_plot.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * entry (file_cmd.h) plus a run function that makes one library call; parsing, loading, the
  * context and the atomic writing of the outputs are shared (file_cmd.c). docs/CLI.md is the
  * user's guide. */
-#include "cli.h"
 #include "commands.h"
 #include "file_cmd.h"
 #include "lists.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>

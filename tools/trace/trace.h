@@ -1,4 +1,4 @@
-/* `pscan trace` (tools/trace.c): the textbook scan algorithms simulated step by step on a few
+/* `pscan trace` (tools/trace/trace.c): the textbook scan algorithms simulated step by step on a few
  * integers, for teaching. The command itself is declared in commands.h. */
 #ifndef PSCAN_TOOL_TRACE_H
 #define PSCAN_TOOL_TRACE_H

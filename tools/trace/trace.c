@@ -5,10 +5,10 @@
  * array is printed; at the end, the depth (steps that contain a combine) and the work (combines
  * performed), and a check against a plain sequential scan. `--svg FILE` draws the network: one
  * column per element, one row per step, a line from each operand to the element it updates. */
-#include "cli.h"
-#include "commands.h"
-#include "safe_out.h"
 #include "trace.h"
+#include "commands.h"
+#include "cli/cli.h"
+#include "io/safe_out.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* Text arrays (see array_io.h): numbers separated by white space, '#' comments, parsed with
  * strtoll / strtoull / strtof / strtod and checked against the range of the element type. */
 #include "array_io.h"
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <ctype.h>
 #include <errno.h>

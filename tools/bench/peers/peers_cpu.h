@@ -6,7 +6,7 @@
 #define PSCAN_TOOL_PEERS_CPU_H
 
 #include "pscan.h"
-#include "team.h"
+#include "bench/team.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #ifndef PSCAN_TOOL_FILE_CMD_H
 #define PSCAN_TOOL_FILE_CMD_H
 
-#include "array_io.h"
+#include "io/array_io.h"
 
 /* The options a command accepts besides the common ones (--dtype, --backend, --threads, --algo,
    --deterministic). */

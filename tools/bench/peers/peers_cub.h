@@ -1,4 +1,4 @@
-/* The benchmark's GPU peers (tools/peers_cub.cu, compiled only in a CUDA build): what a CUDA C++
+/* The benchmark's GPU peers (peers_cub.cu, compiled only in a CUDA build): what a CUDA C++
  * user would call instead of the library, cub::DeviceScan::InclusiveSum and
  * thrust::inclusive_scan, on device buffers the caller owns. Both compute the inclusive SUM of
  * the plain loop; small integer types wrap on the store, and the benchmark's data (running sums

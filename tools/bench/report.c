@@ -1,8 +1,8 @@
 /* The report of `pscan bench`: the table on stdout and the CSV file. */
 #define _POSIX_C_SOURCE 200809L
-#include "bench.h"
-#include "cli.h"
-#include "safe_out.h"
+#include "report.h"
+#include "cli/cli.h"
+#include "io/safe_out.h"
 
 #include <errno.h>
 #include <stdio.h>

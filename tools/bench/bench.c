@@ -1,23 +1,25 @@
-/* `pscan bench`: options, the sweep (types x sizes x thread counts) and its progress. What one
- * point of the sweep measures is the backend's business (bench_cpu.c); the table and the CSV are
- * bench_report.c's. */
+/* `pscan bench`, the driver: options, and which run they ask for. The CPU sweep (types x sizes x
+ * thread counts) is planned here; what one point measures is bench_cpu.c's; --gpu is
+ * bench_gpu.c's, --compact bench_compact.c's, --sweep bench_sweep.c's; the table and the CSV are
+ * report.c's, the charts bench_plot.c's. None of them includes this file back. */
 #define _POSIX_C_SOURCE 200809L
-#include "bench.h"
 #include "bench_compact.h"
+#include "bench_cpu.h"
 #include "bench_gpu.h"
+#include "bench_plot.h"
 #include "bench_sweep.h"
-#include "cli.h"
 #include "commands.h"
-#include "peers_cpu.h"
-#include "sysinfo.h"
-#include "timing.h"
+#include "progress.h"
+#include "report.h"
+#include "cli/cli.h"
+#include "cli/sysinfo.h"
+#include "peers/peers_cpu.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char bench_help[] =
     "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
@@ -222,41 +224,6 @@ static void apply_defaults(bench_opts *o) {
     o->reps = o->quick ? 5 : 7;
 }
 
-/* ---- Progress on stderr: a line rewritten in place on a terminal, else one line per point. ---- */
-
-static struct {
-  int points_done, points;
-  bool tty, shown;
-  double start;
-} progress;
-
-void bench_progress(const bench_point *p, const char *what) {
-  char count[32];
-  if (!progress.tty)
-    return;
-  fprintf(stderr, "\r\033[K[point %d/%d, %.0f s] %s, n = %s, %d thread%s: %s",
-          progress.points_done + 1, progress.points, timing_now() - progress.start,
-          cli_dtype_name(p->type), cli_format_count(p->n, count, sizeof count), p->threads,
-          p->threads == 1 ? "" : "s", what);
-  progress.shown = true;
-}
-
-/* Off a terminal, one line per point. */
-static void progress_point(const bench_point *p) {
-  char count[32];
-  if (!progress.tty)
-    fprintf(stderr, "pscan bench: [point %d/%d, %.0f s] %s, n = %s, %d thread%s\n",
-            progress.points_done + 1, progress.points, timing_now() - progress.start,
-            cli_dtype_name(p->type), cli_format_count(p->n, count, sizeof count), p->threads,
-            p->threads == 1 ? "" : "s");
-}
-
-static void progress_clear(void) {
-  if (progress.shown)
-    fputs("\r\033[K", stderr);
-  progress.shown = false;
-}
-
 /* ---- The sweep ---- */
 
 /* Bytes of the two buffers of (type, n), or 0 if that overflows. */
@@ -312,7 +279,7 @@ static int run_sweep(const bench_opts *o, bench_cpu *b, bench_csv *csv, bench_pl
   for (int t = 0; t < o->ntypes; t++)
     for (int s = 0; s < o->nsizes; s++) {
       if (!fits(o->types[t], o->sizes[s])) {
-        progress.points_done += o->nthreads;
+        progress_done(o->nthreads);
         continue;
       }
       g.count = 0;
@@ -327,7 +294,7 @@ static int run_sweep(const bench_opts *o, bench_cpu *b, bench_csv *csv, bench_pl
           return rc;
         }
         g.count += bench_cpu_count(&p);
-        progress.points_done++;
+        progress_done(1);
       }
       progress_clear();
       sysinfo_cpu_snapshot(&after);
@@ -452,9 +419,7 @@ static int run_cpu(bench_opts o) {
     bench_csv_close(&csv, o.csv, false);
     return 1;
   }
-  progress.tty = isatty(STDERR_FILENO);
-  progress.start = timing_now();
-  progress.points = o.ntypes * o.nsizes * o.nthreads;
+  progress_start(o.ntypes * o.nsizes * o.nthreads);
   print_header(&o, machine);
   sysinfo_cpu run_start, run_end;
   sysinfo_cpu_snapshot(&run_start);
@@ -479,7 +444,7 @@ static int run_cpu(bench_opts o) {
   }
   bench_plot_free(&plots);
   fprintf(stderr, "pscan bench: %s in %.1f s\n", rc == 0 ? "done" : "FAILED",
-          timing_now() - progress.start);
+          progress_elapsed());
   return rc;
 }
 

@@ -5,7 +5,7 @@
  * into one line and exit status 1. */
 #define _POSIX_C_SOURCE 200809L
 #include "array_io.h"
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>

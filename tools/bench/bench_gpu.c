@@ -1,6 +1,6 @@
 /* `pscan bench --gpu`: the CUDA backend's inclusive SUM with every GPU algorithm, its peers
  * cub::DeviceScan::InclusiveSum and thrust::inclusive_scan (peers_cub.cu), and cudaMemcpy device
- * to device on the same two buffers as the ceiling. Rows go through bench_report.c (table and
+ * to device on the same two buffers as the ceiling. Rows go through report.c (table and
  * CSV), like the CPU's.
  *
  * Timing: per implementation, one warm-up call whose result is copied back and checked against
@@ -8,14 +8,15 @@
  * implementation in turn with CUDA events on the default stream (CUB and Thrust too). A batch repeats the call often
  * enough to last MIN_BATCH_MS, so launch overhead is amortised the way a stream of calls
  * amortises it. The result is the median batch divided by its calls. */
-#include "bench.h"
 #include "bench_gpu.h"
-#include "cli.h"
-#include "device_buf.h"
-#include "peers_cpu.h"
-#include "peers_cub.h"
-#include "sysinfo.h"
+#include "bench_plot.h"
+#include "report.h"
 #include "timing.h"
+#include "cli/cli.h"
+#include "cli/sysinfo.h"
+#include "io/device_buf.h"
+#include "peers/peers_cpu.h"
+#include "peers/peers_cub.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

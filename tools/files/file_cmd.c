@@ -3,11 +3,11 @@
  * value and its help line, and a setter; parsing and --help both walk the table. */
 #define _POSIX_C_SOURCE 200809L
 #include "file_cmd.h"
-#include "cli.h"
-#include "device_buf.h"
 #include "lists.h"
-#include "safe_out.h"
-#include "sysinfo.h"
+#include "cli/cli.h"
+#include "cli/sysinfo.h"
+#include "io/device_buf.h"
+#include "io/safe_out.h"
 
 #include <stdarg.h>
 #include <stdio.h>

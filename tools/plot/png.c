@@ -4,7 +4,7 @@
  * preceded by filter type 0 (none). */
 #define _POSIX_C_SOURCE 200809L
 #include "png.h"
-#include "safe_out.h"
+#include "io/safe_out.h"
 
 #include <errno.h>
 #include <stdbool.h>

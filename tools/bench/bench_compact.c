@@ -6,13 +6,13 @@
  * >= 5x the parallel std peers on the 16-core host.) */
 #include "bench_compact.h"
 
-#include "bench.h"
-#include "cli.h"
-#include "safe_out.h"
-#include "peers_cxx.h"
-#include "plot.h"
-#include "sysinfo.h"
+#include "bench_plot.h"
 #include "timing.h"
+#include "cli/cli.h"
+#include "cli/sysinfo.h"
+#include "io/safe_out.h"
+#include "peers/peers_cxx.h"
+#include "plot/plot.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -7,12 +7,13 @@
  * small sizes are not lost in clock resolution (they then run from cache, as small scans do in
  * real use). The result is the median sample divided by the calls in it. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
-#include "bench.h"
-#include "cli.h"
-#include "peers_cpu.h"
-#include "peers_cxx.h"
+#include "bench_cpu.h"
+#include "progress.h"
 #include "team.h"
 #include "timing.h"
+#include "cli/cli.h"
+#include "peers/peers_cpu.h"
+#include "peers/peers_cxx.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -337,7 +338,7 @@ int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out) {
     if (!calls[k].slot)
       return 1;
     snprintf(what, sizeof what, "warm-up, %s", bench_impl_label(r, label, sizeof label));
-    bench_progress(p, what);
+    progress_what(p, what);
     r->bytes = (double)bytes * (r->impl == IMPL_REDUCE ? 1 : 2);
     if (r->impl == IMPL_PSCAN || r->impl == IMPL_USER_OP) {
       pscan_status s = pscan_set_param(calls[k].slot->ctx, PSCAN_PARAM_ALGO, r->algo);
@@ -355,7 +356,7 @@ int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out) {
   int rc = 0;
   for (int rep = 0; rep < p->reps && rc == 0; rep++) {
     snprintf(what, sizeof what, "timing, round %d of %d", rep + 1, p->reps);
-    bench_progress(p, what);
+    progress_what(p, what);
     for (int k = 0; k < count && rc == 0; k++) {
       rc = sample(&calls[k], inner[k], &samples[(size_t)k * (size_t)p->reps + (size_t)rep]);
       settle(out[k].impl);

@@ -4,10 +4,10 @@
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "bench_sweep.h"
 
-#include "bench.h"
-#include "cli.h"
-#include "plot.h"
+#include "bench_plot.h"
 #include "timing.h"
+#include "cli/cli.h"
+#include "plot/plot.h"
 
 #include <math.h>
 #include <stdio.h>

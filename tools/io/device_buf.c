@@ -1,6 +1,6 @@
 /* device_buf.h with the CUDA runtime (C API; linked through pscan_static's cudart_static). */
 #include "device_buf.h"
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>

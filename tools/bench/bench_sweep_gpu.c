@@ -10,11 +10,11 @@
  * int64: neither call waits for the host. */
 #include "bench_sweep.h"
 
-#include "cli.h"
-#include "device_buf.h"
-#include "peers_cub.h"
-#include "peers_cub_sweep.h"
 #include "timing.h"
+#include "cli/cli.h"
+#include "io/device_buf.h"
+#include "peers/peers_cub.h"
+#include "peers/peers_cub_sweep.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

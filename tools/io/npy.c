@@ -6,7 +6,7 @@
  * and ended by a newline, then the data. The dict is parsed strictly: the three keys exactly once
  * each, string, boolean and tuple values, nothing else. */
 #include "array_io.h"
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdarg.h>
 #include <string.h>
