@@ -93,7 +93,8 @@ static const char bench_help_options[] =
     "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
     "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
     "                   frac_memcpy,machine\n"
-    "  --plot PREFIX    also draw PNG charts (drawn by the tool itself, no library needed), per\n"
+    "  --plot PREFIX    also draw charts with cairo (a build without it refuses --plot), PNG,\n"
+    "                   or SVG when PREFIX ends in .svg (out/run.svg: out/run-compact.svg). Per\n"
     "                   type: PREFIX-throughput-TYPE.png, Gelem/s against n at the largest\n"
     "                   thread count, one line per implementation, memcpy and the streaming copy\n"
     "                   dashed as the ceilings; PREFIX-scaling-TYPE.png, Gelem/s against the\n"
@@ -176,6 +177,10 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
     } else if ((m = cli_value(cmd, argc, argv, &i, "--plot", &o->plot)) != 0) {
       if (m < 0 || !named(cmd, "--plot", "a file name prefix", o->plot))
         return EXIT_USAGE;
+      if (!plot_available()) { /* before any work; one line, no --help hint: help cannot help */
+        cli_error(cmd, "--plot: %s", PLOT_NEEDS_CAIRO);
+        return EXIT_USAGE;
+      }
     } else if (argv[i][0] == '-') {
       return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
@@ -384,13 +389,16 @@ static const char *gpu_csv_name(const char *path, char *buf, size_t len) {
 }
 
 /* After the CPU run of --quick, the same quick run on the GPU when one is usable (o: the options
-   before the CPU's memory plan dropped sizes); CSV and plots under names of their own. */
+   before the CPU's memory plan dropped sizes); CSV and plots under names of their own
+   (PREFIX-gpu, out/run.svg: out/run-gpu.svg). */
 static int run_quick_gpu(const bench_opts *o) {
   char csv[4096], plot[4096];
   if (!bench_gpu_usable())
     return 0;
   putchar('\n');
-  snprintf(plot, sizeof plot, "%s-gpu", o->plot ? o->plot : "");
+  int stem = 0;
+  const char *ext = o->plot ? bench_plot_ext(o->plot, &stem) : "";
+  snprintf(plot, sizeof plot, "%.*s-gpu%s", stem, o->plot ? o->plot : "", ext);
   return bench_gpu_run(o->types, o->ntypes, o->sizes, o->nsizes, (int)o->reps,
                        o->csv ? gpu_csv_name(o->csv, csv, sizeof csv) : NULL,
                        o->plot ? plot : NULL);
@@ -466,6 +474,32 @@ static int run_sweep_mode(bench_opts *o) {
   return bench_sweep_run(&so, o->gpu);
 }
 
+/* The run the options ask for; its exit status. */
+static int run(bench_opts *o) {
+  if (o->cpu && o->gpu)
+    return cli_usage_error("bench", "--cpu and --gpu are separate runs");
+  if (o->ops && !o->sweep)
+    return cli_usage_error("bench", "--ops goes with --sweep");
+  if (o->sweep)
+    return run_sweep_mode(o);
+  if (o->compact && o->nsizes == 0) {
+    o->sizes[o->nsizes++] = (size_t)1 << 24;
+    if (!o->quick)
+      o->sizes[o->nsizes++] = (size_t)1 << 28;
+  }
+  apply_defaults(o);
+  dedupe(o);
+  if (o->plot && !bench_plot_check(o->plot)) /* now, not after a long run */
+    return 1;
+  if (o->gpu)
+    return run_gpu(o);
+  if (o->compact)
+    return bench_compact_run(o->sizes, o->nsizes, o->threads, o->nthreads, (int)o->reps, o->csv,
+                             o->plot);
+  int rc = run_cpu(*o);
+  return rc == 0 && o->quick ? run_quick_gpu(o) : rc;
+}
+
 int cmd_bench(int argc, char **argv) {
   bench_opts o = {.nsizes = 0};
   bool help;
@@ -475,26 +509,8 @@ int cmd_bench(int argc, char **argv) {
       fputs(bench_help, stdout), fputs(bench_help_options, stdout), fputs(bench_help_sweep, stdout);
     return rc;
   }
-  if (o.cpu && o.gpu)
-    return cli_usage_error("bench", "--cpu and --gpu are separate runs");
-  if (o.ops && !o.sweep)
-    return cli_usage_error("bench", "--ops goes with --sweep");
-  if (o.sweep)
-    return run_sweep_mode(&o);
-  if (o.compact && o.nsizes == 0) {
-    o.sizes[o.nsizes++] = (size_t)1 << 24;
-    if (!o.quick)
-      o.sizes[o.nsizes++] = (size_t)1 << 28;
-  }
-  apply_defaults(&o);
-  dedupe(&o);
-  if (o.plot && !bench_plot_check(o.plot)) /* now, not after a long run */
-    return 1;
-  if (o.gpu)
-    return run_gpu(&o);
-  if (o.compact)
-    return bench_compact_run(o.sizes, o.nsizes, o.threads, o.nthreads, (int)o.reps, o.csv,
-                             o.plot);
-  rc = run_cpu(o);
-  return rc == 0 && o.quick ? run_quick_gpu(&o) : rc;
+  rc = run(&o);
+  if (rc == 0 && !plot_available()) /* where the figures could have been drawn */
+    printf("\nplots: %s\n", PLOT_NEEDS_CAIRO);
+  return rc;
 }

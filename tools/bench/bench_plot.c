@@ -1,4 +1,5 @@
-/* The plots of `pscan bench --plot PREFIX` (see plot.h for how they are drawn): per type,
+/* The plots of `pscan bench --plot PREFIX` (see plot.h for how they are drawn), PNG unless
+ * PREFIX ends in .svg (bench_plot_save): per type,
  *   PREFIX-throughput-TYPE.png  Gelem/s against n at the largest thread count measured, one line
  *                               per implementation, memcpy and the streaming copy dashed as the
  *                               ceilings (what runs on one thread only is drawn at one thread);
@@ -61,10 +62,22 @@ bool bench_plot_check(const char *prefix) {
   return true;
 }
 
+const char *bench_plot_ext(const char *prefix, int *stem) {
+  size_t n = strlen(prefix);
+  *stem = (int)n;
+  if (n > 4 && (strcmp(prefix + n - 4, ".svg") == 0 || strcmp(prefix + n - 4, ".png") == 0)) {
+    *stem = (int)n - 4;
+    return prefix + n - 4;
+  }
+  return ".png";
+}
+
 bool bench_plot_save(const plot_chart *c, const char *prefix, const char *suffix) {
   char path[4096];
-  snprintf(path, sizeof path, "%s-%s.png", prefix, suffix);
-  int err = plot_write_png(c, path);
+  int stem;
+  const char *ext = bench_plot_ext(prefix, &stem);
+  snprintf(path, sizeof path, "%.*s-%s%s", stem, prefix, suffix, ext);
+  int err = plot_write(c, path);
   if (err) {
     cli_error("bench", "cannot write %s: %s", path, strerror(err));
     return false;

@@ -21,7 +21,12 @@ bool bench_plot_check(const char *prefix);
    PREFIX-scaling-TYPE.png (Gelem/s vs threads at the largest n). Prints each file written;
    false after printing why one could not be. */
 bool bench_plot_write(const bench_plot *p, const char *prefix, const char *machine);
-/* Writes c to PREFIX-SUFFIX.png and prints its name; false after printing why not. */
+/* The files' ending: ".svg" or ".png" when PREFIX ends so (that ending then left out of the
+   names: out/run.svg gives out/run-compact.svg), else ".png"; *stem is the length of PREFIX
+   kept. */
+const char *bench_plot_ext(const char *prefix, int *stem);
+/* Writes c to PREFIX-SUFFIX.png (PREFIX ending in .svg: PREFIX-SUFFIX.svg without that ending;
+   .png likewise) and prints its name; false after printing why not. */
 bool bench_plot_save(const plot_chart *c, const char *prefix, const char *suffix);
 
 #endif /* PSCAN_TOOL_BENCH_PLOT_H */

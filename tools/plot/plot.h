@@ -1,14 +1,19 @@
-/* A small raster line-chart renderer for `pscan bench --plot`: a log2 x axis (sizes or thread
- * counts), a linear y axis from 0 (or a log one when the values span more than 100x), grid
+/* The line charts of `pscan bench --plot`, drawn with cairo (plot.c): a log2 x axis (sizes or
+ * thread counts), a linear y axis from 0 (or a log one when the values span more than 100x), grid
  * lines, one colored polyline with markers per series (dashed for the ceilings), a legend, a
- * title and axis labels in a built-in 5x7 bitmap font (font5x7.c). Written as PNG (png.h). */
+ * title and axis labels, antialiased, in the system's sans-serif font. Written as PNG or SVG, by
+ * the file's extension. A build without cairo has plot_none.c: it draws nothing and says so. */
 #ifndef PSCAN_TOOL_PLOT_H
 #define PSCAN_TOOL_PLOT_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 enum { PLOT_MAX_SERIES = 16, PLOT_MAX_POINTS = 64, PLOT_LABEL = 64 };
+
+/* What a build without cairo says when asked for a plot. */
+#define PLOT_NEEDS_CAIRO                                                                       \
+  "plots need cairo, and this pscan was built without it (install libcairo2-dev, then "       \
+  "rebuild)"
 
 typedef struct plot_series {
   char label[PLOT_LABEL];
@@ -25,16 +30,17 @@ typedef struct plot_chart {
   plot_series series[PLOT_MAX_SERIES];
 } plot_chart;
 
-/* The glyphs of ASCII 32..126 (font5x7.c). */
-extern const uint8_t plot_font5x7[95][7];
+/* Whether this build draws charts (cairo was found when it was configured). */
+bool plot_available(void);
 
 /* The series labelled label, added (dashed or not) if it is new; NULL when the chart is full. */
 plot_series *plot_series_get(plot_chart *c, const char *label, bool dashed);
 /* Adds the point (x, y), x > 0, keeping the series sorted by x; ignored when full or y <= 0. */
 void plot_point(plot_series *s, double x, double y);
 
-/* Draws c and writes it to path as PNG, atomically (png_write). Returns 0 or an errno value;
-   EINVAL when c has no point to draw. */
-int plot_write_png(const plot_chart *c, const char *path);
+/* Draws c and writes it to path through safe_out.h (a temporary file renamed over path once
+   complete): SVG when path ends in ".svg", else PNG (1200x720). Returns 0 or an errno value:
+   EINVAL when c has no point to draw, ENOTSUP in a build without cairo, EIO when cairo fails. */
+int plot_write(const plot_chart *c, const char *path);
 
 #endif /* PSCAN_TOOL_PLOT_H */
