@@ -12,8 +12,7 @@ enum { PLOT_MAX_SERIES = 16, PLOT_MAX_POINTS = 64, PLOT_LABEL = 64 };
 
 /* What a build without cairo says when asked for a plot. */
 #define PLOT_NEEDS_CAIRO                                                                       \
-  "plots need cairo, and this pscan was built without it (install libcairo2-dev, then "       \
-  "rebuild)"
+  "this pscan was built without cairo, which plots need (install libcairo2-dev, then rebuild)"
 
 typedef struct plot_series {
   char label[PLOT_LABEL];
