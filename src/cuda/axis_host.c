@@ -30,7 +30,15 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
       return pscan__cuda_axis_fail((ctx), e_, (what)); \
   } while (0)
 
-enum { AX_LONG_LINE = 1 << 16, AX_FEW_LINES = 64, AX_MAX_CHUNKS = 65535 };
+enum {
+  AX_LONG_LINE = 1 << 16, /* lines this long, when few, scan flat one after another */
+  AX_FEW_LINES = 64,
+  AX_VERY_LONG_LINE = 1 << 20, /* a flat scan of this many items hides its launch latency */
+  AX_MANY_LINES = 4096,        /* enough warps (one per line) to keep the GPU streaming */
+  AX_MAX_CHUNKS = 65535,
+  AX_SERIAL_CARRIES = 64, /* up to this many chunks a thread carries serially along its line */
+  AX_CARRY_ROWS = 32      /* rows per chunk in the scans of the carries */
+};
 
 static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
   cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 1, (cudaStream_t)stream);
@@ -55,11 +63,19 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
     memcpy(&p->init, c->init, c->out_size);
 }
 
+/* Lines side by side, the axis cut into chunks: reduce each chunk, turn the reductions into
+   exclusive prefixes, scan each chunk from its prefix (~3n data movement). Turning nchunks
+   reductions into prefixes is itself a scan along the axis of an (nchunks x nlines) array: up to
+   AX_SERIAL_CARRIES chunks one thread per line does it serially; beyond, this function scans
+   them recursively (chunks of AX_CARRY_ROWS rows, so each level is ~32x shorter), so that a
+   few long lines (e.g. 64 columns of 2^20 rows: 8448 chunks) never wait on a serial chain. */
 static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
-                             pscan__cuda_axis_params *p, size_t acc_size, void *stream,
-                             unsigned sm_count) {
+                             pscan__cuda_axis_params *p, int acc_type, int op, size_t acc_size,
+                             void *stream, unsigned sm_count) {
   /* enough threads for two full waves (2048 resident threads per multiprocessor) */
   uint64_t want = (uint64_t)sm_count * 2048 * 2, chunks = (want + p->nlines - 1) / p->nlines;
+  if (p->carries && chunks > ((uint64_t)p->len + AX_CARRY_ROWS - 1) / AX_CARRY_ROWS)
+    chunks = ((uint64_t)p->len + AX_CARRY_ROWS - 1) / AX_CARRY_ROWS;
   if (chunks > (uint64_t)p->len)
     chunks = (uint64_t)p->len;
   if (chunks > AX_MAX_CHUNKS)
@@ -75,12 +91,25 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     return PSCAN_OK;
   }
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
+  const pscan__cuda_axis_kernels *kc =
+      p->nchunks > AX_SERIAL_CARRIES ? pscan__cuda_axis_kernels_for(acc_type, acc_type, op) : NULL;
+  pscan_status s = PSCAN_OK;
+  p->reduce_last = kc != NULL;
   int e = k->side_reduce(p, stream);
-  if (e == 0)
+  if (e == 0 && kc) {
+    pscan__cuda_axis_params q = {.in = p->agg, .out = p->agg, .len = (int64_t)p->nchunks,
+                                 .si = (int64_t)p->nlines, .so = (int64_t)p->nlines, .nb = 1,
+                                 .blen = {(int64_t)p->nlines}, .bis = {1}, .bos = {1},
+                                 .nlines = p->nlines, .exclusive = 1, .has_init = p->has_init,
+                                 .init = p->init, .carries = 1};
+    s = run_side(ctx, kc, &q, acc_type, op, acc_size, stream, sm_count);
+  } else if (e == 0) {
     e = k->side_carry(p, stream);
-  if (e == 0)
+  }
+  if (e == 0 && s == PSCAN_OK)
     e = k->side_scan(p, stream);
   cudaFreeAsync(p->agg, (cudaStream_t)stream);
+  PSCAN__CHECK(s);
   AX_CHECK(ctx, e, "axis scan (side by side, in chunks)");
   return PSCAN_OK;
 }
@@ -196,8 +225,10 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))
-    return run_side(ctx, k, &p, c->out_size, stream, sm_count);
-  if (v.si == 1 && v.so == 1 && v.len >= AX_LONG_LINE && v.nlines < AX_FEW_LINES)
+    return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->out_size, stream, sm_count);
+  if (v.si == 1 && v.so == 1 &&
+      ((v.len >= AX_LONG_LINE && v.nlines <= AX_FEW_LINES) ||
+       (v.len >= AX_VERY_LONG_LINE && v.nlines < AX_MANY_LINES)))
     return run_flat_lines(ctx, c, &v);
   uint64_t warps_per_block = 8, grid = (v.nlines + warps_per_block - 1) / warps_per_block,
            cap = (uint64_t)(sm_count ? sm_count : 1) * 64;

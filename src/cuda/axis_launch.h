@@ -28,6 +28,10 @@ typedef struct pscan__cuda_axis_params {
   int64_t rows;
   uint64_t nchunks;
   void *agg;
+  /* reduce_last: side_reduce also reduces the last chunk (for a scan of the carries);
+     carries: this is such a scan (axis_host.c, run_side), whose exclusive start without init
+     is the internal identity, not the API's. */
+  int reduce_last, carries;
 } pscan__cuda_axis_params;
 
 /* Launchers of one (input type, accumulation type, op); each returns a cudaError_t as int.

@@ -6,6 +6,7 @@
 #include "scan_ops.cuh"
 
 #define AX_THREADS 256
+#define AX_ITEMS 4
 
 static __device__ __forceinline__ ACC_T NAME(ax_start)(const pscan__cuda_axis_params *p) {
   ACC_T v = NAME(identity)();
@@ -26,8 +27,9 @@ static __device__ __forceinline__ void NAME(ax_decode)(const pscan__cuda_axis_pa
   }
 }
 
-/* One warp per line, 32 elements a step: a Kogge-Stone scan across the warp, the running value
-   carried from lane 31 to the next step. */
+/* One warp per line, AX_ITEMS x 32 elements a step: the step's loads are issued together (a lone
+   warp is latency-bound: one 128-byte load in flight reached ~0.45 GB/s), then each group of 32
+   is scanned across the warp (Kogge-Stone) and chained through the running value of lane 31. */
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines_kernel)(const pscan__cuda_axis_params p) {
   const unsigned lane = threadIdx.x & 31;
   const uint64_t nwarps = (uint64_t)gridDim.x * (AX_THREADS / 32);
@@ -38,26 +40,45 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines_kernel)(const
     const IN_T *in = (const IN_T *)p.in + io;
     ACC_T *out = (ACC_T *)p.out + oo;
     ACC_T carry = NAME(ax_start)(&p);
-    for (int64_t base = 0; base < p.len; base += 32) {
-      const int64_t i = base + lane;
-      const bool valid = i < p.len;
-      ACC_T v = valid ? (ACC_T)in[i * p.si] : NAME(identity)();
+    for (int64_t base = 0; base < p.len; base += 32 * AX_ITEMS) {
+      /* groups of 32 in this step (the same for the whole warp): short lines skip empty ones */
+      const int64_t left = (p.len - base + 31) / 32;
+      const int groups = left < AX_ITEMS ? (int)left : AX_ITEMS;
+      ACC_T v[AX_ITEMS];
+#pragma unroll
+      for (int j = 0; j < AX_ITEMS; j++) {
+        const int64_t i = base + j * 32 + lane;
+        v[j] = j < groups && i < p.len ? (ACC_T)in[i * p.si] : NAME(identity)();
+      }
+#pragma unroll
       for (unsigned d = 1; d < 32; d <<= 1) {
-        ACC_T y = NAME(shfl_up)(v, d);
-        if (lane >= d)
-          v = NAME(op)(y, v);
+#pragma unroll
+        for (int j = 0; j < AX_ITEMS; j++) {
+          if (j < groups) {
+            ACC_T y = NAME(shfl_up)(v[j], d);
+            if (lane >= d)
+              v[j] = NAME(op)(y, v[j]);
+          }
+        }
       }
-      const ACC_T incl = NAME(op)(carry, v);
-      if (p.exclusive) {
-        ACC_T e = NAME(shfl_up)(incl, 1);
-        if (lane == 0)
-          e = base == 0 && !p.has_init ? NAME(api_identity)() : carry;
-        if (valid)
-          out[i * p.so] = e;
-      } else if (valid) {
-        out[i * p.so] = incl;
+#pragma unroll
+      for (int j = 0; j < AX_ITEMS; j++) {
+        if (j >= groups)
+          break;
+        const int64_t i = base + j * 32 + lane;
+        const bool valid = i < p.len;
+        const ACC_T incl = NAME(op)(carry, v[j]);
+        if (p.exclusive) {
+          ACC_T e = NAME(shfl_up)(incl, 1);
+          if (lane == 0)
+            e = base == 0 && j == 0 && !p.has_init ? NAME(api_identity)() : carry;
+          if (valid)
+            out[i * p.so] = e;
+        } else if (valid) {
+          out[i * p.so] = incl;
+        }
+        carry = NAME(shfl)(incl, 31);
       }
-      carry = NAME(shfl)(incl, 31);
     }
   }
 }
@@ -124,7 +145,7 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_scan_kernel)(c
   ACC_T *out = (ACC_T *)p.out + oo;
   ACC_T acc = p.nchunks > 1 ? ((const ACC_T *)p.agg)[k * p.nlines + c] : NAME(ax_start)(&p);
   int64_t r = r0;
-  if (p.exclusive && k == 0 && !p.has_init) { /* the API's identity first */
+  if (p.exclusive && k == 0 && !p.has_init && !p.carries) { /* the API's identity first */
     ACC_T x = (ACC_T)in[0];
     out[0] = NAME(api_identity)();
     acc = NAME(op)(acc, x);
@@ -157,8 +178,8 @@ static dim3 NAME(ax_side_grid)(const pscan__cuda_axis_params *p, uint64_t chunks
 }
 
 static int NAME(ax_launch_side_reduce)(const pscan__cuda_axis_params *p, void *stream) {
-  /* the last chunk's reduction is never needed */
-  NAME(ax_side_reduce_kernel)<<<NAME(ax_side_grid)(p, p->nchunks - 1), AX_THREADS, 0,
+  /* the last chunk's reduction is needed only by a scan of the carries */
+  NAME(ax_side_reduce_kernel)<<<NAME(ax_side_grid)(p, p->nchunks - !p->reduce_last), AX_THREADS, 0,
                                 (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
@@ -173,6 +194,7 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
 }
 
 #undef AX_THREADS
+#undef AX_ITEMS
 #undef NAME
 #undef IN_T
 #undef ACC_T
