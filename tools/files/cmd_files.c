@@ -1,8 +1,8 @@
 /* The file subcommands of the pscan tool: `pscan scan` and one command per compaction operation
  * (select, select-flagged, partition, unique, rle, reduce-by-key, scan-by-key). Each is a table
  * entry (file_cmd.h) plus a run function that makes one library call; parsing, loading, the
- * context and the atomic writing of the outputs are shared (file_cmd.c). docs/CLI.md is the
- * user's guide. */
+ * context and the atomic writing of the outputs are shared (file_args.c, file_cmd.c). docs/CLI.md
+ * is the user's guide. */
 #include "commands.h"
 #include "file_cmd.h"
 #include "lists.h"

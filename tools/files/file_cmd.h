@@ -1,6 +1,7 @@
 /* The machinery shared by the file subcommands (scan, select, ..., scan-by-key; cmd_files.c):
  * one option parser and one --help generator driven by a table of options, and one driver that
- * loads the inputs, makes the context, runs the command and writes its outputs atomically. */
+ * loads the inputs, makes the context, runs the command and writes its outputs atomically
+ * (file_args.c parses, file_cmd.c drives). */
 #ifndef PSCAN_TOOL_FILE_CMD_H
 #define PSCAN_TOOL_FILE_CMD_H
 
