@@ -9,9 +9,10 @@ Errors: pscan.Error and its subclasses (also ValueError, TypeError, MemoryError,
 """
 
 from . import _core
-from ._api import (Context, Op, cummax, cummin, cumprod, cumsum, partition, reduce_by_key,
-                   run_length_encode, scan, scan_by_key, segmented_scan, select, select_flagged,
-                   unique_consecutive)
+from ._api import (Context, Op, cummax, cummin, cumprod, cumsum, scan, scan_by_key,
+                   segmented_scan)
+from ._compact import (partition, reduce_by_key, run_length_encode, select, select_flagged,
+                       unique_consecutive)
 from ._errors import (DeviceError, DTypeError, Error, InternalError, InvalidArgumentError,
                       NoDeviceError, OutOfMemoryError, OverlapError, SizeOverflowError,
                       UnsupportedError, WrongMemoryError)

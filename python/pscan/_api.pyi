@@ -1,5 +1,5 @@
-# Type stubs for the pscan functions (see the docstrings in _api.py).
-from typing import Any, Literal, Optional, Sequence, Tuple, TypeVar, Union
+# Type stubs for the contexts, scans and user operators (see the docstrings in _api.py).
+from typing import Any, Literal, Optional, Sequence, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -62,17 +62,3 @@ def segmented_scan(x: Array, offsets: Union[Array, Sequence[int]], op: OpName = 
 def scan_by_key(keys: Array, x: Array, op: OpName = "sum", exclusive: bool = False,
                 init: Any = None, *, out: Optional[Array] = None, ctx: Optional[Context] = None,
                 stream: Optional[Stream] = None) -> Array: ...
-def select(x: Array, pred_or_cmp: Union[Cmp, Op], value: Any = None, *,
-           ctx: Optional[Context] = None, stream: Optional[Stream] = None) -> Array: ...
-def partition(x: Array, pred_or_cmp: Union[Cmp, Op], value: Any = None, *,
-              ctx: Optional[Context] = None,
-              stream: Optional[Stream] = None) -> Tuple[Array, int]: ...
-def select_flagged(x: Array, flags: Union[Array, Sequence[int]], *,
-                   ctx: Optional[Context] = None, stream: Optional[Stream] = None) -> Array: ...
-def unique_consecutive(x: Array, *, ctx: Optional[Context] = None,
-                       stream: Optional[Stream] = None) -> Array: ...
-def run_length_encode(x: Array, *, ctx: Optional[Context] = None,
-                      stream: Optional[Stream] = None) -> Tuple[Array, Array]: ...
-def reduce_by_key(keys: Array, vals: Array, op: OpName = "sum", *,
-                  ctx: Optional[Context] = None,
-                  stream: Optional[Stream] = None) -> Tuple[Array, Array]: ...

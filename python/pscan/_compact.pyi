@@ -1,0 +1,19 @@
+# Type stubs for the compaction family (see the docstrings in _compact.py).
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from ._api import Array, Cmp, Context, Op, OpName, Stream
+
+def select(x: Array, pred_or_cmp: Union[Cmp, Op], value: Any = None, *,
+           ctx: Optional[Context] = None, stream: Optional[Stream] = None) -> Array: ...
+def partition(x: Array, pred_or_cmp: Union[Cmp, Op], value: Any = None, *,
+              ctx: Optional[Context] = None,
+              stream: Optional[Stream] = None) -> Tuple[Array, int]: ...
+def select_flagged(x: Array, flags: Union[Array, Sequence[int]], *,
+                   ctx: Optional[Context] = None, stream: Optional[Stream] = None) -> Array: ...
+def unique_consecutive(x: Array, *, ctx: Optional[Context] = None,
+                       stream: Optional[Stream] = None) -> Array: ...
+def run_length_encode(x: Array, *, ctx: Optional[Context] = None,
+                      stream: Optional[Stream] = None) -> Tuple[Array, Array]: ...
+def reduce_by_key(keys: Array, vals: Array, op: OpName = "sum", *,
+                  ctx: Optional[Context] = None,
+                  stream: Optional[Stream] = None) -> Tuple[Array, Array]: ...
