@@ -1,5 +1,6 @@
 # The kernel variants generated from the X-macro lists of src/lists.h (docs/ARCHITECTURE.md,
-# "Adding a dtype or an operator"): the CPU's list of scan pairs (src/cpu/gen/scan_pairs.h.in). The
+# "Adding a dtype or an operator"): the CUDA translation units, one per element type and family
+# (src/cuda/gen/*.cu.in), and the CPU's list of scan pairs (src/cpu/gen/scan_pairs.h.in). The
 # lists are read through the C preprocessor (cmake/lists_dump.c), so CMake sees what C sees.
 # configure_file rewrites a generated file only when its text changes: an edit of the list
 # recompiles only the units it changes.
@@ -30,6 +31,55 @@ macro(pscan_read_lists root)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     ${root}/src/lists.h ${PSCAN_VARIANTS_DIR}/lists_dump.c)
 endmacro()
+
+# For a value type of kind `kind`: in `out_stamps`, `stamp` included once per operator of
+# PSCAN_OPS that applies to the type (integer-only operators skip floats), with OP_E defined;
+# in `out_ops`, every operator in list order as X(op) (stamped) or N(op) (not offered), the
+# argument list of the launcher table that the family's table header reads.
+function(pscan_op_stamps kind stamp out_stamps out_ops)
+  set(stamps "")
+  set(ops "")
+  set(items ${PSCAN_LIST_OPS})
+  while(items)
+    list(POP_FRONT items op name int_only)
+    if(int_only AND kind STREQUAL "FLOAT")
+      string(APPEND ops " N(${op})")
+    else()
+      string(APPEND stamps "#define OP_E ${op}\n#include \"${stamp}\"\n#undef OP_E\n")
+      string(APPEND ops " X(${op})")
+    endif()
+  endwhile()
+  set(${out_stamps} "${stamps}" PARENT_SCOPE)
+  set(${out_ops} "${ops}" PARENT_SCOPE)
+endfunction()
+
+# The CUDA units of every element type: scan_<t>.cu (every pair with input type t, every
+# operator) and compact_<t>.cu (the keys kernel with t items, the by-key kernels with t values).
+# Appends their paths to `out_sources`.
+function(pscan_generate_cuda root outdir out_sources)
+  set(sources ${${out_sources}})
+  set(types ${PSCAN_LIST_TYPES})
+  while(types)
+    list(POP_FRONT types PSCAN_GEN_TYPE PSCAN_GEN_NAME kind)
+    set(PSCAN_GEN_PAIRS "")
+    set(pairs ${PSCAN_LIST_PAIRS})
+    while(pairs)
+      list(POP_FRONT pairs in out)
+      if(in STREQUAL PSCAN_GEN_TYPE)
+        pscan_op_stamps(${PSCAN_KIND_${out}} "cuda/stamp.cuh" stamps ops)
+        string(APPEND PSCAN_GEN_PAIRS "\n/* ${in} -> ${out} */\n"
+          "#define PAIR_IN ${in}\n#define PAIR_OUT ${out}\n${stamps}"
+          "#define PAIR_OPS(X, N)${ops}\n#include \"cuda/pair.cuh\"\n")
+      endif()
+    endwhile()
+    configure_file(${root}/src/cuda/gen/scan_type.cu.in ${outdir}/scan_${PSCAN_GEN_NAME}.cu @ONLY)
+    pscan_op_stamps(${kind} "cuda/by_key_stamp.cuh" PSCAN_GEN_BY_KEY_STAMPS PSCAN_GEN_BY_KEY_OPS)
+    configure_file(${root}/src/cuda/gen/compact_type.cu.in ${outdir}/compact_${PSCAN_GEN_NAME}.cu
+                   @ONLY)
+    list(APPEND sources ${outdir}/scan_${PSCAN_GEN_NAME}.cu ${outdir}/compact_${PSCAN_GEN_NAME}.cu)
+  endwhile()
+  set(${out_sources} ${sources} PARENT_SCOPE)
+endfunction()
 
 # The header cpu_scan_pairs.h: an include-template (PSCAN_PAIR_TEMPLATE) stamped once per pair of
 # PSCAN_SCAN_PAIRS; src/cpu/kernels.c stamps kernel_body.h with it.
