@@ -44,8 +44,8 @@ t=$build/tests
 # Longest first, so that nproc at a time finish together.
 tests=(
   "faults $t/test_faults"
-  "scan_matrix $t/test_scan_matrix"
-  "scan_matrix_scalar PSCAN_CPU_ISA=scalar $t/test_scan_matrix"
+  "scan_cpu $t/test_scan --backend cpu"
+  "scan_cpu_scalar PSCAN_CPU_ISA=scalar $t/test_scan --backend cpu"
   "float $t/test_float"
   "compact $t/test_compact"
   "custom $t/test_custom"

@@ -10,7 +10,8 @@
 # alternating with build-gpu's; $AB_ARGS: its args, several sets separated by ';'), [profile] (Nsight Compute on one launch each of
 # the i32 scan at 2^26, unique, reduce_by_key and select_if 50% at 2^25: where the warps stall;
 # $PROFILE picks some by name), [runs] (unique, run-length encoding, reduce_by_key at the run
-# lengths $RUNS, default 1,2,4,8,32,500). [sanitize] runs on $SANITIZE_TESTS (default: both suites).
+# lengths $RUNS, default 1,2,4,8,32,500). [sanitize] runs on $SANITIZE_TESTS (default: both suites:
+# scan_cuda, the scan suite tests/test_scan.c run with --backend cuda, and test_cuda_compact).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,15 @@ steps=${*:-build test sanitize perturb bench cpubench}
 has() { [[ " $steps " == *" $1 "* ]]; }
 status=0
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+# suite FOLDER NAME: sets cmd to the command of a GPU suite in that build folder. The scan suite
+# is one program for every backend (scan_cuda: test_scan --backend cuda; test_cuda_scan, its
+# former name, is accepted too); the others are named by their program.
+suite() {
+  case $2 in
+    scan_cuda | test_cuda_scan) cmd=("./$1/tests/test_scan" --backend cuda) ;;
+    *) cmd=("./$1/tests/$2") ;;
+  esac
+}
 
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
 # The device tool copies the working tree, but its .git can be older than the tree: pass
@@ -34,29 +44,24 @@ fi
 if has fastbuild; then
   log "build (GPU tests and benchmark)"
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/build.log" 2>&1 &&
-    cmake --build build-gpu -j "$(nproc)" --target pscan_gpu_bench test_cuda_scan test_cuda_compact \
+    cmake --build build-gpu -j "$(nproc)" --target pscan_gpu_bench test_scan test_cuda_compact \
       >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
 fi
 if has quicktest; then
-  for test in test_cuda_scan test_cuda_compact; do
+  for test in scan_cuda test_cuda_compact; do
     log "$test (PSCAN_TEST_QUICK=1)"
-    PSCAN_TEST_QUICK=1 "./build-gpu/tests/$test" >"$OUT/quick-$test.log" 2>&1 || status=1
+    suite build-gpu "$test"
+    PSCAN_TEST_QUICK=1 "${cmd[@]}" >"$OUT/quick-$test.log" 2>&1 || status=1
     tail -2 "$OUT/quick-$test.log" | tee -a "$OUT/summary.txt"
   done
-  # Without programmatic dependent launch (GPUs before sm_90): small grids launch cooperatively.
-  log "test_cuda_scan (PSCAN_TEST_QUICK=1, PSCAN_CUDA_PDL=0: cooperative small grids)"
-  PSCAN_TEST_QUICK=1 PSCAN_CUDA_PDL=0 ./build-gpu/tests/test_cuda_scan >"$OUT/quick-test_cuda_scan-nopdl.log" 2>&1 || status=1
-  tail -1 "$OUT/quick-test_cuda_scan-nopdl.log" | tee -a "$OUT/summary.txt"
-  # The selections through the generic keys kernel (item stores), the A/B knob's path.
-  log "test_cuda_compact (PSCAN_TEST_QUICK=1, PSCAN_CUDA_DENSE_STORES=0)"
-  PSCAN_TEST_QUICK=1 PSCAN_CUDA_DENSE_STORES=0 ./build-gpu/tests/test_cuda_compact \
-    >"$OUT/quick-test_cuda_compact-items.log" 2>&1 || status=1
-  tail -1 "$OUT/quick-test_cuda_compact-items.log" | tee -a "$OUT/summary.txt"
-  # select_if/select_flagged in look-back mode through keys_kernel_select (the A/B knob's path).
-  log "test_cuda_compact (PSCAN_TEST_QUICK=1, PSCAN_CUDA_SELECT_LBW=0)"
-  PSCAN_TEST_QUICK=1 PSCAN_CUDA_SELECT_LBW=0 ./build-gpu/tests/test_cuda_compact \
-    >"$OUT/quick-test_cuda_compact-nolbw.log" 2>&1 || status=1
-  tail -1 "$OUT/quick-test_cuda_compact-nolbw.log" | tee -a "$OUT/summary.txt"
+  # Without programmatic dependent launch (GPUs before sm_90, or PSCAN_CUDA_PDL=0): plain
+  # launches, and small scan grids launch cooperatively.
+  for test in scan_cuda test_cuda_compact; do
+    log "$test (PSCAN_TEST_QUICK=1, PSCAN_CUDA_PDL=0: no PDL, cooperative small grids)"
+    suite build-gpu "$test"
+    PSCAN_TEST_QUICK=1 PSCAN_CUDA_PDL=0 "${cmd[@]}" >"$OUT/quick-$test-nopdl.log" 2>&1 || status=1
+    tail -1 "$OUT/quick-$test-nopdl.log" | tee -a "$OUT/summary.txt"
+  done
 fi
 if has compacttest; then
   log "test_cuda_compact (full matrix, 2^24 stress)"
@@ -76,7 +81,7 @@ fi
 if has ab; then
   # Side "ab": a second build with $AB_FLAGS, or of the source tree $AB_TREE (e.g. a worktree of
   # the commit before a change, carried to the device), or, when neither is set, build-gpu's binary
-  # run with the environment $AB_ENV (e.g. AB_ENV=PSCAN_CUDA_STAGGER_NS=0 for a runtime knob).
+  # run with the environment $AB_ENV (e.g. AB_ENV=PSCAN_CUDA_PDL=0).
   log "A/B: ${AB_FLAGS:+build-ab with $AB_FLAGS}${AB_TREE:+build-ab of $AB_TREE}${AB_ENV:+env $AB_ENV}; pscan_gpu_bench ${AB_ARGS:-}"
   ab_bin=./build-gpu/pscan_gpu_bench
   if [[ -n ${AB_FLAGS:-}${AB_TREE:-} ]]; then
@@ -143,15 +148,17 @@ if has test; then
 fi
 if has big; then
   log "n > 2^32"
-  PSCAN_TEST_BIG=1 ./build-gpu/tests/test_cuda_scan 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
+  suite build-gpu scan_cuda
+  PSCAN_TEST_BIG=1 "${cmd[@]}" 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
   PSCAN_TEST_BIG=1 ./build-gpu/tests/test_cuda_compact 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
 fi
 if has sanitize; then
-  for test in ${SANITIZE_TESTS:-test_cuda_scan test_cuda_compact}; do
+  for test in ${SANITIZE_TESTS:-scan_cuda test_cuda_compact}; do
     for tool in memcheck racecheck synccheck; do
       log "compute-sanitizer $tool $test (reduced matrix)"
+      suite build-gpu "$test"
       PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-        "./build-gpu/tests/$test" >"$OUT/sanitize-$test-$tool.log" 2>&1
+        "${cmd[@]}" >"$OUT/sanitize-$test-$tool.log" 2>&1
       rc=$?
       tail -2 "$OUT/sanitize-$test-$tool.log" | tee -a "$OUT/summary.txt"
       [ $rc -eq 0 ] || { status=1; log "$tool exit $rc"; }
@@ -164,9 +171,10 @@ if has perturb; then
   log "perturbed scheduling (PSCAN_CUDA_PERTURB build)"
   { cmake -S . -B build-perturb -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_CUDA_PERTURB=ON \
       -DPSCAN_BUILD_TOOLS=OFF && cmake --build build-perturb -j "$(nproc)" \
-      --target test_cuda_scan test_cuda_compact; } >"$OUT/perturb-build.log" 2>&1 || { status=1; log "PERTURB BUILD FAILED"; }
-  for test in test_cuda_scan test_cuda_compact; do
-    PSCAN_TEST_QUICK=1 timeout 600 "./build-perturb/tests/$test" >"$OUT/perturb-$test.log" 2>&1 || status=1
+      --target test_scan test_cuda_compact; } >"$OUT/perturb-build.log" 2>&1 || { status=1; log "PERTURB BUILD FAILED"; }
+  for test in scan_cuda test_cuda_compact; do
+    suite build-perturb "$test"
+    PSCAN_TEST_QUICK=1 timeout 600 "${cmd[@]}" >"$OUT/perturb-$test.log" 2>&1 || status=1
     tail -1 "$OUT/perturb-$test.log" | tee -a "$OUT/summary.txt"
   done
 fi

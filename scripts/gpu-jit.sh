@@ -48,7 +48,7 @@ if has test; then
   run_test test_cuda_user_op ./$B/tests/test_cuda_user_op
   run_test test_cuda_user_op_api ./$B/tests/test_cuda_user_op_api
   # The built-in suites still pass with the shared device headers' NVRTC guards.
-  PSCAN_TEST_QUICK=1 run_test test_cuda_scan_quick ./$B/tests/test_cuda_scan
+  PSCAN_TEST_QUICK=1 run_test scan_cuda_quick ./$B/tests/test_scan --backend cuda
 fi
 
 if has sanitize; then

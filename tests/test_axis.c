@@ -335,6 +335,7 @@ static void test_regimes(uint64_t seed) {
       {2, 70000, 3},   /* side by side, row chunks */
       {2, 1025, 1100}, /* side by side, two column chunks */
       {2, 1000, 33},   /* many short lines (axis 1) / side (axis 0) */
+      {2, 6000, 40},   /* side by side, 188 chunks (CUDA: one pass, look-back along the axis) */
       {2, 3, 70001},   /* few long lines (axis 1) */
       {2, 1, 65537},   /* one line */
       {2, 65537, 1},   /* one line along axis 0 */
@@ -400,10 +401,11 @@ static void test_lengths(uint64_t seed) {
       }
 }
 
-/* Every (in, out) pair x op x inclusive/exclusive x init x reverse, on three regimes. */
+/* Every (in, out) pair x op x inclusive/exclusive x init x reverse, on four regimes (side by
+   side with 17 and with 40 columns, short lines, long lines), the shape varying with the case. */
 static void test_types(uint64_t seed) {
   test_rng r = test_fork(seed, 3);
-  static const int64_t shapes[][3] = {{300, 17, 0}, {17, 300, 1}, {2, 70001, 1}};
+  static const int64_t shapes[][3] = {{300, 17, 0}, {17, 300, 1}, {2, 70001, 1}, {300, 40, 0}};
   for (int in = 0; in < REF_NTYPES; in++)
     for (int out = 0; out < REF_NTYPES; out++) {
       if (!ref_pair_valid((pscan_dtype)in, (pscan_dtype)out))
@@ -412,7 +414,7 @@ static void test_types(uint64_t seed) {
         if (!ref_op_valid((pscan_dtype)in, (pscan_op)op))
           continue;
         for (int mode = 0; mode < 8; mode++) {
-          const int64_t *sh = shapes[mode % 3];
+          const int64_t *sh = shapes[(mode + op + in + out) % 4];
           spec s = spec2(sh[0], sh[1], (int)sh[2], (pscan_dtype)in, (pscan_op)op);
           s.out_type = (pscan_dtype)out;
           s.exclusive = mode & 1, s.use_init = (mode >> 1) & 1, s.reverse = (mode >> 2) & 1;

@@ -8,7 +8,7 @@
  * right result or answer PSCAN_ERR_OUT_OF_MEMORY with a one-line pscan_last_error and its outputs
  * still poisoned; the same call, repeated with no fault, must then succeed and be right (the
  * context is still usable). Leaks show under ASan/LSan and valgrind. The expected results come
- * from the same calls on a one-thread SEQUENTIAL context, which test_scan_matrix, test_custom and
+ * from the same calls on a one-thread SEQUENTIAL context, which test_scan, test_custom and
  * test_compact check against independent references. */
 #include "../src/internal.h" /* pscan__fault_arm, pscan__fault_disarm */
 #include "test.h"

@@ -3,8 +3,8 @@
  * `pscan COMMAND [OPTIONS]`, one entry per command in the table below; each command parses its
  * own options and has its own --help. Without a command, pscan runs the main job: the self-check,
  * then the quick benchmark. The file commands (scan, select, ..., scan-by-key) are cmd_files.c. */
-#include "cli.h"
 #include "commands.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* `pscan selfcheck`: every CPU algorithm against simple loops written here, on a few types and
  * operators, sizes and thread counts. It is a smoke test that the installed library works on this
  * machine, not the test suite (that is tests/, run by ctest). */
-#include "cli.h"
 #include "commands.h"
-#include "sysinfo.h"
+#include "cli/cli.h"
+#include "cli/sysinfo.h"
 
 #include <stdbool.h>
 #include <stdint.h>

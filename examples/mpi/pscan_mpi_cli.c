@@ -7,11 +7,11 @@
  * scans them as one shard, and writes each part's slice of the result to OUT_DIR/part-XXXX.npy
  * (written beside the final name and renamed into place only when the whole call succeeded on
  * every rank). --dtype: the accumulation and output type (a wider type of the same kind).
- * Files are read and written through the pscan tool's array layer (tools/array_io.c, npy.c).
+ * Files are read and written through the pscan tool's array layer (tools/io/array_io.c, npy.c).
  * Exit status: 0 done, 1 a failure (on any rank: every rank says so), 2 a wrong command line. */
 #define _POSIX_C_SOURCE 200809L
-#include "array_io.h"
-#include "cli.h"
+#include "io/array_io.h"
+#include "cli/cli.h"
 #include "pscan_mpi.h"
 
 #include <stdio.h>

@@ -1,10 +1,13 @@
 /* The CUDA backend's scans along an axis and by segments: the choice of kernels (axis_stamp.cuh)
  * over the views' normal form (../axis_norm.h).
  *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
- *    line, so a warp's loads of a row coalesce; the axis is cut into chunks until there are
- *    enough threads for the GPU, joined by a reduce / carry / scan sequence (~3n data movement);
+ *    line, so a warp's loads of a row coalesce. With enough lines for the GPU, one pass down the
+ *    axis; else the axis is cut into chunks: from 2048 lines, one pass with a decoupled
+ *    look-back along the axis (2n data movement); below, a reduce / carry / scan sequence (~3n),
+ *    its carries scanned recursively when there are many chunks;
  *  - few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
- *  - any other lines (many short ones, strided or reversed ones): one warp per line.
+ *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
+ *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
  * host would cost more than the scan), then each element gets its segment's index as a u32 key
@@ -30,7 +33,19 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
       return pscan__cuda_axis_fail((ctx), e_, (what)); \
   } while (0)
 
-enum { AX_LONG_LINE = 1 << 16, AX_FEW_LINES = 64, AX_MAX_CHUNKS = 65535 };
+enum {
+  AX_LONG_LINE = 1 << 16, /* lines this long, when few, scan flat one after another */
+  AX_FEW_LINES = 64,
+  AX_VERY_LONG_LINE = 1 << 20, /* a flat scan of this many items hides its launch latency */
+  AX_MANY_LINES = 4096,        /* enough warps (one per line) to keep the GPU streaming */
+  AX_MAX_CHUNKS = 65535,
+  AX_SERIAL_CARRIES = 64, /* up to this many chunks a thread carries serially along its line */
+  AX_CARRY_ROWS = 32,     /* rows per chunk in the scans of the carries */
+  /* Side by side in one pass from this many columns: its look-back costs ~80 ns per chunk in
+     series along the axis (docs/PERFORMANCE.md, "Axis scans on the GPU"), hidden only when
+     each chunk row carries ~0.5 MB (2048 columns) */
+  AX_LB_MIN_LINES = 2048
+};
 
 static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
   cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 1, (cudaStream_t)stream);
@@ -55,11 +70,41 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
     memcpy(&p->init, c->init, c->out_size);
 }
 
+/* Lines side by side in one pass (side_lb): one allocation holds the tile counter, the flags and
+   the chunks' reductions and inclusive prefixes. */
+static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
+                                pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
+  const uint64_t rows = PSCAN__AXIS_LB_ROWS(acc_size), ncb = (p->nlines + 255) / 256;
+  p->rows = (int64_t)rows;
+  p->nchunks = ((uint64_t)p->len + rows - 1) / rows;
+  if (p->nchunks * ncb > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
+  const size_t flag_bytes = (8 + p->nchunks * ncb * sizeof(unsigned) + 15) / 16 * 16;
+  char *buf = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, flag_bytes + 2 * p->nchunks * p->nlines * acc_size,
+                            (void **)&buf));
+  p->lb_counter = (unsigned long long *)buf;
+  p->lb_flags = (unsigned *)(buf + 8);
+  p->agg = buf + flag_bytes;
+  int e = k->side_lb(p, stream);
+  cudaFreeAsync(buf, (cudaStream_t)stream);
+  AX_CHECK(ctx, e, "axis scan (side by side, one pass)");
+  return PSCAN_OK;
+}
+
+/* Lines side by side, the axis cut into chunks: reduce each chunk, turn the reductions into
+   exclusive prefixes, scan each chunk from its prefix (~3n data movement). Turning nchunks
+   reductions into prefixes is itself a scan along the axis of an (nchunks x nlines) array: up to
+   AX_SERIAL_CARRIES chunks one thread per line does it serially; beyond, this function scans
+   them recursively (chunks of AX_CARRY_ROWS rows, so each level is ~32x shorter), so that a
+   few long lines (e.g. 64 columns of 2^20 rows: 8448 chunks) never wait on a serial chain. */
 static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
-                             pscan__cuda_axis_params *p, size_t acc_size, void *stream,
-                             unsigned sm_count) {
+                             pscan__cuda_axis_params *p, int acc_type, int op, size_t acc_size,
+                             void *stream, unsigned sm_count) {
   /* enough threads for two full waves (2048 resident threads per multiprocessor) */
   uint64_t want = (uint64_t)sm_count * 2048 * 2, chunks = (want + p->nlines - 1) / p->nlines;
+  if (p->carries && chunks > ((uint64_t)p->len + AX_CARRY_ROWS - 1) / AX_CARRY_ROWS)
+    chunks = ((uint64_t)p->len + AX_CARRY_ROWS - 1) / AX_CARRY_ROWS;
   if (chunks > (uint64_t)p->len)
     chunks = (uint64_t)p->len;
   if (chunks > AX_MAX_CHUNKS)
@@ -74,13 +119,28 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");
     return PSCAN_OK;
   }
+  if (!p->carries && p->nlines >= AX_LB_MIN_LINES)
+    return run_side_lb(ctx, k, p, acc_size, stream);
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
+  const pscan__cuda_axis_kernels *kc =
+      p->nchunks > AX_SERIAL_CARRIES ? pscan__cuda_axis_kernels_for(acc_type, acc_type, op) : NULL;
+  pscan_status s = PSCAN_OK;
+  p->reduce_last = kc != NULL;
   int e = k->side_reduce(p, stream);
-  if (e == 0)
+  if (e == 0 && kc) {
+    pscan__cuda_axis_params q = {.in = p->agg, .out = p->agg, .len = (int64_t)p->nchunks,
+                                 .si = (int64_t)p->nlines, .so = (int64_t)p->nlines, .nb = 1,
+                                 .blen = {(int64_t)p->nlines}, .bis = {1}, .bos = {1},
+                                 .nlines = p->nlines, .exclusive = 1, .has_init = p->has_init,
+                                 .init = p->init, .carries = 1};
+    s = run_side(ctx, kc, &q, acc_type, op, acc_size, stream, sm_count);
+  } else if (e == 0) {
     e = k->side_carry(p, stream);
-  if (e == 0)
+  }
+  if (e == 0 && s == PSCAN_OK)
     e = k->side_scan(p, stream);
   cudaFreeAsync(p->agg, (cudaStream_t)stream);
+  PSCAN__CHECK(s);
   AX_CHECK(ctx, e, "axis scan (side by side, in chunks)");
   return PSCAN_OK;
 }
@@ -196,8 +256,10 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))
-    return run_side(ctx, k, &p, c->out_size, stream, sm_count);
-  if (v.si == 1 && v.so == 1 && v.len >= AX_LONG_LINE && v.nlines < AX_FEW_LINES)
+    return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->out_size, stream, sm_count);
+  if (v.si == 1 && v.so == 1 &&
+      ((v.len >= AX_LONG_LINE && v.nlines <= AX_FEW_LINES) ||
+       (v.len >= AX_VERY_LONG_LINE && v.nlines < AX_MANY_LINES)))
     return run_flat_lines(ctx, c, &v);
   uint64_t warps_per_block = 8, grid = (v.nlines + warps_per_block - 1) / warps_per_block,
            cap = (uint64_t)(sm_count ? sm_count : 1) * 64;

@@ -28,7 +28,18 @@ typedef struct pscan__cuda_axis_params {
   int64_t rows;
   uint64_t nchunks;
   void *agg;
+  /* reduce_last: side_reduce also reduces the last chunk (for a scan of the carries);
+     carries: this is such a scan (axis_host.c, run_side), whose exclusive start without init
+     is the internal identity, not the API's. */
+  int reduce_last, carries;
+  /* side_lb: the tile counter and one flag per tile (zeroed by the launcher); agg then holds
+     the chunks' reductions and, after them, their inclusive prefixes (2 x nchunks x nlines). */
+  unsigned long long *lb_counter;
+  unsigned *lb_flags;
 } pscan__cuda_axis_params;
+
+/* Rows per chunk of side_lb, by the accumulator's size (its rows are held in registers). */
+#define PSCAN__AXIS_LB_ROWS(acc_size) ((acc_size) <= 4 ? 32 : 16)
 
 /* Launchers of one (input type, accumulation type, op); each returns a cudaError_t as int.
    lines: one warp per line, any strides (Kogge-Stone across the warp, 32 elements a step).
@@ -41,6 +52,9 @@ typedef struct pscan__cuda_axis_kernels {
   int (*side_reduce)(const pscan__cuda_axis_params *p, void *stream);
   int (*side_carry)(const pscan__cuda_axis_params *p, void *stream);
   int (*side_scan)(const pscan__cuda_axis_params *p, void *stream);
+  /* Lines side by side in one pass (decoupled look-back along the axis), nchunks chunks of
+     PSCAN__AXIS_LB_ROWS rows. */
+  int (*side_lb)(const pscan__cuda_axis_params *p, void *stream);
 } pscan__cuda_axis_kernels;
 
 /* NULL when (in, acc, op) is not offered. */

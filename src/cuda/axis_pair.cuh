@@ -29,7 +29,8 @@
   {PSCAN__NAME5(ax_launch_lines, PAIR_IN, PAIR_OUT, OPX),                                        \
    PSCAN__NAME5(ax_launch_side_reduce, PAIR_IN, PAIR_OUT, OPX),                                  \
    PSCAN__NAME5(ax_launch_side_carry, PAIR_IN, PAIR_OUT, OPX),                                   \
-   PSCAN__NAME5(ax_launch_side_scan, PAIR_IN, PAIR_OUT, OPX)},
+   PSCAN__NAME5(ax_launch_side_scan, PAIR_IN, PAIR_OUT, OPX),                                   \
+   PSCAN__NAME5(ax_launch_side_lb, PAIR_IN, PAIR_OUT, OPX)},
 
 static const pscan__cuda_axis_kernels PSCAN__NAME5(pscan__cuda_axis, PAIR_IN, PAIR_OUT,
                                                    table)[PSCAN_OP_COUNT] = {

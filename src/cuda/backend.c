@@ -44,9 +44,6 @@ typedef struct cuda_state {
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
-  bool small_tiles;               /* small inputs scan in small tiles (use_small_tiles) */
-  bool dense_stores;              /* selections store kept items 16 bytes at a time */
-  bool select_lbw;                /* selections by the look-back-warp kernel (compact_select.cuh) */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
@@ -108,9 +105,8 @@ static pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
    its launch overlaps that kernel's run
    (common.cuh: pscan__wait_for_predecessor; docs/PERFORMANCE.md, "Cooperative launch and
    programmatic dependent launch").
-   PSCAN_CUDA_COOPERATIVE=0/1, PSCAN_CUDA_STAGGER_NS=N, PSCAN_CUDA_SMALL_TILES=0,
-   PSCAN_CUDA_DENSE_STORES=0, PSCAN_CUDA_SELECT_LBW=0 and PSCAN_CUDA_PDL=0 change them (for
-   measurements). */
+   PSCAN_CUDA_PDL=0 turns PDL off (for kernels of the caller's that read pscan's output without
+   waiting, and for the tests, which reach the cooperative launches on sm_90 that way). */
 static void configure_launches(cuda_state *st) {
   int coop = 0, sms = 0, major = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) != cudaSuccess ||
@@ -120,22 +116,14 @@ static void configure_launches(cuda_state *st) {
     cudaGetLastError();
     return; /* neither */
   }
-  const char *no_coop = getenv("PSCAN_CUDA_COOPERATIVE"), *stagger = getenv("PSCAN_CUDA_STAGGER_NS");
   const char *pdl = getenv("PSCAN_CUDA_PDL");
   st->pdl = major >= 9 && !(pdl && strcmp(pdl, "0") == 0);
-  const char *small = getenv("PSCAN_CUDA_SMALL_TILES");
-  st->small_tiles = !(small && strcmp(small, "0") == 0);
-  const char *dense = getenv("PSCAN_CUDA_DENSE_STORES");
-  st->dense_stores = !(dense && strcmp(dense, "0") == 0);
-  const char *lbw = getenv("PSCAN_CUDA_SELECT_LBW");
-  st->select_lbw = !(lbw && strcmp(lbw, "0") == 0);
   /* With programmatic dependent launch a plain launch overlaps the previous kernel and a
      cooperative one does not: back to back, the plain launch measured 0.2-0.6 us faster a call at
      2^14-2^18 (docs/PERFORMANCE.md, "Cooperative launch and programmatic dependent launch"),
-     so cooperative launches are for GPUs without it (or when asked). */
-  bool want_coop = no_coop ? strcmp(no_coop, "0") != 0 : !st->pdl;
-  st->coop_tiles = coop && want_coop ? (uint64_t)sms : 0;
-  st->stagger_ns = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 2000u;
+     so cooperative launches are for GPUs without it. */
+  st->coop_tiles = coop && !st->pdl ? (uint64_t)sms : 0;
+  st->stagger_ns = 2000u; /* docs/PERFORMANCE.md, "Staggered first wave" */
   st->sm_count = (unsigned)sms;
 }
 
@@ -466,7 +454,7 @@ static pscan_status scan_level(pscan_ctx *ctx, const plan *pl, const pscan__cuda
 static bool use_small_tiles(const cuda_state *st, const pscan_ctx *ctx,
                             const pscan__cuda_kernels *k, uint64_t n) {
   const int64_t algo = ctx->params[PSCAN_PARAM_ALGO];
-  return st->small_tiles && k->scan_small &&
+  return k->scan_small &&
          ctx->params[PSCAN_PARAM_BLOCK_ALGO] == PSCAN_BLOCK_AUTO &&
          (algo == PSCAN_ALGO_AUTO || algo == PSCAN_ALGO_DECOUPLED_LOOKBACK) &&
          (n + k->small_tile_items - 1) / k->small_tile_items <= st->sm_count;
@@ -625,8 +613,6 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   if (c->init)
     memcpy(&p.init, c->init, c->val_size);
   p.keys_vector_io = (uintptr_t)c->in % 16 == 0;
-  p.dense_stores = st->dense_stores;
-  p.select_lbw = st->select_lbw;
   p.vals_vector_io = (uintptr_t)c->vals_in % 16 == 0 && (uintptr_t)c->vals_out % 16 == 0;
   p.in = c->in;
   p.flags = c->flags;

@@ -15,9 +15,7 @@
 
 enum { NAME(RBK_SPARSE) = PSCAN__THREADS };
 /* Blocks per multiprocessor the kernel is built for (its register bound). */
-#ifndef PSCAN__RBK_MIN_BLOCKS
 #define PSCAN__RBK_MIN_BLOCKS 4
-#endif
 
 typedef struct NAME(rbk_slot) {
   unsigned long long tile; /* PSCAN__LBW_STOP: no more tiles */

@@ -386,17 +386,13 @@ __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_
                     NULL);
 }
 
-/* 0: reduce_by_key always runs in by_key_kernel (A/B builds). */
-#ifndef PSCAN__BY_KEY_LOOKBACK_WARP
-#define PSCAN__BY_KEY_LOOKBACK_WARP 1
-#endif
 #include "by_key_heads.cuh"
 
 /* reduce_by_key in look-back mode, unless deterministic: rbk_kernel (by_key_heads.cuh). */
 static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                                uint64_t *taken) {
   if (p->kind == PSCAN__COMPACT_REDUCE_BY_KEY && p->lb.mode == PSCAN__MODE_LOOKBACK &&
-      !p->lb.deterministic && PSCAN__BY_KEY_LOOKBACK_WARP)
+      !p->lb.deterministic)
     return NAME(launch_rbk)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));

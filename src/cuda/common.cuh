@@ -19,16 +19,12 @@
 #define PSCAN__NAME5(f, a, b, c) PSCAN__NAME5_(f, a, b, c)
 
 #define PSCAN__THREADS 256
-/* Tuning knobs (docs/PERFORMANCE.md, "Knobs: environment variables and compile-time switches"):
-   bytes of a tile per thread; the register bound
-   (PSCAN__MIN_BLOCKS) is in launch.h, which the host code reads too. */
-#ifndef PSCAN__THREAD_BYTES
+/* Measured constants (docs/PERFORMANCE.md, "Knobs: environment variables and compile-time
+   switches", which records the values that lost): bytes of a tile per thread; the register
+   bound (PSCAN__MIN_BLOCKS) is in launch.h, which the host code reads too. */
 #define PSCAN__THREAD_BYTES 128
-#endif
 /* ... and of a small tile (stamp.cuh), at least 16. */
-#ifndef PSCAN__SMALL_THREAD_BYTES
 #define PSCAN__SMALL_THREAD_BYTES 32
-#endif
 #define PSCAN__WARPS (PSCAN__THREADS / 32)
 #define PSCAN__FULL_MASK 0xffffffffu
 
@@ -70,18 +66,9 @@ static __device__ __forceinline__ void pscan__ld_word128(const void *p, unsigned
   *epoch = e;
 }
 
-/* 16-byte stores of output that is not read again by the kernel: evict-first in L2 (st.global.cs).
-   PSCAN__STREAM_STORES=0 makes them plain stores (A/B builds). */
-#ifndef PSCAN__STREAM_STORES
-#define PSCAN__STREAM_STORES 1
-#endif
-static __device__ __forceinline__ void pscan__st_stream16(uint4 *dst, uint4 v) {
-#if PSCAN__STREAM_STORES
-  __stcs(dst, v);
-#else
-  *dst = v;
-#endif
-}
+/* 16-byte stores of output that is not read again by the kernel: evict-first in L2 (st.global.cs;
+   docs/PERFORMANCE.md, "Streaming stores on the GPU"). */
+static __device__ __forceinline__ void pscan__st_stream16(uint4 *dst, uint4 v) { __stcs(dst, v); }
 
 /* Asynchronous 16-byte global -> shared copies (Ampere+ cp.async), grouped by commit. */
 static __device__ __forceinline__ void pscan__cp_async16(void *smem, const void *gmem) {
@@ -205,20 +192,11 @@ static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
 }
 #endif
 
-/* A/B builds only: 1 keeps the ordered look-back in every scan kernel (stamp.cuh). */
-#ifndef PSCAN__LOOKBACK_ORDERED_ALWAYS
-#define PSCAN__LOOKBACK_ORDERED_ALWAYS 0
-#endif
-
 /* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
    they wait for: a wait sleeps PSCAN__BACKOFF_FIRST_NS, then about twice as long each time, up
    to PSCAN__BACKOFF_MAX_NS. */
-#ifndef PSCAN__BACKOFF_FIRST_NS
 #define PSCAN__BACKOFF_FIRST_NS 8
-#endif
-#ifndef PSCAN__BACKOFF_MAX_NS
 #define PSCAN__BACKOFF_MAX_NS 256
-#endif
 static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {
   __nanosleep(*ns);
   *ns = *ns < PSCAN__BACKOFF_MAX_NS ? *ns * 2 + 8 : PSCAN__BACKOFF_MAX_NS;
@@ -227,7 +205,7 @@ static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {
 /* Stress builds only (cmake -DPSCAN_CUDA_PERTURB=ON): a tile sleeps a pseudo-random time, from
    nothing to ~20 us, before it publishes, so that tiles finish far out of order and look-backs
    find every mix of X, A and P. The decoupled look-back must stay correct and never deadlock
-   whatever the timing (tests/test_cuda_scan, tests/test_cuda_compact in that build). */
+   whatever the timing (test_scan --backend cuda and test_cuda_compact in that build). */
 static __device__ __forceinline__ void pscan__perturb(unsigned long long tile, unsigned salt) {
 #ifdef PSCAN__PERTURB
   unsigned h = (unsigned)(tile * 0x9E3779B97F4A7C15ull >> 32) ^ salt * 0x85EBCA6Bu;

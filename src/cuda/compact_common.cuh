@@ -168,9 +168,9 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
   return *slot;
 }
 
-/* The keys kernels (compact_tile.cuh), by what they are compiled for: every kind with item
-   stores (run heads outside look-back mode, and the PSCAN_CUDA_DENSE_STORES=0 A/B), or one kind
-   of selection with 16-byte stores. Each kernel compiles only its own gather: the register
+/* The keys kernels (compact_tile.cuh), by what they are compiled for: run heads (unique and
+   run-length encoding outside look-back mode) with item stores, or one kind of selection with
+   16-byte stores. Each kernel compiles only its own gather: the register
    allocation of one selection kernel is what decides its spills (docs/PERFORMANCE.md,
    "Selection kernels"). */
 enum { PSCAN__KEYS_ANY, PSCAN__KEYS_SELECT, PSCAN__KEYS_PARTITION };

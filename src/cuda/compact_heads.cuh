@@ -35,9 +35,7 @@
  * Synchronisation: the named barriers of compact_common.cuh (look-back warp kernels). */
 
 /* Blocks per multiprocessor the kernel is built for (its register bound). */
-#ifndef PSCAN__HEADS_MIN_BLOCKS
 #define PSCAN__HEADS_MIN_BLOCKS 4
-#endif
 
 typedef struct NAME(heads_slot) {
   unsigned long long tile; /* PSCAN__LBW_STOP: no more tiles */

@@ -31,9 +31,7 @@
 
 /* Blocks per multiprocessor the kernel is built for (its register bound, and its shared memory:
    NAME(SELECT_SMEM) bytes each). */
-#ifndef PSCAN__SELECT_MIN_BLOCKS
 #define PSCAN__SELECT_MIN_BLOCKS 4
-#endif
 
 enum {
   /* Shared memory per block: a multiprocessor's 228 KB, less 1 KB reserved per block, for four. */

@@ -31,24 +31,12 @@
  * look-back's wait before any write order the accesses. */
 
 #define T PSCAN__CAT(PSCAN__CTYPE_, KEY)
-/* 0 turns off the sparse gather (A/B builds). */
-#ifndef PSCAN__COMPACT_SPARSE
-#define PSCAN__COMPACT_SPARSE 1
-#endif
-/* 0: unique and run-length encoding run in keys_kernel, without a look-back warp (A/B builds). */
-#ifndef PSCAN__COMPACT_HEADS_WARP
-#define PSCAN__COMPACT_HEADS_WARP 1
-#endif
 /* Blocks per multiprocessor the keys kernels are built for (docs/PERFORMANCE.md,
    "Compaction tiles and the keys kernel"): five,
    but six for the partition kernel of 2- and 4-byte items (40 registers, 4 bytes of spills; six
    35 KB tiles fit). The select kernel at six spills 36 bytes (i32) and loses 6 points. */
-#ifndef PSCAN__COMPACT_MIN_BLOCKS
 #define PSCAN__COMPACT_MIN_BLOCKS 5
-#endif
-#ifndef PSCAN__PARTITION_MIN_BLOCKS
 #define PSCAN__PARTITION_MIN_BLOCKS 6
-#endif
 enum {
   NAME(BATCH) = 16, /* items per register batch */
   NAME(ITEMS) = sizeof(T) == 8 ? 16 : 32, /* per thread: at most 32 (one bit each in a mask) */
@@ -57,8 +45,8 @@ enum {
      that threads writing runs of consecutive ranks (a selection near 100%) hit distinct banks. */
   NAME(GPAD) = sizeof(T) > 4 ? sizeof(T) : 4,
   NAME(TILE_BYTES) = NAME(TILE) * sizeof(T) + NAME(GPAD) * (NAME(TILE) * sizeof(T) / 128),
-  /* A tile that keeps at most this many items (unique and run-length encoding with long runs,
-     sparse selections) gathers them into a buffer of their own, straight from the staged input:
+  /* A tile of keys_kernel that keeps at most this many items (unique and run-length encoding
+     with long runs) gathers them into a buffer of their own, straight from the staged input:
      no copy of every item into registers, no barrier before the gather. */
   NAME(SPARSE) = PSCAN__THREADS,
   NAME(PARTITION_BLOCKS) = sizeof(T) == 2 || sizeof(T) == 4 ? PSCAN__PARTITION_MIN_BLOCKS
@@ -226,8 +214,7 @@ static __device__ __forceinline__ unsigned NAME(keep_batch)(const pscan__cuda_co
       for (unsigned i = 0; i < BATCH && at + i < p->lb.n; i++)
         keep |= (f[i] != 0 ? 1u : 0u) << i;
     }
-  } else if (dense || p->kind == PSCAN__COMPACT_SELECT_IF ||
-             p->kind == PSCAN__COMPACT_PARTITION_IF) {
+  } else if (dense) { /* select_if, partition_if */
     T x;
     memcpy(&x, &p->value, sizeof x);
     keep = NAME(keep_where)(p->cmp, items, x);
@@ -326,8 +313,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
   const bool heads =
       !dense && (p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH);
   const bool rle = !dense && p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  const bool partition = variant == PSCAN__KEYS_PARTITION ||
-                         (variant == PSCAN__KEYS_ANY && p->kind == PSCAN__COMPACT_PARTITION_IF);
+  const bool partition = variant == PSCAN__KEYS_PARTITION;
   /* 1. Read the tile (and the item before it) once. */
   pscan__stage(sm->tile, p->in, start, valid, sizeof(T), p->keys_vector_io && valid == TILE);
   if (heads && threadIdx.x == 0 && start > 0)
@@ -350,7 +336,7 @@ static __device__ __forceinline__ void NAME(compact_tile)(const pscan__cuda_comp
      reversed. Every thread takes its items into registers first: the gather writes over the
      staged input. A sparse tile (few kept, nothing rejected to place) gathers into sm->sparse
      instead, reading each kept item where it was staged. */
-  const bool sparse = PSCAN__COMPACT_SPARSE && !dense && !partition && total_count <= NAME(SPARSE);
+  const bool sparse = !dense && total_count <= NAME(SPARSE);
   if (sparse) {
     unsigned kept_rank = (unsigned)before.count;
     for (unsigned k = keep; k; k &= k - 1) {
@@ -435,21 +421,23 @@ __global__ void __launch_bounds__(PSCAN__THREADS, NAME(PARTITION_BLOCKS))
 #include "compact_heads.cuh"
 #include "compact_select.cuh"
 
-/* Unique and run-length encoding in look-back mode: heads_kernel (compact_heads.cuh); select_if
-   and select_flagged: select_kernel (compact_select.cuh). */
+/* In look-back mode, unique and run-length encoding run in heads_kernel (compact_heads.cuh),
+   select_if and select_flagged in select_kernel (compact_select.cuh); otherwise (one tile, or
+   chained) and for partition_if, one tile per block: unique and run-length encoding in
+   keys_kernel, the selections in keys_kernel_select, partition_if in keys_kernel_partition. */
 static int NAME(launch_keys)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                              uint64_t *taken) {
   const bool heads = p->kind == PSCAN__COMPACT_UNIQUE || p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  if (heads && p->lb.mode == PSCAN__MODE_LOOKBACK && PSCAN__COMPACT_HEADS_WARP)
+  const bool lookback = p->lb.mode == PSCAN__MODE_LOOKBACK;
+  if (heads && lookback)
     return NAME(launch_heads)(p, grid, stream, taken);
-  if ((p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_SELECT_FLAGGED) &&
-      p->lb.mode == PSCAN__MODE_LOOKBACK && p->dense_stores && p->select_lbw)
+  if ((p->kind == PSCAN__COMPACT_SELECT_IF || p->kind == PSCAN__COMPACT_SELECT_FLAGGED) && lookback)
     return NAME(launch_select)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
-  void (*kernel)(const pscan__cuda_compact_params) = NAME(keys_kernel);
-  if (!heads && p->dense_stores)
-    kernel = p->kind == PSCAN__COMPACT_PARTITION_IF ? NAME(keys_kernel_partition)
-                                                    : NAME(keys_kernel_select);
+  void (*kernel)(const pscan__cuda_compact_params) =
+      heads ? NAME(keys_kernel)
+      : p->kind == PSCAN__COMPACT_PARTITION_IF ? NAME(keys_kernel_partition)
+                                               : NAME(keys_kernel_select);
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)
     q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)kernel, 0);

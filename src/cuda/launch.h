@@ -16,12 +16,8 @@ extern "C" {
    by_key_tile.cuh; docs/PERFORMANCE.md, "Blocks per multiprocessor"). The host's launch sizes take
    a wave as
    PSCAN__MIN_BLOCKS x the multiprocessors; the stagger asks the runtime. */
-#ifndef PSCAN__MIN_BLOCKS
 #define PSCAN__MIN_BLOCKS 5
-#endif
-#ifndef PSCAN__MIN_BLOCKS_HIGH
 #define PSCAN__MIN_BLOCKS_HIGH 6
-#endif
 
 /* How the tile-scan kernel learns the exclusive prefix of each tile. */
 typedef enum pscan__cuda_mode {
@@ -91,8 +87,6 @@ typedef struct pscan__cuda_compact_params {
   int has_init;      /* SCAN_BY_KEY */
   int keys_vector_io; /* in (the keys) is 16-byte aligned */
   int vals_vector_io; /* vals_in and vals_out are 16-byte aligned */
-  int dense_stores;  /* selections use the kernel with 16-byte stores of the kept items */
-  int select_lbw;    /* select_if, select_flagged in look-back mode: the look-back-warp kernel */
   uint64_t value;    /* the right-hand side of cmp, in the key type's bytes */
   uint64_t init;     /* SCAN_BY_KEY's init, in the value type's bytes */
   const void *in;    /* the items, or the keys */

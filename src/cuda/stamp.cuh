@@ -4,8 +4,7 @@
 #include "lookback.cuh"
 /* Only float sums and products can be asked for deterministic mode (pscan__order_sensitive):
    their stamps carry a second scan kernel with the ordered look-back compiled in, and the
-   plain kernel goes without it. (PSCAN__LOOKBACK_ORDERED_ALWAYS=1: the plain kernel keeps it, for
-   A/B builds: docs/PERFORMANCE.md, "Deterministic mode".) */
+   plain kernel goes without it (docs/PERFORMANCE.md, "Deterministic mode"). */
 #if IS_FLOAT && PSCAN__CAT(PSCAN__ORDER_SENSITIVE_, OP_E)
 #define STAMP_ORDERED 1
 #else

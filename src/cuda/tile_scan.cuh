@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
     TNAME(scan_kernel)(const pscan__cuda_scan_params p) {
   __shared__ TNAME(smem) sm;
   pscan__wait_for_predecessor();
-  TNAME(scan_body)(&p, &sm, PSCAN__LOOKBACK_ORDERED_ALWAYS ? true : false);
+  TNAME(scan_body)(&p, &sm, false);
 }
 #if STAMP_ORDERED
 /* Deterministic mode (float sums and products): the same with the ordered look-back. */

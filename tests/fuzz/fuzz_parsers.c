@@ -1,4 +1,4 @@
-/* Fuzzing of the pscan tool's file parsers (tools/npy.c, tools/text_io.c) over memory buffers.
+/* Fuzzing of the pscan tool's file parsers (tools/io/npy.c, text_io.c) over memory buffers.
  *
  * Byte 0 chooses: bit 0 the parser (0 .npy header, 1 text), bits 1.. the element type of the
  * text (mod 10). The rest of the input is the file. Besides the sanitizers' checks (reads past the
@@ -12,7 +12,7 @@
  * scripts/ci-fuzz-parsers.sh over tests/fuzz/corpus/parsers), and as a replay program over that
  * corpus that ctest runs with any compiler (fuzz_parsers_corpus). */
 #define _POSIX_C_SOURCE 200809L
-#include "array_io.h"
+#include "io/array_io.h"
 
 #include <math.h>
 #include <stdio.h>

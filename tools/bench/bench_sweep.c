@@ -1,0 +1,505 @@
+/* `pscan bench --sweep`: plans the points of the sweep, hands them to a backend (the CPU's or the
+ * GPU's) one at a time, and reports them: a line per point on stdout, the CSV, the plots and the
+ * summary. What the points are and how bytes are counted: bench_sweep.h. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
+#include "bench_sweep.h"
+
+#include "bench_plot.h"
+#include "timing.h"
+#include "cli/cli.h"
+#include "plot/plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[SWEEP_OP_COUNT] = {
+#define X(E, name) name,
+    SWEEP_OPS(X)
+#undef X
+};
+
+const char *sweep_op_name(sweep_op op) { return op < SWEEP_OP_COUNT ? op_names[op] : "?"; }
+
+bool sweep_op_has_runs(sweep_op op) {
+  return op == SWEEP_UNIQUE || op == SWEEP_RUN_LENGTH_ENCODE || op == SWEEP_REDUCE_BY_KEY ||
+         op == SWEEP_SCAN_BY_KEY;
+}
+
+bool sweep_op_is_select(sweep_op op) {
+  return op == SWEEP_SELECT_IF || op == SWEEP_SELECT_FLAGGED || op == SWEEP_PARTITION_IF;
+}
+
+bool sweep_parse_ops(const char *list, unsigned *mask) {
+  char buf[512];
+  *mask = 0;
+  if (strlen(list) >= sizeof buf) {
+    cli_usage_error("bench", "--ops: list too long");
+    return false;
+  }
+  strcpy(buf, list);
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int k = 0;
+    if (strcmp(t, "scan") == 0) {
+      *mask |= 1u << SWEEP_SCAN;
+      continue;
+    }
+    if (strcmp(t, "compact") == 0) {
+      *mask |= (1u << SWEEP_SCAN) - 1;
+      continue;
+    }
+    while (k < SWEEP_OP_COUNT && strcmp(t, op_names[k]) != 0)
+      k++;
+    if (k == SWEEP_OP_COUNT) {
+      cli_usage_error("bench", "--ops: unknown op '%s' (select_if, select_flagged, partition_if, "
+                               "unique, run_length_encode, reduce_by_key, scan_by_key, "
+                               "inclusive_scan or scan, compact)",
+                      t);
+      return false;
+    }
+    *mask |= 1u << k;
+  }
+  if (*mask == 0) {
+    cli_usage_error("bench", "--ops needs at least one op");
+    return false;
+  }
+  return true;
+}
+
+double sweep_bytes(const sweep_point *p, size_t count, size_t count_bytes) {
+  double n = (double)p->n, c = (double)count;
+  double ks = (double)pscan_dtype_size(p->key), vs = (double)pscan_dtype_size(p->val);
+  switch (p->op) {
+  case SWEEP_SELECT_IF: return n * ks + c * ks;
+  case SWEEP_SELECT_FLAGGED: return n * ks + n + c * ks;
+  case SWEEP_PARTITION_IF: return 2 * n * ks;
+  case SWEEP_UNIQUE: return n * ks + c * ks;
+  case SWEEP_RUN_LENGTH_ENCODE: return n * ks + c * ks + c * (double)count_bytes;
+  case SWEEP_REDUCE_BY_KEY: return n * (ks + vs) + c * (ks + vs);
+  case SWEEP_SCAN_BY_KEY: return n * (ks + vs) + n * vs;
+  case SWEEP_SCAN: return 2 * n * ks;
+  default: return 0;
+  }
+}
+
+/* keys, values, flags, outputs (keys and values), counts: 8-byte items at most. */
+double sweep_compact_bytes(size_t n) { return (double)n * (8 + 8 + 1 + 8 + 8 + 8); }
+double sweep_scan_bytes(size_t n) { return (double)n * (8 + 8); }
+
+/* ---- the plan ---- */
+
+static const size_t run_lengths[] = {1, 2, 4, 8, 16, 32, 64, 128, 500, 1000, SWEEP_WHOLE};
+static const int selectivities[] = {0, 1, 10, 50, 90, 99, 100};
+enum {
+  NRUNS = sizeof run_lengths / sizeof run_lengths[0],
+  NSELS = sizeof selectivities / sizeof selectivities[0],
+  MAX_SIZES = CLI_MAX_LIST
+};
+
+typedef struct plan {
+  pscan_dtype ckeys[2];
+  int nckeys;
+  size_t csizes[MAX_SIZES];
+  int ncsizes;
+  pscan_dtype stypes[PSCAN_DTYPE_COUNT];
+  int nstypes;
+  size_t ssizes[MAX_SIZES];
+  int nssizes;
+  unsigned ops;
+} plan;
+
+static bool wanted(const plan *pl, sweep_op op) { return (pl->ops >> op) & 1u; }
+
+static void make_plan(const sweep_opts *o, plan *pl) {
+  memset(pl, 0, sizeof *pl);
+  pl->ops = o->ops ? o->ops : (1u << SWEEP_OP_COUNT) - 1;
+  if (o->types) {
+    for (int i = 0; i < o->ntypes; i++) {
+      if ((o->types[i] == PSCAN_I32 || o->types[i] == PSCAN_I64) && pl->nckeys < 2)
+        pl->ckeys[pl->nckeys++] = o->types[i];
+      pl->stypes[pl->nstypes++] = o->types[i];
+    }
+  } else {
+    pl->ckeys[pl->nckeys++] = PSCAN_I32;
+    pl->ckeys[pl->nckeys++] = PSCAN_I64;
+    for (int t = 0; t < PSCAN_DTYPE_COUNT; t++)
+      pl->stypes[pl->nstypes++] = (pscan_dtype)t;
+  }
+  if (o->sizes) {
+    for (int i = 0; i < o->nsizes && i < MAX_SIZES; i++)
+      pl->csizes[pl->ncsizes++] = pl->ssizes[pl->nssizes++] = o->sizes[i];
+  } else if (o->quick) {
+    pl->csizes[pl->ncsizes++] = (size_t)1 << 24;
+    for (int e = 10; e <= 26; e += 4)
+      pl->ssizes[pl->nssizes++] = (size_t)1 << e;
+  } else {
+    for (int e = 20; e <= 28; e += 4)
+      pl->csizes[pl->ncsizes++] = (size_t)1 << e;
+    for (int e = 10; e <= 30; e++)
+      pl->ssizes[pl->nssizes++] = (size_t)1 << e;
+  }
+  if (!(pl->ops & ((1u << SWEEP_SCAN) - 1)))
+    pl->nckeys = 0;
+  if (!wanted(pl, SWEEP_SCAN))
+    pl->nstypes = 0;
+}
+
+/* Drops the sizes whose buffers do not fit in avail bytes, saying so. */
+static void fit_plan(plan *pl, double avail) {
+  int k = 0;
+  for (int i = 0; i < pl->ncsizes; i++) {
+    if (pl->nckeys && sweep_compact_bytes(pl->csizes[i]) > avail) {
+      fprintf(stderr, "pscan bench: --sweep: skipping compaction at n = %zu: its buffers (%.1f "
+                      "GiB) do not fit in the %.1f GiB available\n",
+              pl->csizes[i], sweep_compact_bytes(pl->csizes[i]) / (1 << 30), avail / (1 << 30));
+      continue;
+    }
+    pl->csizes[k++] = pl->csizes[i];
+  }
+  pl->ncsizes = k;
+  k = 0;
+  size_t cmax = 0;
+  for (int i = 0; i < pl->ncsizes; i++)
+    cmax = pl->csizes[i] > cmax ? pl->csizes[i] : cmax;
+  double left = avail - (pl->nckeys ? sweep_compact_bytes(cmax) : 0);
+  for (int i = 0; i < pl->nssizes; i++) {
+    if (pl->nstypes && sweep_scan_bytes(pl->ssizes[i]) > left) {
+      fprintf(stderr, "pscan bench: --sweep: skipping scans at n = %zu: their buffers (%.1f GiB) "
+                      "do not fit in the %.1f GiB left\n",
+              pl->ssizes[i], sweep_scan_bytes(pl->ssizes[i]) / (1 << 30), left / (1 << 30));
+      continue;
+    }
+    pl->ssizes[k++] = pl->ssizes[i];
+  }
+  pl->nssizes = k;
+}
+
+/* Every point of the plan, in the order measured (a fill serves several points in a row). */
+static sweep_point *list_points(const plan *pl, int *count) {
+  int cap = pl->nckeys * pl->ncsizes * (NRUNS * 4 + NSELS * 3) + pl->nstypes * pl->nssizes;
+  sweep_point *v = malloc((size_t)(cap ? cap : 1) * sizeof *v);
+  int k = 0;
+  if (!v)
+    return NULL;
+  for (int t = 0; t < pl->nckeys; t++)
+    for (int s = 0; s < pl->ncsizes; s++) {
+      pscan_dtype key = pl->ckeys[t];
+      pscan_dtype val = pscan_dtype_size(key) == 8 ? PSCAN_F64 : PSCAN_F32;
+      for (int r = 0; r < NRUNS; r++)
+        for (int op = 0; op < SWEEP_SCAN; op++)
+          if (sweep_op_has_runs((sweep_op)op) && wanted(pl, (sweep_op)op))
+            v[k++] = (sweep_point){(sweep_op)op, key, val, pl->csizes[s], run_lengths[r], -1};
+      for (int q = 0; q < NSELS; q++)
+        for (int op = 0; op < SWEEP_SCAN; op++)
+          if (sweep_op_is_select((sweep_op)op) && wanted(pl, (sweep_op)op))
+            v[k++] = (sweep_point){(sweep_op)op, key, key, pl->csizes[s], 0, selectivities[q]};
+    }
+  for (int t = 0; t < pl->nstypes; t++)
+    for (int s = 0; s < pl->nssizes; s++)
+      v[k++] = (sweep_point){SWEEP_SCAN, pl->stypes[t], pl->stypes[t], pl->ssizes[s], 0, -1};
+  *count = k;
+  return v;
+}
+
+/* ---- reporting ---- */
+
+static double gbps(double bytes, double s) { return s > 0 ? bytes / s * 1e-9 : 0; }
+static double x_peer(const sweep_result *r) { return r->pscan_s > 0 ? r->peer_s / r->pscan_s : 0; }
+static double of_copy(const sweep_result *r) {
+  double c = gbps(r->copy_bytes, r->copy_s);
+  return c > 0 ? gbps(r->pscan_bytes, r->pscan_s) / c : 0;
+}
+
+/* The run length as the CSV and the table write it: n for one run over the whole input. */
+static size_t run_value(const sweep_point *p) {
+  return p->run_length == SWEEP_WHOLE ? p->n : p->run_length;
+}
+
+static void print_row(const sweep_result *r) {
+  char count[32], runs[32];
+  const sweep_point *p = &r->p;
+  if (p->run_length == SWEEP_WHOLE)
+    snprintf(runs, sizeof runs, "whole");
+  else if (p->run_length)
+    snprintf(runs, sizeof runs, "%zu", p->run_length);
+  else if (p->sel_pct >= 0)
+    snprintf(runs, sizeof runs, "%d%%", p->sel_pct);
+  else
+    snprintf(runs, sizeof runs, "-");
+  printf("%-18s %-4s %-6s %-6s %8.1f %8.1f %8.1f %7.2fx %6.1f%%  (%s)\n", sweep_op_name(p->op),
+         cli_dtype_name(p->key), cli_format_count(p->n, count, sizeof count), runs,
+         gbps(r->pscan_bytes, r->pscan_s), gbps(r->peer_bytes, r->peer_s),
+         gbps(r->copy_bytes, r->copy_s), x_peer(r), 100 * of_copy(r), r->peer);
+  fflush(stdout);
+}
+
+static void csv_row(FILE *f, const sweep_result *r) {
+  const sweep_point *p = &r->p;
+  fprintf(f, "%s,%s,%zu,%zu,%d,%.3f,%.3f,%.3f\n", sweep_op_name(p->op), cli_dtype_name(p->key),
+          p->n, run_value(p), p->sel_pct, gbps(r->pscan_bytes, r->pscan_s),
+          gbps(r->peer_bytes, r->peer_s), gbps(r->copy_bytes, r->copy_s));
+}
+
+static void describe_point(const sweep_point *p, char *buf, size_t len) {
+  char count[32];
+  int m = snprintf(buf, len, "%s n=%s", cli_dtype_name(p->key), cli_format_count(p->n, count, sizeof count));
+  if (m < 0 || (size_t)m >= len)
+    return;
+  if (p->run_length == SWEEP_WHOLE)
+    snprintf(buf + m, len - (size_t)m, " one run");
+  else if (p->run_length)
+    snprintf(buf + m, len - (size_t)m, " run %zu", p->run_length);
+  else if (p->sel_pct >= 0)
+    snprintf(buf + m, len - (size_t)m, " %d%% selected", p->sel_pct);
+}
+
+/* Per op: the point with the lowest x peer and the one with the lowest % of copy. */
+static void print_summary(const sweep_result *r, int count, const char *peer_kind) {
+  printf("\nsummary: the worst point per op (x %s = the peer's time / pscan's; %% of copy = "
+         "pscan's GB/s of exact bytes / the copy's)\n",
+         peer_kind);
+  for (int op = 0; op < SWEEP_OP_COUNT; op++) {
+    int wx = -1, wc = -1;
+    for (int i = 0; i < count; i++) {
+      if (r[i].p.op != (sweep_op)op)
+        continue;
+      if (wx < 0 || x_peer(&r[i]) < x_peer(&r[wx]))
+        wx = i;
+      if (wc < 0 || of_copy(&r[i]) < of_copy(&r[wc]))
+        wc = i;
+    }
+    if (wx < 0)
+      continue;
+    char a[96], b[96];
+    describe_point(&r[wx].p, a, sizeof a);
+    describe_point(&r[wc].p, b, sizeof b);
+    printf("  %-18s worst x %s: %5.2fx (%s)   worst of copy: %5.1f%% (%s)\n", sweep_op_name((sweep_op)op),
+           peer_kind, x_peer(&r[wx]), a, 100 * of_copy(&r[wc]), b);
+  }
+}
+
+/* ---- plots ---- */
+
+static void chart_titles(plot_chart *c, const char *title, const char *machine, const char *x,
+                         const char *y) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->title, sizeof c->title, "%s", title);
+  snprintf(c->subtitle, sizeof c->subtitle, "%s", machine);
+  snprintf(c->xlabel, sizeof c->xlabel, "%s", x);
+  snprintf(c->ylabel, sizeof c->ylabel, "%s", y);
+}
+
+/* Parity (1.0x) as a dashed line over the chart's x range. */
+static void parity(plot_chart *c, double x0, double x1, const char *peer_kind) {
+  char label[PLOT_LABEL];
+  snprintf(label, sizeof label, "%s (1.0x)", peer_kind);
+  plot_series *s = plot_series_get(c, label, true);
+  plot_point(s, x0, 1.0);
+  plot_point(s, x1, 1.0);
+}
+
+/* Per key type and compaction n: x peer against the run length (one line per op with runs;
+   the whole-input run drawn at x = n) and against the selected % (0% drawn at 0.5). */
+static bool write_plots(const sweep_result *r, int count, const char *prefix, const char *machine,
+                        const char *peer_kind) {
+  static plot_chart c;
+  char title[128], suffix[64], count_s[32], ylabel[64];
+  bool ok = true;
+  snprintf(ylabel, sizeof ylabel, "x %s (its time / pscan's)", peer_kind);
+  for (int kind = 0; kind < 2; kind++)
+    for (int i = 0; i < count; i++) {
+      const sweep_point *p = &r[i].p;
+      bool runs = kind == 0;
+      if (p->op == SWEEP_SCAN || sweep_op_has_runs(p->op) != runs)
+        continue;
+      bool first = true; /* the first point of its (key, n) starts the chart */
+      for (int j = 0; j < i && first; j++)
+        if (r[j].p.key == p->key && r[j].p.n == p->n && r[j].p.op != SWEEP_SCAN &&
+            sweep_op_has_runs(r[j].p.op) == runs)
+          first = false;
+      if (!first)
+        continue;
+      cli_format_count(p->n, count_s, sizeof count_s);
+      snprintf(title, sizeof title, "%s, %s, n = %s: pscan against %s", runs ? "runs" : "selection",
+               cli_dtype_name(p->key), count_s, peer_kind);
+      chart_titles(&c, title, machine, runs ? "run length (one run: n)" : "selected % (0%: at 0.5)",
+                   ylabel);
+      c.x_pow2_labels = runs;
+      double x0 = 1e300, x1 = 0;
+      for (int j = i; j < count; j++) {
+        const sweep_point *q = &r[j].p;
+        if (q->key != p->key || q->n != p->n || q->op == SWEEP_SCAN ||
+            sweep_op_has_runs(q->op) != runs)
+          continue;
+        double x = runs ? (double)run_value(q) : q->sel_pct ? (double)q->sel_pct : 0.5;
+        plot_point(plot_series_get(&c, sweep_op_name(q->op), false), x, x_peer(&r[j]));
+        x0 = x < x0 ? x : x0;
+        x1 = x > x1 ? x : x1;
+      }
+      parity(&c, x0, x1, peer_kind);
+      snprintf(suffix, sizeof suffix, "sweep-%s-%s-%zu", runs ? "runs" : "select",
+               cli_dtype_name(p->key), p->n);
+      ok = bench_plot_save(&c, prefix, suffix) && ok;
+    }
+  /* The scans: % of the copy against n, one line per dtype. */
+  bool any = false;
+  chart_titles(&c, "inclusive sum: pscan as % of the copy (exact bytes)", machine, "n",
+               "% of the copy");
+  c.x_pow2_labels = true;
+  for (int i = 0; i < count; i++)
+    if (r[i].p.op == SWEEP_SCAN) {
+      plot_point(plot_series_get(&c, cli_dtype_name(r[i].p.key), false), (double)r[i].p.n,
+                 100 * of_copy(&r[i]));
+      any = true;
+    }
+  if (any)
+    ok = bench_plot_save(&c, prefix, "sweep-scan") && ok;
+  return ok;
+}
+
+/* ---- the run ---- */
+
+/* The copy of each size is measured when first needed and again once its figure is older than
+   COPY_REFRESH_S, so that it tracks the machine's state through a long run without being
+   re-measured at every point. */
+#define COPY_REFRESH_S 20.0
+typedef struct copy_cache {
+  size_t bytes[2 * MAX_SIZES + 8];
+  double seconds[2 * MAX_SIZES + 8], when[2 * MAX_SIZES + 8];
+  int count;
+} copy_cache;
+
+static int copy_seconds(sweep_backend *b, copy_cache *cc, size_t bytes, int reps, double *s) {
+  int i = 0;
+  while (i < cc->count && cc->bytes[i] != bytes)
+    i++;
+  if (i < cc->count && timing_now() - cc->when[i] < COPY_REFRESH_S) {
+    *s = cc->seconds[i];
+    return 0;
+  }
+  if (b->copy(b, bytes, reps, s))
+    return 1;
+  if (i == cc->count && cc->count < (int)(sizeof cc->bytes / sizeof cc->bytes[0]))
+    cc->count++;
+  if (i < cc->count) {
+    cc->bytes[i] = bytes;
+    cc->seconds[i] = *s;
+    cc->when[i] = timing_now();
+  }
+  return 0;
+}
+
+static int run_points(sweep_backend *b, const sweep_point *pts, int count, int reps, FILE *csv,
+                      sweep_result *res) {
+  static copy_cache cc;
+  double start = timing_now();
+  cc.count = 0;
+  printf("%-18s %-4s %-6s %-6s %8s %8s %8s %8s %7s\n", "op", "key", "n", "run/%", "pscan",
+         "peer", "copy", "x peer", "of copy");
+  printf("%-18s %-4s %-6s %-6s %8s %8s %8s\n", "", "", "", "", "GB/s", "GB/s", "GB/s");
+  for (int i = 0; i < count; i++) {
+    sweep_result *r = &res[i];
+    memset(r, 0, sizeof *r);
+    r->p = pts[i];
+    if (b->fill(b, &r->p) || b->measure(b, r, reps))
+      return 1;
+    size_t copy_bytes = r->p.n * pscan_dtype_size(r->p.key);
+    if (copy_seconds(b, &cc, copy_bytes, reps, &r->copy_s))
+      return 1;
+    r->copy_bytes = 2.0 * (double)copy_bytes;
+    print_row(r);
+    if (csv)
+      csv_row(csv, r);
+    if (i % 50 == 49)
+      fprintf(stderr, "pscan bench: --sweep: %d of %d points, %.0f s\n", i + 1, count,
+              timing_now() - start);
+  }
+  fprintf(stderr, "pscan bench: --sweep: %d points in %.1f s\n", count, timing_now() - start);
+  return 0;
+}
+
+/* The CSV goes to FILE.partial and is renamed to FILE once complete. */
+static FILE *csv_open(const char *path, char **partial) {
+  size_t len = strlen(path) + sizeof ".partial";
+  *partial = malloc(len);
+  if (!*partial) {
+    cli_error("bench", "out of memory");
+    return NULL;
+  }
+  snprintf(*partial, len, "%s.partial", path);
+  FILE *f = fopen(*partial, "w");
+  if (!f) {
+    cli_error("bench", "cannot write %s", *partial);
+    free(*partial);
+    *partial = NULL;
+    return NULL;
+  }
+  fputs("op,key_type,n,run_length,selectivity_pct,pscan_GBps,cub_GBps,copy_GBps\n", f);
+  return f;
+}
+
+static bool csv_close(FILE *f, char *partial, const char *path, bool ok) {
+  if (!f)
+    return true;
+  ok = fclose(f) == 0 && ok;
+  if (ok && rename(partial, path) != 0) {
+    cli_error("bench", "cannot rename %s to %s", partial, path);
+    ok = false;
+  }
+  if (!ok)
+    remove(partial);
+  free(partial);
+  return ok;
+}
+
+int bench_sweep_run(const sweep_opts *o, bool gpu) {
+  sweep_backend b;
+  memset(&b, 0, sizeof b);
+  if ((gpu ? sweep_gpu_backend(&b, o) : sweep_cpu_backend(&b, o)) != 0)
+    return 1;
+  plan pl;
+  make_plan(o, &pl);
+  fit_plan(&pl, b.available(&b));
+  int count = 0;
+  sweep_point *pts = list_points(&pl, &count);
+  sweep_result *res = pts ? calloc((size_t)(count ? count : 1), sizeof *res) : NULL;
+  if (!res || count == 0) {
+    cli_error("bench", count == 0 && pts ? "--sweep: no point to measure" : "out of memory");
+    free(pts);
+    b.close(&b);
+    return 1;
+  }
+  size_t cmax = 0, smax = 0;
+  for (int i = 0; i < pl.ncsizes && pl.nckeys; i++)
+    cmax = pl.csizes[i] > cmax ? pl.csizes[i] : cmax;
+  for (int i = 0; i < pl.nssizes && pl.nstypes; i++)
+    smax = pl.ssizes[i] > smax ? pl.ssizes[i] : smax;
+  int reps = o->reps > 0 ? o->reps : b.default_reps;
+  int rc = b.open(&b, cmax, smax, o);
+  char *partial = NULL;
+  FILE *csv = NULL;
+  if (rc == 0 && o->csv && !(csv = csv_open(o->csv, &partial)))
+    rc = 1;
+  if (rc == 0) {
+    printf("pscan bench --sweep: libpscan %s on %s; peer: %s; ceiling: %s; median of %d\n"
+           "GB/s = 1e9 bytes read + written per second, counted exactly per implementation "
+           "(pscan's run lengths as 8-byte\nintegers, the peer's at its own width); x peer = the "
+           "peer's time / pscan's; of copy = pscan's GB/s / the copy's\n\n",
+           pscan_version_string(), b.name, b.peer_kind, b.copy_kind, reps);
+    rc = run_points(&b, pts, count, reps, csv, res);
+  }
+  if (!csv_close(csv, partial, o->csv, rc == 0) && rc == 0)
+    rc = 1;
+  if (rc == 0) {
+    print_summary(res, count, gpu ? "CUB" : "peer");
+    if (o->csv)
+      printf("\nwrote %s\n", o->csv);
+    if (o->plot && !write_plots(res, count, o->plot, b.name, gpu ? "CUB" : "peer"))
+      rc = 1;
+  }
+  b.close(&b);
+  free(res);
+  free(pts);
+  return rc;
+}

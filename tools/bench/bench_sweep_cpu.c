@@ -1,0 +1,574 @@
+/* `pscan bench --cpu --sweep`: the CPU backend at each point of the sweep (bench_sweep.h), beside
+ * the best CPU peer the tool has and the streaming copy, on the same buffers and threads.
+ *
+ * Peers: for the compaction family, the obvious one-thread loop of each op (what a C user writes;
+ * the C++ standard library has copy_if, partition_copy and unique_copy, whose sequential forms are
+ * the same loop) and, where the tool was built with TBB, std::copy_if / std::partition_copy with
+ * execution::par for int32 selections; the faster of those is the peer. For the scans, the plain
+ * loop and the parallel C++ peers that were built (OpenMP scan, tbb::parallel_scan,
+ * std::inclusive_scan par); at n >= 2^26 the plain loop is left out when a parallel peer exists
+ * (it cannot win there, and it would take most of the run's time).
+ *
+ * The copy: the streaming copy over a team of the same threads, or memcpy on one thread where
+ * that is faster (up to 32 MiB: where waking the team costs more than copying from cache).
+ *
+ * Timing: each implementation is called once (warm-up; its output is checked: the count and a
+ * checksum of what it wrote, against the other implementation's), then reps samples in rounds,
+ * one sample of each implementation per round; a sample repeats the call to last MIN_SAMPLE_S.
+ * Where one call takes longer than BIG_CALL_S, the warm-up is the first sample and three samples
+ * are taken (the buffers are touched before the run, so the first call pays no page faults). */
+#include "bench_sweep.h"
+
+#include "team.h"
+#include "timing.h"
+#include "cli/cli.h"
+#include "cli/sysinfo.h"
+#include "peers/peers_cpu.h"
+#include "peers/peers_cxx.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_SAMPLE_S 2e-3
+#define BIG_CALL_S 0.05
+enum { MAX_INNER = 1 << 16, MAX_REPS = 1000 };
+
+typedef struct filled {
+  int what; /* 0: nothing, 1: keys, 2: items, 3: scan input */
+  pscan_dtype type;
+  size_t n, run_length;
+} filled;
+
+typedef struct cpu_state {
+  int threads;
+  pscan_ctx *ctx;
+  team *tm;
+  char *a, *vals, *out, *vout, *counts; /* a: keys, items or the scan's input */
+  uint8_t *flags;
+  filled f;
+  pscan_dtype vals_type;
+  size_t vals_n;
+  int flags_pct;
+  size_t flags_n;
+  char name[320];
+} cpu_state;
+
+/* ---- parallel helpers over the team ---- */
+
+typedef struct chunk_job {
+  void (*fn)(void *arg, size_t lo, size_t hi, int tid);
+  void *arg;
+  size_t n;
+} chunk_job;
+
+static void chunk_run(void *arg, int tid, int nthreads) {
+  chunk_job *j = arg;
+  size_t per = (j->n + (size_t)nthreads - 1) / (size_t)nthreads;
+  size_t lo = per * (size_t)tid, hi = lo + per < j->n ? lo + per : j->n;
+  if (lo < hi)
+    j->fn(j->arg, lo, hi, tid);
+}
+
+static void parallel(cpu_state *s, size_t n, void (*fn)(void *, size_t, size_t, int),
+                     void *arg) {
+  chunk_job j = {fn, arg, n};
+  team_run(s->tm, chunk_run, &j);
+}
+
+/* ---- the data (bench_sweep.h) ---- */
+
+typedef struct fill_args {
+  const sweep_point *p;
+  void *dst;
+  int pct;
+  uint64_t sum[CLI_MAX_THREADS];
+} fill_args;
+
+static void put_int(void *dst, pscan_dtype t, size_t i, unsigned long long v) {
+  switch (pscan_dtype_size(t)) {
+  case 1: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+  case 2: ((uint16_t *)dst)[i] = (uint16_t)v; break;
+  case 4: ((uint32_t *)dst)[i] = (uint32_t)v; break;
+  default: ((uint64_t *)dst)[i] = (uint64_t)v; break;
+  }
+}
+
+static void fill_keys(void *arg, size_t lo, size_t hi, int tid) {
+  fill_args *f = arg;
+  (void)tid;
+  size_t L = f->p->run_length, start = sweep_run_start(lo, L);
+  for (size_t i = lo; i < hi; i++) {
+    if (sweep_head(i, L))
+      start = i;
+    put_int(f->dst, f->p->key, i, sweep_key(start));
+  }
+}
+
+static void fill_items(void *arg, size_t lo, size_t hi, int tid) {
+  fill_args *f = arg;
+  (void)tid;
+  for (size_t i = lo; i < hi; i++)
+    put_int(f->dst, f->p->key, i, sweep_item(i));
+}
+
+static void fill_flags(void *arg, size_t lo, size_t hi, int tid) {
+  fill_args *f = arg;
+  (void)tid;
+  unsigned thr = sweep_threshold(f->pct);
+  for (size_t i = lo; i < hi; i++)
+    ((uint8_t *)f->dst)[i] = sweep_item(i) < thr;
+}
+
+static void fill_vals(void *arg, size_t lo, size_t hi, int tid) {
+  fill_args *f = arg;
+  (void)tid;
+  for (size_t i = lo; i < hi; i++) {
+    if (f->p->val == PSCAN_F64)
+      ((double *)f->dst)[i] = sweep_value(i);
+    else
+      ((float *)f->dst)[i] = (float)sweep_value(i);
+  }
+}
+
+/* The scan's input: sweep_value (bench_sweep.h), in the scan's type. */
+static void fill_scan(void *arg, size_t lo, size_t hi, int tid) {
+  fill_args *f = arg;
+  (void)tid;
+  pscan_dtype t = f->p->key;
+  for (size_t i = lo; i < hi; i++) {
+    int v = sweep_value(i);
+    switch (t) {
+    case PSCAN_F32: ((float *)f->dst)[i] = (float)v; break;
+    case PSCAN_F64: ((double *)f->dst)[i] = v; break;
+    default: put_int(f->dst, t, i, (unsigned long long)(long long)v); break;
+    }
+  }
+}
+
+static int cpu_fill(sweep_backend *b, const sweep_point *p) {
+  cpu_state *s = b->state;
+  fill_args f = {.p = p, .dst = s->a};
+  filled want = {p->op == SWEEP_SCAN ? 3 : sweep_op_has_runs(p->op) ? 1 : 2, p->key, p->n,
+                 p->run_length};
+  if (memcmp(&want, &s->f, sizeof want) != 0) {
+    parallel(s, p->n, want.what == 3 ? fill_scan : want.what == 1 ? fill_keys : fill_items, &f);
+    s->f = want;
+  }
+  if ((p->op == SWEEP_REDUCE_BY_KEY || p->op == SWEEP_SCAN_BY_KEY) &&
+      (s->vals_type != p->val || s->vals_n != p->n)) {
+    f.dst = s->vals;
+    parallel(s, p->n, fill_vals, &f);
+    s->vals_type = p->val;
+    s->vals_n = p->n;
+  }
+  if (p->op == SWEEP_SELECT_FLAGGED && (s->flags_pct != p->sel_pct || s->flags_n != p->n)) {
+    f.dst = s->flags;
+    f.pct = p->sel_pct;
+    parallel(s, p->n, fill_flags, &f);
+    s->flags_pct = p->sel_pct;
+    s->flags_n = p->n;
+  }
+  return 0;
+}
+
+/* ---- checksums of outputs, to check pscan and the peer against each other ---- */
+
+static void sum_words(void *arg, size_t lo, size_t hi, int tid) {
+  fill_args *f = arg;
+  const uint64_t *w = f->dst;
+  uint64_t h = 0;
+  for (size_t i = lo; i < hi; i++)
+    h += sweep_mix(w[i] ^ (i * 0x9E3779B97F4A7C15ull));
+  f->sum[tid] = h;
+}
+
+/* A checksum of bytes [0, len) of p (8-byte aligned), the same whatever the thread split. */
+static uint64_t checksum(cpu_state *s, const void *p, size_t len) {
+  static fill_args f;
+  memset(&f, 0, sizeof f);
+  f.dst = (void *)p;
+  parallel(s, len / 8, sum_words, &f);
+  uint64_t h = 0;
+  for (int i = 0; i < CLI_MAX_THREADS; i++)
+    h += f.sum[i];
+  const unsigned char *tail = (const unsigned char *)p + len / 8 * 8;
+  for (size_t i = 0; i < len % 8; i++)
+    h += sweep_mix(((uint64_t)tail[i] << 8) ^ i);
+  return h;
+}
+
+/* ---- the calls ---- */
+
+typedef enum impl { PSCAN, LOOP, STD_PAR, OMP, TBB, NIMPL } impl;
+static const char *const impl_names[NIMPL] = {"pscan", "plain loop", "std par", "OpenMP scan",
+                                              "tbb::parallel_scan"};
+
+#define LOOPS(T, V)                                                                               \
+  static size_t select_##T(const T *in, T *out, size_t n, T thr) {                                \
+    size_t k = 0;                                                                                 \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      out[k] = in[i];                                                                             \
+      k += in[i] < thr;                                                                           \
+    }                                                                                             \
+    return k;                                                                                     \
+  }                                                                                               \
+  static size_t flagged_##T(const T *in, const uint8_t *fl, T *out, size_t n) {                   \
+    size_t k = 0;                                                                                 \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      out[k] = in[i];                                                                             \
+      k += fl[i] != 0;                                                                            \
+    }                                                                                             \
+    return k;                                                                                     \
+  }                                                                                               \
+  static size_t partition_##T(const T *in, T *out, size_t n, T thr) {                             \
+    size_t k = 0, r = n;                                                                          \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      if (in[i] < thr)                                                                            \
+        out[k++] = in[i];                                                                         \
+      else                                                                                        \
+        out[--r] = in[i];                                                                         \
+    }                                                                                             \
+    return k;                                                                                     \
+  }                                                                                               \
+  static size_t unique_##T(const T *in, T *out, size_t n) {                                       \
+    size_t k = 1;                                                                                 \
+    out[0] = in[0];                                                                               \
+    for (size_t i = 1; i < n; i++) {                                                              \
+      out[k] = in[i];                                                                             \
+      k += in[i] != in[i - 1];                                                                    \
+    }                                                                                             \
+    return k;                                                                                     \
+  }                                                                                               \
+  static size_t rle_##T(const T *in, T *out, uint64_t *counts, size_t n) {                        \
+    size_t k = 0, start = 0;                                                                      \
+    for (size_t i = 1; i <= n; i++)                                                               \
+      if (i == n || in[i] != in[i - 1]) {                                                         \
+        out[k] = in[start];                                                                       \
+        counts[k++] = i - start;                                                                  \
+        start = i;                                                                                \
+      }                                                                                           \
+    return k;                                                                                     \
+  }                                                                                               \
+  static size_t rbk_##T(const T *in, const V *v, T *out, V *vout, size_t n) {                     \
+    size_t k = 0;                                                                                 \
+    V acc = v[0];                                                                                 \
+    for (size_t i = 1; i <= n; i++) {                                                             \
+      if (i == n || in[i] != in[i - 1]) {                                                         \
+        out[k] = in[i - 1];                                                                       \
+        vout[k++] = acc;                                                                          \
+        if (i < n)                                                                                \
+          acc = v[i];                                                                             \
+      } else {                                                                                    \
+        acc += v[i];                                                                              \
+      }                                                                                           \
+    }                                                                                             \
+    return k;                                                                                     \
+  }                                                                                               \
+  static size_t sbk_##T(const T *in, const V *v, V *vout, size_t n) {                             \
+    V acc = 0;                                                                                    \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      acc = i > 0 && in[i] == in[i - 1] ? acc + v[i] : v[i];                                      \
+      vout[i] = acc;                                                                              \
+    }                                                                                             \
+    return n;                                                                                     \
+  }
+LOOPS(int32_t, float)
+LOOPS(int64_t, double)
+#undef LOOPS
+
+#define DISPATCH(p, F, ...) \
+  (pscan_dtype_size((p)->key) == 8 ? F##_int64_t(__VA_ARGS__) : F##_int32_t(__VA_ARGS__))
+
+/* One call of implementation m at p; returns the count it kept (runs; n for the scans). */
+static size_t call(cpu_state *s, impl m, const sweep_point *p) {
+  size_t n = p->n, count = 0;
+  int64_t thr64 = sweep_threshold(p->sel_pct < 0 ? 0 : p->sel_pct);
+  int32_t thr32 = (int32_t)thr64;
+  const void *thr = pscan_dtype_size(p->key) == 8 ? (const void *)&thr64 : (const void *)&thr32;
+  void *a = s->a, *o = s->out;
+  if (m == PSCAN) {
+    pscan_status st = PSCAN_OK;
+    switch (p->op) {
+    case SWEEP_SELECT_IF: st = pscan_select_if(s->ctx, a, o, n, p->key, PSCAN_LT, thr, &count); break;
+    case SWEEP_SELECT_FLAGGED:
+      st = pscan_select_flagged(s->ctx, a, s->flags, o, n, p->key, &count);
+      break;
+    case SWEEP_PARTITION_IF:
+      st = pscan_partition_if(s->ctx, a, o, n, p->key, PSCAN_LT, thr, &count);
+      break;
+    case SWEEP_UNIQUE: st = pscan_unique(s->ctx, a, o, n, p->key, &count); break;
+    case SWEEP_RUN_LENGTH_ENCODE:
+      st = pscan_run_length_encode(s->ctx, a, o, (uint64_t *)(void *)s->counts, n, p->key, &count);
+      break;
+    case SWEEP_REDUCE_BY_KEY:
+      st = pscan_reduce_by_key(s->ctx, a, p->key, s->vals, p->val, o, s->vout, n, PSCAN_SUM, &count);
+      break;
+    case SWEEP_SCAN_BY_KEY:
+      st = pscan_scan_by_key(s->ctx, a, p->key, s->vals, s->vout, n, p->val, PSCAN_SUM, 0, NULL);
+      count = n;
+      break;
+    case SWEEP_SCAN:
+      st = pscan_inclusive_scan(s->ctx, a, o, n, p->key, PSCAN_SUM);
+      count = n;
+      break;
+    default: break;
+    }
+    return st == PSCAN_OK ? count : SIZE_MAX;
+  }
+  if (p->op == SWEEP_SCAN) {
+    if (m == LOOP)
+      peer_scan_loop(p->key, a, o, n);
+    else
+      peer_cxx_scan(m == OMP ? PEER_OMP : m == TBB ? PEER_TBB : PEER_STD_PAR, s->threads, p->key,
+                    a, o, n);
+    return n;
+  }
+  if (m == STD_PAR) /* int32 selections only (peers_cxx.h) */
+    return p->op == SWEEP_SELECT_IF
+               ? peer_cxx_select(PEER_STD_PAR, s->threads, a, o, n, thr32)
+               : peer_cxx_partition(PEER_STD_PAR, s->threads, a, o, (void *)s->vout, n, thr32);
+  switch (p->op) {
+  case SWEEP_SELECT_IF: return DISPATCH(p, select, a, o, n, thr64);
+  case SWEEP_SELECT_FLAGGED: return DISPATCH(p, flagged, a, s->flags, o, n);
+  case SWEEP_PARTITION_IF: return DISPATCH(p, partition, a, o, n, thr64);
+  case SWEEP_UNIQUE: return DISPATCH(p, unique, a, o, n);
+  case SWEEP_RUN_LENGTH_ENCODE: return DISPATCH(p, rle, a, o, (uint64_t *)(void *)s->counts, n);
+  case SWEEP_REDUCE_BY_KEY: return DISPATCH(p, rbk, a, (void *)s->vals, o, (void *)s->vout, n);
+  case SWEEP_SCAN_BY_KEY: return DISPATCH(p, sbk, a, (void *)s->vals, (void *)s->vout, n);
+  default: return 0;
+  }
+}
+#undef DISPATCH
+
+/* The checksum of what a call of op wrote, count kept. */
+static uint64_t output_sum(cpu_state *s, const sweep_point *p, size_t count) {
+  size_t ks = pscan_dtype_size(p->key), vs = pscan_dtype_size(p->val);
+  switch (p->op) {
+  case SWEEP_PARTITION_IF: return checksum(s, s->out, p->n * ks);
+  case SWEEP_RUN_LENGTH_ENCODE:
+    return checksum(s, s->out, count * ks) ^ (checksum(s, s->counts, count * 8) * 3);
+  case SWEEP_REDUCE_BY_KEY:
+    return checksum(s, s->out, count * ks) ^ (checksum(s, s->vout, count * vs) * 3);
+  case SWEEP_SCAN_BY_KEY: return checksum(s, s->vout, p->n * vs);
+  default: return checksum(s, s->out, count * ks);
+  }
+}
+
+/* The peers measured at p, after LOOP. */
+static int peers_at(const sweep_point *p, impl *v) {
+  int k = 0;
+  bool par = false;
+  if (p->op == SWEEP_SCAN) {
+    static const impl order[] = {OMP, TBB, STD_PAR};
+    static const peer_cxx which[] = {PEER_OMP, PEER_TBB, PEER_STD_PAR};
+    for (int i = 0; i < 3; i++)
+      if (peer_cxx_available(which[i]))
+        v[k++] = order[i], par = true;
+  } else if (p->key == PSCAN_I32 && (p->op == SWEEP_SELECT_IF || p->op == SWEEP_PARTITION_IF) &&
+             peer_cxx_available(PEER_STD_PAR)) {
+    v[k++] = STD_PAR;
+  }
+  if (!(p->op == SWEEP_SCAN && par && p->n >= ((size_t)1 << 26)))
+    v[k++] = LOOP;
+  return k;
+}
+
+typedef struct timed {
+  impl m;
+  long inner;
+  double samples[MAX_REPS];
+  int count;
+  size_t kept;
+} timed;
+
+static double sample(cpu_state *s, timed *t, const sweep_point *p) {
+  double t0 = timing_now();
+  for (long j = 0; j < t->inner; j++)
+    call(s, t->m, p);
+  return (timing_now() - t0) / (double)t->inner;
+}
+
+static int wrong(const sweep_point *p, const char *what, impl m) {
+  char count[32];
+  cli_error("bench", "--sweep: %s, %s, n = %s, run %zu, %d%%: %s (%s)", sweep_op_name(p->op),
+            cli_dtype_name(p->key), cli_format_count(p->n, count, sizeof count), p->run_length,
+            p->sel_pct, what, impl_names[m]);
+  return 1;
+}
+
+static int cpu_measure(sweep_backend *b, sweep_result *r, int reps) {
+  cpu_state *s = b->state;
+  const sweep_point *p = &r->p;
+  timed t[NIMPL];
+  int nt = 1;
+  t[0].m = PSCAN;
+  impl peers[NIMPL];
+  int np = peers_at(p, peers);
+  for (int i = 0; i < np; i++)
+    t[nt++].m = peers[i];
+  uint64_t sum0 = 0;
+  bool big = false;
+  for (int i = 0; i < nt; i++) { /* warm-up, check, calibration */
+    double t0 = timing_now();
+    t[i].kept = call(s, t[i].m, p);
+    double one = timing_now() - t0;
+    if (t[i].kept == SIZE_MAX)
+      return wrong(p, pscan_last_error(s->ctx), t[i].m);
+    if (t[i].kept != t[0].kept)
+      return wrong(p, "WRONG RESULT: the count differs from pscan's", t[i].m);
+    if (t[i].m != STD_PAR) { /* std::partition_copy writes two arrays: its count is checked */
+      uint64_t sum = output_sum(s, p, t[i].kept);
+      if (i == 0)
+        sum0 = sum;
+      else if (sum != sum0)
+        return wrong(p, "WRONG RESULT: the output differs from pscan's", t[i].m);
+    }
+    t[i].count = 0;
+    if (one > BIG_CALL_S) {
+      big = true;
+      t[i].samples[t[i].count++] = one;
+    }
+    double want = MIN_SAMPLE_S / (one > 0 ? one : 1e-9);
+    t[i].inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
+  }
+  int rounds = big ? 3 : reps;
+  for (int rep = 0; rep < rounds; rep++)
+    for (int i = 0; i < nt; i++)
+      if (t[i].count < rounds)
+        t[i].samples[t[i].count++] = sample(s, &t[i], p);
+  r->pscan_s = timing_median(t[0].samples, (size_t)t[0].count);
+  r->pscan_bytes = sweep_bytes(p, t[0].kept, 8);
+  r->peer_s = 0;
+  for (int i = 1; i < nt; i++) {
+    double sec = timing_median(t[i].samples, (size_t)t[i].count);
+    if (r->peer_s == 0 || sec < r->peer_s) {
+      r->peer_s = sec;
+      r->peer = impl_names[t[i].m];
+    }
+  }
+  r->peer_bytes = sweep_bytes(p, t[0].kept, 8);
+  return 0;
+}
+
+/* Median seconds of reps samples of one copy: the streaming copy over the team, or (team NULL)
+   memcpy on this thread alone. */
+static double copy_median(cpu_state *s, team *tm, size_t bytes, int reps) {
+  double v[MAX_REPS];
+  double t0 = timing_now();
+  if (tm)
+    peer_stream_copy(tm, s->out, s->a, bytes);
+  else
+    memcpy(s->out, s->a, bytes);
+  double one = timing_now() - t0;
+  long inner = one > MIN_SAMPLE_S ? 1 : (long)ceil(MIN_SAMPLE_S / (one > 0 ? one : 1e-9));
+  if (one > BIG_CALL_S)
+    reps = reps < 3 ? reps : 3;
+  for (int r = 0; r < reps; r++) {
+    t0 = timing_now();
+    for (long j = 0; j < inner; j++) {
+      if (tm)
+        peer_stream_copy(tm, s->out, s->a, bytes);
+      else
+        memcpy(s->out, s->a, bytes);
+    }
+    v[r] = (timing_now() - t0) / (double)inner;
+  }
+  return timing_median(v, (size_t)reps);
+}
+
+/* The copy: the streaming copy on the team, or where it is faster (small sizes, where waking
+   the team costs more than copying from cache), memcpy on one thread. */
+enum { ONE_THREAD_COPY_MAX = 32 << 20 };
+static int cpu_copy(sweep_backend *b, size_t bytes, int reps, double *seconds) {
+  cpu_state *s = b->state;
+  *seconds = copy_median(s, s->tm, bytes, reps);
+  if (bytes <= ONE_THREAD_COPY_MAX) {
+    double one = copy_median(s, NULL, bytes, reps);
+    *seconds = one < *seconds ? one : *seconds;
+  }
+  return 0;
+}
+
+static double cpu_available(sweep_backend *b) {
+  (void)b;
+  size_t avail = sysinfo_available_memory();
+  return avail ? (double)avail * 0.8 : 1e18;
+}
+
+static void cpu_close(sweep_backend *b) {
+  cpu_state *s = b->state;
+  if (!s)
+    return;
+  free(s->a), free(s->vals), free(s->out), free(s->vout), free(s->counts), free(s->flags);
+  team_destroy(s->tm);
+  pscan_destroy(s->ctx);
+  free(s);
+  b->state = NULL;
+}
+
+static void *big_alloc(size_t bytes) { return aligned_alloc(64, (bytes + 63) / 64 * 64 + 64); }
+
+static int cpu_open(sweep_backend *b, size_t compact_n, size_t scan_n, const sweep_opts *o) {
+  cpu_state *s = b->state;
+  size_t an = compact_n > scan_n ? compact_n : scan_n;
+  (void)o;
+  s->a = big_alloc(an * 8);
+  s->out = big_alloc(an * 8);
+  s->vals = big_alloc(compact_n * 8);
+  s->vout = big_alloc(compact_n * 8);
+  s->counts = big_alloc(compact_n * 8);
+  s->flags = big_alloc(compact_n);
+  if (!s->a || !s->out || !s->vals || !s->vout || !s->counts || !s->flags) {
+    cli_error("bench", "--sweep: cannot allocate the buffers (%.1f GiB)",
+              (sweep_compact_bytes(compact_n) + sweep_scan_bytes(scan_n)) / (1 << 30));
+    return 1;
+  }
+  /* First touch by the team, outside every timing. */
+  peer_zero(s->tm, s->a, an * 8);
+  peer_zero(s->tm, s->out, an * 8);
+  peer_zero(s->tm, s->vals, compact_n * 8);
+  peer_zero(s->tm, s->vout, compact_n * 8);
+  peer_zero(s->tm, s->counts, compact_n * 8);
+  peer_zero(s->tm, s->flags, compact_n);
+  return 0;
+}
+
+int sweep_cpu_backend(sweep_backend *b, const sweep_opts *o) {
+  int threads = o->threads;
+  cpu_state *s = calloc(1, sizeof *s);
+  if (!s) {
+    cli_error("bench", "out of memory");
+    return 1;
+  }
+  s->threads = threads > 0 ? threads : sysinfo_cpus();
+  if (s->threads > CLI_MAX_THREADS)
+    s->threads = CLI_MAX_THREADS;
+  s->flags_pct = -1;
+  s->tm = team_create(s->threads);
+  if (!s->tm || pscan_create(&s->ctx, PSCAN_BACKEND_CPU) != PSCAN_OK ||
+      pscan_set_param(s->ctx, PSCAN_PARAM_THREADS, s->threads) != PSCAN_OK) {
+    cli_error("bench", "--sweep: cannot start %d threads", s->threads);
+    b->state = s;
+    cpu_close(b);
+    return 1;
+  }
+  char machine[256];
+  snprintf(s->name, sizeof s->name, "the CPU backend, %d thread%s (%s)", s->threads,
+           s->threads > 1 ? "s" : "", sysinfo_machine(machine, sizeof machine));
+  b->state = s;
+  b->name = s->name;
+  b->peer_kind = "the best CPU peer (one-thread loop; parallel C++ peers where built)";
+  b->copy_kind = "streaming copy (non-temporal stores) on the same threads, or memcpy on one "
+                 "thread where faster (up to 32 MiB)";
+  b->default_reps = 5;
+  b->available = cpu_available;
+  b->open = cpu_open;
+  b->fill = cpu_fill;
+  b->measure = cpu_measure;
+  b->copy = cpu_copy;
+  b->close = cpu_close;
+  return 0;
+}

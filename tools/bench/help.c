@@ -1,0 +1,98 @@
+/* `pscan bench --help`: the usage, the options and the columns of the table and the CSV. */
+#include "help.h"
+
+#include <stdio.h>
+
+static const char bench_help[] =
+    "usage: pscan bench [--quick] [--threads LIST] [--sizes LIST] [--types LIST] [--reps N]\n"
+    "                   [--csv FILE] [--plot PREFIX] [--compact | --gpu]\n"
+    "       pscan bench [--cpu | --gpu] --sweep [--quick] [--ops LIST] [--sizes LIST]\n"
+    "                   [--types LIST] [--threads N] [--reps N] [--csv FILE] [--plot PREFIX]\n"
+    "\n"
+    "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
+    "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
+    "same buffers and threads, its peers and ceilings: a plain sequential loop, memcpy and a\n"
+    "streaming-store (non-temporal) copy split evenly over plain pthreads, and a read-only\n"
+    "reduction; where the tool was built with them, the C++ peers std::inclusive_scan (sequential,\n"
+    "and execution::par on TBB), tbb::parallel_scan in a task_arena of the same thread count, and\n"
+    "OpenMP's scan directive. Each is warmed up, then timed --reps times with a monotonic clock;\n"
+    "the table shows medians, then pscan auto's speed over the best scan peer and the plain loop.\n"
+    "Every scan's result (pscan's and the peers') is checked once per configuration against the\n"
+    "plain loop; a wrong result stops the benchmark (exit status 1). PSCAN_CPU_ISA and\n"
+    "PSCAN_CPU_STREAM in the environment steer the library's kernels (docs/PERFORMANCE.md).\n"
+    "\n"
+    "Columns: Gelem/s = 10^9 elements per second; GB/s counts bytes read + written, 2 x n x the\n"
+    "element size (the reduction only reads: n x the element size); 'of stream' and 'of memcpy'\n"
+    "give the speed as a fraction of those copies of the same bytes at the same thread count.\n"
+    "Sequential and the plain loop run on one thread; they are measured once per type and size.\n"
+    "\n"
+    ;
+/* (several strings: C11 compilers need only support 4095 characters in one) */
+static const char bench_help_sweep[] =
+    "\nsweep options:\n"
+    "  --sweep          the compaction family and the scans across their input space, each\n"
+    "                   point beside a peer and a copy in the same run (--gpu: CUB and\n"
+    "                   cudaMemcpy; --cpu, the default: the best CPU peer and the streaming\n"
+    "                   copy): select_if, select_flagged, partition_if at 0, 1, 10, 50, 90, 99,\n"
+    "                   100% selected; unique, run_length_encode, reduce_by_key, scan_by_key\n"
+    "                   (sum) at run lengths 1 .. 1000 and one run; keys i32 and i64 (values\n"
+    "                   f32 / f64); n = 2^20, 2^24, 2^28; the inclusive sum of every dtype at\n"
+    "                   n = 2^10 .. 2^30. --sizes, --types restrict both; --quick: compaction\n"
+    "                   at 2^24, scans at 2^10 .. 2^26 step x16. GB/s count the exact bytes\n"
+    "                   each implementation reads and writes. CSV header: op,key_type,n,\n"
+    "                   run_length,selectivity_pct,pscan_GBps,cub_GBps,copy_GBps (cub_GBps:\n"
+    "                   the peer). --plot: x peer against run length / selected %, one line\n"
+    "                   per op, and the scans' % of the copy. Ends with the worst point per op.\n"
+    "  --ops LIST       with --sweep: the ops measured (names as above, inclusive_scan or\n"
+    "                   scan, compact for all the compaction ops)\n"
+    "  --cpu            the CPU backend (the default; with --sweep, the counterpart of --gpu)\n";
+
+static const char bench_help_options[] =
+    "options:\n"
+    "  --quick          a short run (under a minute): i32, n = 2^24 and 2^26, 1 thread and all\n"
+    "                   cores, 5 repetitions; other options given override these. Without\n"
+    "                   --gpu or --compact, the quick GPU run (--gpu --quick) follows when a GPU\n"
+    "                   is usable, with its CSV in FILE-gpu.csv and plots under PREFIX-gpu\n"
+    "  --threads LIST   thread counts, 1 to 1024 (default: 1, 2, 4, ... and all cores)\n"
+    "  --sizes LIST     element counts: 1000, 2^20, 64K, 16M, 1G (default: 2^10, 2^12 ... 2^28;\n"
+    "                   sizes whose two buffers do not fit in available memory are skipped)\n"
+    "  --types LIST     i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 (default: i32,i64,f32,f64)\n"
+    "  --reps N         timed repetitions per measurement, 1 to 1000 (default 7)\n"
+    "  --partition N    elements per partition for pscan's CPU runs, 64 to 2^30 (the\n"
+    "                   experimental PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE; default: the\n"
+    "                   library's choice, 64 KB of input)\n"
+    "  --compact        measure CPU compaction instead (int32, 50% selected): pscan select_if\n"
+    "                   and partition_if against std::copy_if and std::partition_copy\n"
+    "                   (sequential, and execution::par where built with TBB), a plain loop and\n"
+    "                   memcpy; default sizes 2^24 and 2^28 (--quick: 2^24), all thread counts\n"
+    "  --gpu            measure the CUDA backend instead: inclusive sum with auto, decoupled-\n"
+    "                   lookback, chained, reduce-then-scan and scan-then-propagate against\n"
+    "                   cub::DeviceScan::InclusiveSum, thrust::inclusive_scan and cudaMemcpy\n"
+    "                   device to device on the same buffers, timed with CUDA events (medians\n"
+    "                   of --reps batches); same sizes, types and CSV columns (threads 0,\n"
+    "                   frac_memcpy = of cudaMemcpy). Needs a CUDA build and a GPU; --quick\n"
+    "                   alone (and 'pscan' alone) runs it after the CPU run when one is usable\n"
+    "  --csv FILE       also write one row per measurement to FILE, with a header:\n"
+    "                   impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,\n"
+    "                   frac_memcpy,machine\n"
+    "  --plot PREFIX    also draw charts with cairo (a build without it refuses --plot), PNG,\n"
+    "                   or SVG when PREFIX ends in .svg (out/run.svg: out/run-compact.svg). Per\n"
+    "                   type: PREFIX-throughput-TYPE.png, Gelem/s against n at the largest\n"
+    "                   thread count, one line per implementation, memcpy and the streaming copy\n"
+    "                   dashed as the ceilings; PREFIX-scaling-TYPE.png, Gelem/s against the\n"
+    "                   thread count at the largest n (pscan auto, the peers, the copies). With\n"
+    "                   --compact: PREFIX-compact.png, Gelem/s against threads at the largest\n"
+    "                   n. PREFIX may start with a directory that exists (out/run1). Plots are\n"
+    "                   drawn only when this option is given, never by --csv or --quick alone\n"
+    "\n"
+    "examples:\n"
+    "  pscan bench --quick\n"
+    "  pscan bench --sizes 2^20,2^24,2^26,2^27 --threads 1,2 --types i32,f64\n"
+    "  pscan bench --types i32 --csv bench.csv\n"
+    "  pscan bench --quick --plot quick   (quick-throughput-i32.png, quick-scaling-i32.png)\n";
+
+void bench_print_help(void) {
+  fputs(bench_help, stdout);
+  fputs(bench_help_options, stdout);
+  fputs(bench_help_sweep, stdout);
+}
