@@ -1,6 +1,6 @@
 /* Include-template: the sequential kernels of one (input type, accumulation type) pair, stamped
  * for every operator. kernels.c defines PAIR_IN and PAIR_OUT (enumerator suffixes such as I8 and
- * I32) and includes this file once per pair of PSCAN_SCAN_PAIRS.
+ * I32) and includes this file once per pair of PSCAN_SCAN_PAIRS (through the generated cpu_scan_pairs.h).
  *
  * Each kernel is one static inline body that takes the operator as a constant; the small per-op
  * functions below pass the constant, so the compiler folds the switch away. Integer SUM and PROD
@@ -150,10 +150,18 @@ static inline void NAME(propagate_excl_body)(int op, void *out_, size_t n, const
 #define TABLE_ENTRY(E, opname, int_only) [PSCAN_##E] = &NAME(op_##opname),
 
 #if IS_FLOAT
-#define FLOAT_OPS(X) X(SUM, sum, 0) X(PROD, prod, 0) X(MIN, min, 0) X(MAX, max, 0)
-FLOAT_OPS(STAMP_OP)
-static const pscan__cpu_op *const NAME(ops)[PSCAN_OP_COUNT] = {FLOAT_OPS(TABLE_ENTRY)};
-#undef FLOAT_OPS
+/* Floats take the operators of PSCAN_OPS that are not integer-only. */
+#define FLOAT_ONLY_0(M, E, opname) M(E, opname, 0)
+#define FLOAT_ONLY_1(M, E, opname)
+#define FLOAT_STAMP_OP(E, opname, int_only) PSCAN__CAT(FLOAT_ONLY_, int_only)(STAMP_OP, E, opname)
+#define FLOAT_TABLE_ENTRY(E, opname, int_only)                                                 \
+  PSCAN__CAT(FLOAT_ONLY_, int_only)(TABLE_ENTRY, E, opname)
+PSCAN_OPS(FLOAT_STAMP_OP)
+static const pscan__cpu_op *const NAME(ops)[PSCAN_OP_COUNT] = {PSCAN_OPS(FLOAT_TABLE_ENTRY)};
+#undef FLOAT_ONLY_0
+#undef FLOAT_ONLY_1
+#undef FLOAT_STAMP_OP
+#undef FLOAT_TABLE_ENTRY
 #else
 PSCAN_OPS(STAMP_OP)
 static const pscan__cpu_op *const NAME(ops)[PSCAN_OP_COUNT] = {PSCAN_OPS(TABLE_ENTRY)};

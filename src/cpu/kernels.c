@@ -1,5 +1,6 @@
 /* The built-in operators: kernel_body.h stamped once per (input, accumulation) pair of
- * PSCAN_SCAN_PAIRS (lists.h), each for every operator of its kind. */
+ * PSCAN_SCAN_PAIRS (lists.h), each for every operator of PSCAN_OPS that applies to it; the choice
+ * of instruction set; streaming stores. */
 #define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
 #include "cpu.h"
 
@@ -16,85 +17,24 @@
 #define PSCAN__CAT4_(a, b, c, d) a##_##b##c##d
 #define PSCAN__CAT4(a, b, c, d) PSCAN__CAT4_(a, b, c, d)
 
-#define PAIR_IN I8
-#define PAIR_OUT I8
-#include "kernel_body.h"
-#define PAIR_IN I8
-#define PAIR_OUT I16
-#include "kernel_body.h"
-#define PAIR_IN I8
-#define PAIR_OUT I32
-#include "kernel_body.h"
-#define PAIR_IN I8
-#define PAIR_OUT I64
-#include "kernel_body.h"
-#define PAIR_IN I16
-#define PAIR_OUT I16
-#include "kernel_body.h"
-#define PAIR_IN I16
-#define PAIR_OUT I32
-#include "kernel_body.h"
-#define PAIR_IN I16
-#define PAIR_OUT I64
-#include "kernel_body.h"
-#define PAIR_IN I32
-#define PAIR_OUT I32
-#include "kernel_body.h"
-#define PAIR_IN I32
-#define PAIR_OUT I64
-#include "kernel_body.h"
-#define PAIR_IN I64
-#define PAIR_OUT I64
-#include "kernel_body.h"
-#define PAIR_IN U8
-#define PAIR_OUT U8
-#include "kernel_body.h"
-#define PAIR_IN U8
-#define PAIR_OUT U16
-#include "kernel_body.h"
-#define PAIR_IN U8
-#define PAIR_OUT U32
-#include "kernel_body.h"
-#define PAIR_IN U8
-#define PAIR_OUT U64
-#include "kernel_body.h"
-#define PAIR_IN U16
-#define PAIR_OUT U16
-#include "kernel_body.h"
-#define PAIR_IN U16
-#define PAIR_OUT U32
-#include "kernel_body.h"
-#define PAIR_IN U16
-#define PAIR_OUT U64
-#include "kernel_body.h"
-#define PAIR_IN U32
-#define PAIR_OUT U32
-#include "kernel_body.h"
-#define PAIR_IN U32
-#define PAIR_OUT U64
-#include "kernel_body.h"
-#define PAIR_IN U64
-#define PAIR_OUT U64
-#include "kernel_body.h"
-#define PAIR_IN F32
-#define PAIR_OUT F32
-#include "kernel_body.h"
-#define PAIR_IN F32
-#define PAIR_OUT F64
-#include "kernel_body.h"
-#define PAIR_IN F64
-#define PAIR_OUT F64
-#include "kernel_body.h"
+/* kernel_body.h for every pair of PSCAN_SCAN_PAIRS (cpu_scan_pairs.h is generated from the list:
+   cmake/pscan_variants.cmake). */
+#define PSCAN_PAIR_TEMPLATE "cpu/kernel_body.h"
+#include "cpu_scan_pairs.h"
+#undef PSCAN_PAIR_TEMPLATE
+
+/* Each pair's table by op, by (input type, accumulation type). */
+static const pscan__cpu_op *const *const scalar_ops[PSCAN_DTYPE_COUNT][PSCAN_DTYPE_COUNT] = {
+#define X(IN, OUT) [PSCAN_##IN][PSCAN_##OUT] = PSCAN__CAT4(ops, IN, _, OUT),
+    PSCAN_SCAN_PAIRS(X)
+#undef X
+};
 
 const pscan__cpu_op *pscan__cpu_scalar_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
-  if (!pscan__op_valid((int)op))
+  if (!pscan__dtype_valid((int)in) || !pscan__dtype_valid((int)acc) || !pscan__op_valid((int)op))
     return NULL;
-#define X(IN, OUT)                                  \
-  if (in == PSCAN_##IN && acc == PSCAN_##OUT)       \
-    return PSCAN__CAT4(ops, IN, _, OUT)[op];
-  PSCAN_SCAN_PAIRS(X)
-#undef X
-  return NULL;
+  const pscan__cpu_op *const *ops = scalar_ops[in][acc];
+  return ops ? ops[op] : NULL;
 }
 
 /* ---- Choice of instruction set, once per process ----

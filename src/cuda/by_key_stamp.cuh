@@ -1,5 +1,8 @@
-/* Stamps the by-key kernel of one (VAL, OP_E): the value operator (scan_ops.cuh, under VNAME),
- * then the pair accumulator over it and the scan's look-back (under NAME). */
+/* Stamps the by-key kernel of one (VAL, OP_E): the value operator (scan_ops.cuh over the pair
+ * (VAL, VAL), under VNAME), then the pair accumulator over it and the scan's look-back (under
+ * NAME). */
+#define PAIR_IN VAL
+#define PAIR_OUT VAL
 #include "scan_ops.cuh"
 #undef NAME
 #undef ACC_T
@@ -24,3 +27,5 @@
 #undef ACC_SIZE
 #undef IS_FLOAT
 #undef OP
+#undef PAIR_IN
+#undef PAIR_OUT
