@@ -209,7 +209,10 @@ static void release_slot(sout *o) {
 }
 
 /* The temporary file ".NAME.XXXXXX" beside the target, registered with the signal handlers before
-   a signal can see it unregistered. */
+   it exists: mkstemp fills in the name inside the handlers' own slot. Blocking the signals covers
+   this thread only; the library's worker threads (made later, by the first scan) take them too,
+   and a handler there must already see the name (seen under load: a temporary left behind when
+   the signal came right after mkstemp and before the name was registered). */
 static bool open_temp(sout *o) {
   size_t dir = dir_len(o->target);
   o->tmp = malloc(strlen(o->target) + 9);
@@ -218,12 +221,13 @@ static bool open_temp(sout *o) {
   sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dir, o->target, o->target + dir);
   sigset_t old;
   block_signals(&old);
-  int fd = mkstemp(o->tmp), e = errno;
-  if (fd >= 0 && (o->slot = take_slot(o->tmp)) < 0) {
-    unlink(o->tmp);
-    close(fd);
-    fd = -1;
-    e = ENAMETOOLONG;
+  int fd = -1, e = ENAMETOOLONG;
+  if ((o->slot = take_slot(o->tmp)) >= 0) {
+    fd = mkstemp(slot_path[o->slot]);
+    e = errno;
+    strcpy(o->tmp, slot_path[o->slot]);
+    if (fd < 0)
+      release_slot(o);
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
   if (fd < 0) {
