@@ -1,0 +1,167 @@
+/* The CPU segment engine (see axis.c): one 1-D view cut into equal chunks by element count,
+ * whatever the segments; a first pass reduces the tail piece of each chunk whose last segment
+ * runs into the next chunk, the carries are chained on one thread, and a second pass scans
+ * every piece of every chunk. Reverse segmented scans mirror the offsets on the fly. */
+#include "axis_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A cursor on the segment holding view position pos: [start, end) in view positions. */
+typedef struct seg_cursor {
+  size_t s; /* index into offsets */
+  size_t start, end;
+} seg_cursor;
+
+static void cursor_set(const seg_view *v, size_t s, seg_cursor *cur) {
+  cur->s = s;
+  if (!v->offsets) {
+    cur->start = 0, cur->end = v->n;
+  } else if (!v->mirrored) {
+    cur->start = (size_t)v->offsets[s], cur->end = (size_t)v->offsets[s + 1];
+  } else {
+    cur->start = v->n - (size_t)v->offsets[s + 1], cur->end = v->n - (size_t)v->offsets[s];
+  }
+}
+
+/* The segment holding pos (< n): the last s with offsets[s] <= q, where q is pos's position in
+   the offsets' order; the segment after it is never empty. */
+static void cursor_find(const seg_view *v, size_t pos, seg_cursor *cur) {
+  if (!v->offsets) {
+    cursor_set(v, 0, cur);
+    return;
+  }
+  int64_t q = (int64_t)(v->mirrored ? v->n - 1 - pos : pos);
+  size_t lo = 0, hi = v->nseg; /* offsets[lo] <= q < offsets[hi] */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v->offsets[mid] <= q)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  cursor_set(v, lo, cur);
+}
+
+/* Steps the cursor to the segment holding pos (< n), pos being the end of the current one. */
+static void cursor_next(const seg_view *v, size_t pos, seg_cursor *cur) {
+  size_t s = cur->s;
+  if (!v->mirrored) {
+    while ((size_t)v->offsets[s + 1] <= pos)
+      s++;
+  } else {
+    int64_t q = (int64_t)(v->n - 1 - pos);
+    while (v->offsets[s] > q)
+      s--;
+  }
+  cursor_set(v, s, cur);
+}
+
+typedef struct seg_job {
+  const axis_plan *p;
+  seg_view v;
+  size_t chunk, nchunks;
+  /* Per chunk: its tail's state (TAIL_*), its tail reduction, and the carry into its first
+     piece (valid where the chunk starts inside a segment). */
+  unsigned char *tail;
+  char *agg, *carry;
+} seg_job;
+
+enum { TAIL_CLOSED, TAIL_STARTS, TAIL_CONTINUES };
+
+static void seg_reduce(const axis_plan *p, const seg_view *v, size_t from, size_t len, void *acc) {
+  const char *src = at_in(p, v->in, (int64_t)from * v->is);
+  if (v->is == 1)
+    p->flat->reduce(p->flat, src, len, acc);
+  else
+    p->k->line_reduce(src, (ptrdiff_t)v->is, len, acc);
+}
+
+void pscan__cpu_axis_seg_scan(const axis_plan *p, const seg_view *v, size_t from, size_t len,
+                              const void *carry) {
+  const char *src = at_in(p, v->in, (int64_t)from * v->is);
+  char *dst = at_out(p, v->out, (int64_t)from * v->os);
+  if (v->is == 1 && v->os == 1) {
+    _Alignas(64) unsigned char scratch[128];
+    pscan__cpu_scan(p->flat, p->c->exclusive, false, src, dst, len, carry, scratch, NULL);
+  } else {
+    p->k->line(src, (ptrdiff_t)v->is, dst, (ptrdiff_t)v->os, len, carry, p->c->exclusive);
+  }
+}
+
+static void seg_tail_task(void *arg, int tid, int nthreads) {
+  seg_job *j = arg;
+  const axis_plan *p = j->p;
+  for (size_t ch = (size_t)tid; ch + 1 < j->nchunks; ch += (size_t)nthreads) {
+    size_t cs = ch * j->chunk, ce = cs + j->chunk;
+    seg_cursor cur;
+    cursor_find(&j->v, ce - 1, &cur);
+    if (cur.end == ce) {
+      j->tail[ch] = TAIL_CLOSED;
+      continue;
+    }
+    size_t from = cur.start > cs ? cur.start : cs;
+    j->tail[ch] = cur.start >= cs ? TAIL_STARTS : TAIL_CONTINUES;
+    seg_reduce(p, &j->v, from, ce - from, j->agg + ch * p->acc_size);
+  }
+}
+
+/* The carry into chunk ch + 1 from chunk ch's tail, in chunk order. */
+static void seg_chain(seg_job *j) {
+  const axis_plan *p = j->p;
+  const void *init = p->c->init;
+  for (size_t ch = 0; ch + 1 < j->nchunks; ch++) {
+    char *agg = j->agg + ch * p->acc_size, *next = j->carry + (ch + 1) * p->acc_size;
+    if (j->tail[ch] == TAIL_CLOSED)
+      continue;
+    const void *left = j->tail[ch] == TAIL_STARTS ? init : j->carry + ch * p->acc_size;
+    if (left)
+      p->flat->combine(p->flat, next, left, agg);
+    else
+      memcpy(next, agg, p->acc_size);
+  }
+}
+
+static void seg_scan_task(void *arg, int tid, int nthreads) {
+  seg_job *j = arg;
+  const axis_plan *p = j->p;
+  for (size_t ch = (size_t)tid; ch < j->nchunks; ch += (size_t)nthreads) {
+    size_t cs = ch * j->chunk, ce = cs + j->chunk < j->v.n ? cs + j->chunk : j->v.n;
+    seg_cursor cur;
+    cursor_find(&j->v, cs, &cur);
+    for (size_t pos = cs; pos < ce;) {
+      size_t end = cur.end < ce ? cur.end : ce;
+      const void *carry = cur.start < pos ? j->carry + ch * p->acc_size : p->c->init;
+      pscan__cpu_axis_seg_scan(p, &j->v, pos, end - pos, carry);
+      pos = end;
+      if (pos < ce)
+        cursor_next(&j->v, pos, &cur);
+    }
+  }
+}
+
+pscan_status pscan__cpu_axis_segments(pscan_ctx *ctx, const axis_plan *p, const seg_view *v) {
+  seg_job j = {.p = p, .v = *v};
+  size_t want = p->fixed ? (v->n - 1) / AXIS_FIXED_CHUNK + 1 : (size_t)threads_for(p, v->n, v->n);
+  j.chunk = (v->n - 1) / want + 1;
+  if (p->fixed)
+    j.chunk = AXIS_FIXED_CHUNK;
+  j.nchunks = (v->n - 1) / j.chunk + 1;
+  int threads = threads_for(p, v->n, j.nchunks);
+  size_t acc = p->acc_size, align = 64;
+  size_t tail_bytes = (j.nchunks + align - 1) / align * align;
+  char *scratch;
+  PSCAN__CHECK(pscan__cpu_scratch(ctx, tail_bytes + 2 * j.nchunks * acc, &scratch));
+  j.tail = (unsigned char *)scratch;
+  j.agg = scratch + tail_bytes;
+  j.carry = j.agg + j.nchunks * acc;
+  pscan__pool *pool = NULL;
+  if (threads > 1)
+    PSCAN__CHECK(pscan__cpu_pool(ctx, &pool));
+  if (j.nchunks > 1) {
+    pscan__pool_run(pool, seg_tail_task, &j, threads);
+    seg_chain(&j);
+  }
+  pscan__pool_run(pool, seg_scan_task, &j, threads);
+  return PSCAN_OK;
+}
