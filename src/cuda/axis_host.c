@@ -74,7 +74,7 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
    the chunks' reductions and inclusive prefixes. */
 static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
                                 pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
-  const uint64_t rows = PSCAN__AXIS_LB_ROWS(acc_size), ncb = (p->nlines + 255) / 256;
+  const uint64_t rows = PSCAN__AXIS_LB_ROWS(acc_size), ncb = (p->nlines + PSCAN__AXIS_THREADS - 1) / PSCAN__AXIS_THREADS;
   p->rows = (int64_t)rows;
   p->nchunks = ((uint64_t)p->len + rows - 1) / rows;
   if (p->nchunks * ncb > 0x7fffffffu)
@@ -113,7 +113,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     chunks = 1;
   p->rows = (int64_t)(((uint64_t)p->len + chunks - 1) / chunks);
   p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
-  if ((p->nlines + 255) / 256 > 0x7fffffffu)
+  if ((p->nlines + PSCAN__AXIS_THREADS - 1) / PSCAN__AXIS_THREADS > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many lines for a grid");
   if (p->nchunks == 1) {
     AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");

@@ -38,6 +38,9 @@ typedef struct pscan__cuda_axis_params {
   unsigned *lb_flags;
 } pscan__cuda_axis_params;
 
+/* Threads per block of every axis kernel: side by side, one column each (the host sizes grids,
+   tiles and side_lb's flags by it). */
+#define PSCAN__AXIS_THREADS 256
 /* Rows per chunk of side_lb, by the accumulator's size (its rows are held in registers). */
 #define PSCAN__AXIS_LB_ROWS(acc_size) ((acc_size) <= 4 ? 32 : 16)
 

@@ -5,7 +5,7 @@
  * that writes it. */
 #include "scan_ops.cuh"
 
-#define AX_THREADS 256
+#define AX_THREADS PSCAN__AXIS_THREADS
 #define AX_ITEMS 4
 #define AX_SHORT_LINE 128
 

@@ -208,6 +208,20 @@ static void release_slot(sout *o) {
   o->slot = -1;
 }
 
+/* Writes go straight to `file` (a device, a FIFO); messages name the user's `path`. */
+static bool open_direct(sout *o, const char *file, const char *path) {
+  int fd = open(file, O_WRONLY | O_NOCTTY);
+  if (fd < 0)
+    return fail(o, "%s: cannot open: %s", path, strerror(errno));
+  o->f = fdopen(fd, "wb");
+  if (!o->f) {
+    close(fd);
+    return fail(o, "%s: %s", path, strerror(errno));
+  }
+  o->direct = true;
+  return true;
+}
+
 /* The temporary file ".NAME.XXXXXX" beside the target, registered with the signal handlers before
    it exists: mkstemp fills in the name inside the handlers' own slot. Blocking the signals covers
    this thread only; the library's worker threads (made later, by the first scan) take them too,
@@ -254,16 +268,7 @@ bool sout_open(sout *o, const char *path) {
   struct stat st;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     /* a device, a FIFO (the kernel follows the links, /dev/stdout's too): written where it is */
-    int fd = open(path, O_WRONLY | O_NOCTTY);
-    if (fd < 0)
-      return fail(o, "%s: cannot open: %s", path, strerror(errno));
-    o->f = fdopen(fd, "wb");
-    if (!o->f) {
-      close(fd);
-      return fail(o, "%s: %s", path, strerror(errno));
-    }
-    o->direct = true;
-    return true;
+    return open_direct(o, path, path);
   }
   o->target = follow_links(path);
   if (!o->target)
@@ -271,18 +276,8 @@ bool sout_open(sout *o, const char *path) {
   if (stat(o->target, &st) == 0) {
     if (S_ISDIR(st.st_mode))
       return fail(o, "%s: is a directory", path);
-    if (!S_ISREG(st.st_mode)) { /* became one since: written where it is */
-      int fd = open(o->target, O_WRONLY | O_NOCTTY);
-      if (fd < 0)
-        return fail(o, "%s: cannot open: %s", path, strerror(errno));
-      o->f = fdopen(fd, "wb");
-      if (!o->f) {
-        close(fd);
-        return fail(o, "%s: %s", path, strerror(errno));
-      }
-      o->direct = true;
-      return true;
-    }
+    if (!S_ISREG(st.st_mode)) /* became one since: written where it is */
+      return open_direct(o, o->target, path);
     if (access(o->target, W_OK) != 0) /* a read-only file is not replaced behind its back */
       return fail(o, "%s: cannot write: %s", path, strerror(errno));
     o->existed = true;
