@@ -497,8 +497,9 @@ def test_cuda_big():
                  "scan-then-propagate"):
         ok(["scan", "--algo", algo, inp, path("cbigo.npy")], f"cuda 1M {algo}")
         check(read_npy(path("cbigo.npy")) == want, f"cuda 1M --algo {algo}")
-    refused(["scan", "--algo", "sequential", inp, path("cseq.npy")], "PSCAN_ERR_UNSUPPORTED",
-            path("cseq.npy"), "cuda --algo sequential", code=1)
+    # the sequential loop is CPU-only: on the GPU pass it is a usage error, before any work
+    refused(["scan", "--algo", "sequential", inp, path("cseq.npy")], "runs on the CPU only",
+            path("cseq.npy"), "cuda --algo sequential", code=2)
 
 
 def read_npy_nd(p):
