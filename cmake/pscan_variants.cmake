@@ -66,14 +66,15 @@ function(pscan_generate_cuda root outdir out_sources)
     while(pairs)
       list(POP_FRONT pairs in out)
       if(in STREQUAL PSCAN_GEN_TYPE)
-        pscan_op_stamps(${PSCAN_KIND_${out}} "cuda/stamp.cuh" stamps ops)
+        pscan_op_stamps(${PSCAN_KIND_${out}} "cuda/scan/stamp.cuh" stamps ops)
         string(APPEND PSCAN_GEN_PAIRS "\n/* ${in} -> ${out} */\n"
           "#define PAIR_IN ${in}\n#define PAIR_OUT ${out}\n${stamps}"
-          "#define PAIR_OPS(X, N)${ops}\n#include \"cuda/pair.cuh\"\n")
+          "#define PAIR_OPS(X, N)${ops}\n#include \"cuda/scan/pair.cuh\"\n")
       endif()
     endwhile()
     configure_file(${root}/src/cuda/gen/scan_type.cu.in ${outdir}/scan_${PSCAN_GEN_NAME}.cu @ONLY)
-    pscan_op_stamps(${kind} "cuda/by_key_stamp.cuh" PSCAN_GEN_BY_KEY_STAMPS PSCAN_GEN_BY_KEY_OPS)
+    pscan_op_stamps(${kind} "cuda/compact/by_key_stamp.cuh"
+                    PSCAN_GEN_BY_KEY_STAMPS PSCAN_GEN_BY_KEY_OPS)
     configure_file(${root}/src/cuda/gen/compact_type.cu.in ${outdir}/compact_${PSCAN_GEN_NAME}.cu
                    @ONLY)
     list(APPEND sources ${outdir}/scan_${PSCAN_GEN_NAME}.cu ${outdir}/compact_${PSCAN_GEN_NAME}.cu)

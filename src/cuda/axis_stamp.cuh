@@ -3,7 +3,7 @@
  * identity ⊕ x == x), and writes the API's identity where an exclusive line without init starts.
  * In place (out the same view as in), every element is read before it is written, by the thread
  * that writes it. */
-#include "scan_ops.cuh"
+#include "scan/scan_ops.cuh"
 
 #define AX_THREADS PSCAN__AXIS_THREADS
 #define AX_ITEMS 4

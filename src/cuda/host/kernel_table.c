@@ -2,8 +2,8 @@
  * one scan and one compaction unit per element type), indexed by (family, type, op) in tables
  * built from the lists of src/lists.h. A scan's entry holds its launchers of every kind (scan,
  * reduce, propagate, small-tile scan). */
-#include "../internal.h"
-#include "launch.h"
+#include "../../internal.h"
+#include "../launch.h"
 
 /* The generated launcher tables are in PSCAN_OPS order (positional C++ initialisers): it must be
    the order of pscan_op. */

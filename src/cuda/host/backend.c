@@ -16,9 +16,9 @@
  * tiles every launch took (tile_base). The status words are never reset either: each launch tags
  * its words with a new epoch, and nothing but whole status words is ever written where they live.
  * A small scan is therefore one kernel launch and nothing else. */
-#include "../internal.h"
-#include "jit/jit.h"
-#include "launch.h"
+#include "../../internal.h"
+#include "../jit/jit.h"
+#include "../launch.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * NAME). */
 #define PAIR_IN VAL
 #define PAIR_OUT VAL
-#include "scan_ops.cuh"
+#include "../scan/scan_ops.cuh"
 #undef NAME
 #undef ACC_T
 #define VNAME(f) PSCAN__NAME5(f, VAL, VAL, OP_E)
@@ -13,7 +13,7 @@
 #define CX_OP(a, b) VNAME(op)(a, b)
 #define CX_IDENTITY() VNAME(identity)()
 #include "compact_ops.cuh"
-#include "lookback.cuh"
+#include "../scan/lookback.cuh"
 #include "by_key_tile.cuh"
 #undef CX_T
 #undef CX_BY_KEY

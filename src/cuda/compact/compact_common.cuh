@@ -8,8 +8,8 @@
 #ifndef PSCAN_CUDA_COMPACT_COMMON_CUH
 #define PSCAN_CUDA_COMPACT_COMMON_CUH
 
-#include "common.cuh"
-#include "../internal.h"
+#include "../common.cuh"
+#include "../../internal.h"
 
 /* Starts copying global elements [first, first + count) of size bytes -> buf; the copy is done
    (for this thread's part) after pscan__stage_wait(). Several stagings may be in flight at once.

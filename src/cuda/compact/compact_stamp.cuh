@@ -7,7 +7,7 @@
 #define CX_T unsigned long long
 #define CX_BY_KEY 0
 #include "compact_ops.cuh"
-#include "lookback.cuh"
+#include "../scan/lookback.cuh"
 #define KEY TYPE
 #include "compact_tile.cuh"
 #undef KEY
