@@ -242,7 +242,8 @@ void pscan__free(void *p);
 
 /* Fault injection, for tests only (tests/test_faults.c, tests/test_cuda_faults.c). A fault point
    is an allocation above (or of CUDA workspace), a thread creation (cpu/pool.c asks
-   pscan__fault_inject before pthread_create), or a CUDA kernel launch (cuda/backend.c). */
+   pscan__fault_inject before pthread_create), or a CUDA kernel launch
+   (cuda/host/scan.c, compact.c). */
 typedef enum {
   PSCAN__FAULT_ALLOC,
   PSCAN__FAULT_THREAD,

@@ -95,12 +95,13 @@ static __device__ __forceinline__ void pscan__prefetch_l2(const void *g, unsigne
                : "memory");
 }
 
-/* Staggered first wave, for launches of more than two waves (backend.c sets stagger_ns then):
-   if the whole first wave asked for its tiles at once, every tile would arrive at about the same
-   time (DRAM interleaves the requests), and the blocks would then scan, look back and store in
-   phase, wave after wave, with the loads idle in between. A first-wave block of row
-   r = blockIdx.x / sm_count (r < stagger_rows, the blocks resident per multiprocessor) waits
-   r x stagger_ns before it takes its tile, which pipelines the rows from the first tile on
+/* Staggered first wave, for launches of more than two waves (stagger_long_launch, host/state.h,
+   sets stagger_ns then): if the whole first wave asked for its tiles at once, every tile would
+   arrive at about the same time (DRAM interleaves the requests), and the blocks would then scan,
+   look back and store in phase, wave after wave, with the loads idle in between. A first-wave
+   block of row r = blockIdx.x / sm_count (r < stagger_rows, the blocks resident per
+   multiprocessor) waits r x stagger_ns before it takes its tile, which pipelines the rows from
+   the first tile on
    (docs/PERFORMANCE.md, "Staggered first wave"). Called by thread 0 before the tile-id atomic. */
 static __device__ __forceinline__ void pscan__stagger_first_wave(const pscan__cuda_scan_params *p) {
   if (p->stagger_ns && blockIdx.x < p->stagger_rows * p->sm_count) {

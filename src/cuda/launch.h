@@ -1,4 +1,4 @@
-/* The interface between the CUDA backend's host code (backend.c, plain C) and its kernels
+/* The interface between the CUDA backend's host code (host/, plain C) and its kernels
  * (*.cu, CUDA C). Only plain C types cross it. */
 #ifndef PSCAN_CUDA_LAUNCH_H
 #define PSCAN_CUDA_LAUNCH_H
@@ -48,7 +48,7 @@ typedef struct pscan__cuda_scan_params {
   int tile_from_block; /* a cooperative launch (every block resident at once): tile = blockIdx.x */
   int pdl; /* launch with programmatic dependent launch allowed (common.cuh; host side only) */
   /* Launches of more than two waves: a first-wave block of row r = blockIdx.x / sm_count
-     (r < stagger_rows) waits r x stagger_ns before it takes its tile (common.cuh). backend.c sets
+     (r < stagger_rows) waits r x stagger_ns before it takes its tile (common.cuh). host/state.h sets
      stagger_ns and sm_count; the launcher sets stagger_rows, the kernel's blocks per SM. */
   unsigned stagger_ns;
   unsigned sm_count;

@@ -16,7 +16,7 @@
 #define TILE_SCAN_ONLY 0
 #include "tile_scan.cuh"
 /* Small tiles (PSCAN__SMALL_THREAD_BYTES per thread: 8 KB), single pass only: a small input
-   spread over more multiprocessors, each with less to do (backend.c: use_small_tiles). */
+   spread over more multiprocessors, each with less to do (host/scan.c: use_small_tiles). */
 #define TNAME(f) PSCAN__CAT(NAME(f), _small)
 #define TILE_THREAD_BYTES PSCAN__SMALL_THREAD_BYTES
 #define TILE_SCAN_ONLY 1

@@ -281,7 +281,7 @@ static int TNAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, v
   pscan__cuda_scan_params q = *p;
   if (q.stagger_ns && !q.tile_from_block)
     q.stagger_rows = (unsigned)pscan__wave_rows((const void *)kernel, 0);
-  /* (tile_from_block: cooperative, backend.c: launch_single_pass) */
+  /* (tile_from_block: cooperative, host/scan.c: launch_single_pass) */
   return pscan__launch((const void *)kernel, grid, PSCAN__THREADS, 0, stream, &q, q.pdl,
                        q.tile_from_block);
 }

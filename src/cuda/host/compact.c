@@ -1,0 +1,115 @@
+/* The CUDA backend's compaction family (select, partition, unique, run-length encoding, the
+ * by-key reductions and scans): its launch parameters, status words and count
+ * (compact/compact_tile.cuh, compact/by_key_tile.cuh). */
+#include "state.h"
+
+#include <string.h>
+
+/* The counter moves (tile_base) only if the kernel runs: see launch_single_pass (scan.c). */
+static pscan_status launch_compact(pscan_ctx *ctx, const pscan__cuda_compact_kernel *k,
+                                   const pscan__cuda_compact_params *p, uint64_t grid) {
+  cuda_state *st = ctx->impl;
+  if (grid > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "compaction: %llu tiles exceed the grid limit",
+                       (unsigned long long)grid);
+  uint64_t taken = 0;
+  int e = pscan__fault_inject(PSCAN__FAULT_LAUNCH) ? (int)cudaErrorLaunchFailure
+                                                    : k->launch(p, grid, st->stream, &taken);
+  if (e != cudaSuccess)
+    return pscan__cuda_fail(ctx, e, "compaction kernel");
+  st->tile_base += taken;
+  return PSCAN_OK;
+}
+
+/* The number kept, for a count pointer in host memory: wait for it. */
+static pscan_status read_back_count(pscan_ctx *ctx, cuda_state *st, const void *slot,
+                                    size_t *count) {
+  unsigned long long v = 0;
+  CUDA_CHECK(ctx, cudaMemcpyAsync(&v, slot, sizeof v, cudaMemcpyDeviceToHost, st->stream),
+             "cudaMemcpyAsync (count)");
+  CUDA_CHECK(ctx, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (count)");
+  *count = (size_t)v;
+  return PSCAN_OK;
+}
+
+/* A new epoch for the pair status words; they have 16 bits for it, so the buffer is cleared
+   (stream-ordered) each time the epoch wraps. */
+static pscan_status next_compact_epoch(pscan_ctx *ctx, cuda_state *st) {
+  if (++st->compact_epoch > 0xffffu) {
+    CUDA_CHECK(ctx, cudaMemsetAsync(st->status[2], 0, st->status_bytes[2], st->stream),
+               "cudaMemsetAsync");
+    st->compact_epoch = 1;
+  }
+  return PSCAN_OK;
+}
+
+pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
+  cuda_state *st = ctx->impl;
+  bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  const pscan__cuda_compact_kernel *k = pscan__cuda_compact_for((int)c->kind, (int)c->type,
+                                                                (int)c->val_type, (int)c->op);
+  if (!k)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA compaction kernel for %s",
+                       pscan__dtype_name(by_key ? c->val_type : c->type));
+  PSCAN__CHECK(use_device(ctx, st));
+  PSCAN__CHECK(pscan__cuda_ensure_work(ctx, st, COUNTER_BYTES));
+  size_t *count = c->kind == PSCAN__COMPACT_SCAN_BY_KEY ? NULL : c->num_selected;
+  bool count_on_device = count && pscan__cuda_on_device(ctx, count);
+  unsigned long long *slot = (unsigned long long *)(void *)(st->work + 8); /* after the counter */
+  if (c->n == 0) { /* nothing to select: the count only */
+    if (count_on_device)
+      CUDA_CHECK(ctx, cudaMemsetAsync(count, 0, sizeof *count, st->stream), "cudaMemsetAsync");
+    else if (count)
+      *count = 0;
+    return PSCAN_OK;
+  }
+  uint64_t tiles = (c->n + k->tile_items - 1) / k->tile_items;
+  bool grown;
+  PSCAN__CHECK(pscan__cuda_grow_zeroed(ctx, st, &st->status[2], &st->status_bytes[2], 2 * tiles * 16,
+                                       &grown));
+  PSCAN__CHECK(next_compact_epoch(ctx, st));
+
+  pscan__cuda_compact_params p;
+  memset(&p, 0, sizeof p);
+  p.lb.pdl = st->pdl;
+  int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
+  p.lb.n = c->n;
+  p.lb.num_tiles = tiles;
+  p.lb.mode = tiles == 1 ? PSCAN__MODE_SINGLE
+              : algo == PSCAN_ALGO_CHAINED ? PSCAN__MODE_CHAINED : PSCAN__MODE_LOOKBACK;
+  /* Only the by-key reductions of float sums and products depend on the order of combination. */
+  p.lb.deterministic = ctx->params[PSCAN_PARAM_DETERMINISTIC] && by_key &&
+                       pscan__dtype_kind(c->val_type) == PSCAN__FLOAT &&
+                       (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
+  p.lb.agg_words = st->status[2];
+  p.lb.incl_words = st->status[2] + tiles * 16;
+  p.lb.tile_counter = (unsigned long long *)(void *)st->work;
+  p.lb.tile_base = st->tile_base;
+  p.lb.epoch = st->compact_epoch;
+  p.lb.sm_count = st->sm_count; /* (the persistent kernel's grid) */
+  if (p.lb.mode != PSCAN__MODE_SINGLE)
+    stagger_long_launch(st, &p.lb);
+  p.kind = (int)c->kind;
+  p.cmp = (int)c->cmp;
+  p.key_type = (int)c->type;
+  p.key_size = (int)c->size;
+  p.exclusive = c->exclusive;
+  p.has_init = c->init != NULL;
+  if (c->value)
+    memcpy(&p.value, c->value, c->size);
+  if (c->init)
+    memcpy(&p.init, c->init, c->val_size);
+  p.keys_vector_io = (uintptr_t)c->in % 16 == 0;
+  p.vals_vector_io = (uintptr_t)c->vals_in % 16 == 0 && (uintptr_t)c->vals_out % 16 == 0;
+  p.in = c->in;
+  p.flags = c->flags;
+  p.out = c->out;
+  p.counts_out = c->counts_out;
+  p.vals_in = c->vals_in;
+  p.vals_out = c->vals_out;
+  p.count_out = count_on_device ? (unsigned long long *)(void *)count : slot;
+  PSCAN__CHECK(launch_compact(ctx, k, &p, p.lb.mode == PSCAN__MODE_SINGLE ? 1 : tiles));
+  if (count && !count_on_device)
+    return read_back_count(ctx, st, slot, count);
+  return PSCAN_OK;
+}
