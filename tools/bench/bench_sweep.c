@@ -1,13 +1,12 @@
 /* `pscan bench --sweep`: plans the points of the sweep, hands them to a backend (the CPU's or the
- * GPU's) one at a time, and reports them: a line per point on stdout, the CSV, the plots and the
- * summary. What the points are and how bytes are counted: bench_sweep.h. */
+ * GPU's) one at a time, and reports them (bench_sweep_report.c: a line per point on stdout, the
+ * CSV, the plots and the summary). What the points are and how bytes are counted: bench_sweep.h. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "bench_sweep.h"
+#include "bench_sweep_report.h"
 
-#include "bench_plot.h"
 #include "timing.h"
 #include "cli/cli.h"
-#include "plot/plot.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -202,162 +201,6 @@ static sweep_point *list_points(const plan *pl, int *count) {
   return v;
 }
 
-/* ---- reporting ---- */
-
-static double gbps(double bytes, double s) { return s > 0 ? bytes / s * 1e-9 : 0; }
-static double x_peer(const sweep_result *r) { return r->pscan_s > 0 ? r->peer_s / r->pscan_s : 0; }
-static double of_copy(const sweep_result *r) {
-  double c = gbps(r->copy_bytes, r->copy_s);
-  return c > 0 ? gbps(r->pscan_bytes, r->pscan_s) / c : 0;
-}
-
-/* The run length as the CSV and the table write it: n for one run over the whole input. */
-static size_t run_value(const sweep_point *p) {
-  return p->run_length == SWEEP_WHOLE ? p->n : p->run_length;
-}
-
-static void print_row(const sweep_result *r) {
-  char count[32], runs[32];
-  const sweep_point *p = &r->p;
-  if (p->run_length == SWEEP_WHOLE)
-    snprintf(runs, sizeof runs, "whole");
-  else if (p->run_length)
-    snprintf(runs, sizeof runs, "%zu", p->run_length);
-  else if (p->sel_pct >= 0)
-    snprintf(runs, sizeof runs, "%d%%", p->sel_pct);
-  else
-    snprintf(runs, sizeof runs, "-");
-  printf("%-18s %-4s %-6s %-6s %8.1f %8.1f %8.1f %7.2fx %6.1f%%  (%s)\n", sweep_op_name(p->op),
-         cli_dtype_name(p->key), cli_format_count(p->n, count, sizeof count), runs,
-         gbps(r->pscan_bytes, r->pscan_s), gbps(r->peer_bytes, r->peer_s),
-         gbps(r->copy_bytes, r->copy_s), x_peer(r), 100 * of_copy(r), r->peer);
-  fflush(stdout);
-}
-
-static void csv_row(FILE *f, const sweep_result *r) {
-  const sweep_point *p = &r->p;
-  fprintf(f, "%s,%s,%zu,%zu,%d,%.3f,%.3f,%.3f\n", sweep_op_name(p->op), cli_dtype_name(p->key),
-          p->n, run_value(p), p->sel_pct, gbps(r->pscan_bytes, r->pscan_s),
-          gbps(r->peer_bytes, r->peer_s), gbps(r->copy_bytes, r->copy_s));
-}
-
-static void describe_point(const sweep_point *p, char *buf, size_t len) {
-  char count[32];
-  int m = snprintf(buf, len, "%s n=%s", cli_dtype_name(p->key), cli_format_count(p->n, count, sizeof count));
-  if (m < 0 || (size_t)m >= len)
-    return;
-  if (p->run_length == SWEEP_WHOLE)
-    snprintf(buf + m, len - (size_t)m, " one run");
-  else if (p->run_length)
-    snprintf(buf + m, len - (size_t)m, " run %zu", p->run_length);
-  else if (p->sel_pct >= 0)
-    snprintf(buf + m, len - (size_t)m, " %d%% selected", p->sel_pct);
-}
-
-/* Per op: the point with the lowest x peer and the one with the lowest % of copy. */
-static void print_summary(const sweep_result *r, int count, const char *peer_kind) {
-  printf("\nsummary: the worst point per op (x %s = the peer's time / pscan's; %% of copy = "
-         "pscan's GB/s of exact bytes / the copy's)\n",
-         peer_kind);
-  for (int op = 0; op < SWEEP_OP_COUNT; op++) {
-    int wx = -1, wc = -1;
-    for (int i = 0; i < count; i++) {
-      if (r[i].p.op != (sweep_op)op)
-        continue;
-      if (wx < 0 || x_peer(&r[i]) < x_peer(&r[wx]))
-        wx = i;
-      if (wc < 0 || of_copy(&r[i]) < of_copy(&r[wc]))
-        wc = i;
-    }
-    if (wx < 0)
-      continue;
-    char a[96], b[96];
-    describe_point(&r[wx].p, a, sizeof a);
-    describe_point(&r[wc].p, b, sizeof b);
-    printf("  %-18s worst x %s: %5.2fx (%s)   worst of copy: %5.1f%% (%s)\n", sweep_op_name((sweep_op)op),
-           peer_kind, x_peer(&r[wx]), a, 100 * of_copy(&r[wc]), b);
-  }
-}
-
-/* ---- plots ---- */
-
-static void chart_titles(plot_chart *c, const char *title, const char *machine, const char *x,
-                         const char *y) {
-  memset(c, 0, sizeof *c);
-  snprintf(c->title, sizeof c->title, "%s", title);
-  snprintf(c->subtitle, sizeof c->subtitle, "%s", machine);
-  snprintf(c->xlabel, sizeof c->xlabel, "%s", x);
-  snprintf(c->ylabel, sizeof c->ylabel, "%s", y);
-}
-
-/* Parity (1.0x) as a dashed line over the chart's x range. */
-static void parity(plot_chart *c, double x0, double x1, const char *peer_kind) {
-  char label[PLOT_LABEL];
-  snprintf(label, sizeof label, "%s (1.0x)", peer_kind);
-  plot_series *s = plot_series_get(c, label, true);
-  plot_point(s, x0, 1.0);
-  plot_point(s, x1, 1.0);
-}
-
-/* Per key type and compaction n: x peer against the run length (one line per op with runs;
-   the whole-input run drawn at x = n) and against the selected % (0% drawn at 0.5). */
-static bool write_plots(const sweep_result *r, int count, const char *prefix, const char *machine,
-                        const char *peer_kind) {
-  static plot_chart c;
-  char title[128], suffix[64], count_s[32], ylabel[64];
-  bool ok = true;
-  snprintf(ylabel, sizeof ylabel, "x %s (its time / pscan's)", peer_kind);
-  for (int kind = 0; kind < 2; kind++)
-    for (int i = 0; i < count; i++) {
-      const sweep_point *p = &r[i].p;
-      bool runs = kind == 0;
-      if (p->op == SWEEP_SCAN || sweep_op_has_runs(p->op) != runs)
-        continue;
-      bool first = true; /* the first point of its (key, n) starts the chart */
-      for (int j = 0; j < i && first; j++)
-        if (r[j].p.key == p->key && r[j].p.n == p->n && r[j].p.op != SWEEP_SCAN &&
-            sweep_op_has_runs(r[j].p.op) == runs)
-          first = false;
-      if (!first)
-        continue;
-      cli_format_count(p->n, count_s, sizeof count_s);
-      snprintf(title, sizeof title, "%s, %s, n = %s: pscan against %s", runs ? "runs" : "selection",
-               cli_dtype_name(p->key), count_s, peer_kind);
-      chart_titles(&c, title, machine, runs ? "run length (one run: n)" : "selected % (0%: at 0.5)",
-                   ylabel);
-      c.x_pow2_labels = runs;
-      double x0 = 1e300, x1 = 0;
-      for (int j = i; j < count; j++) {
-        const sweep_point *q = &r[j].p;
-        if (q->key != p->key || q->n != p->n || q->op == SWEEP_SCAN ||
-            sweep_op_has_runs(q->op) != runs)
-          continue;
-        double x = runs ? (double)run_value(q) : q->sel_pct ? (double)q->sel_pct : 0.5;
-        plot_point(plot_series_get(&c, sweep_op_name(q->op), false), x, x_peer(&r[j]));
-        x0 = x < x0 ? x : x0;
-        x1 = x > x1 ? x : x1;
-      }
-      parity(&c, x0, x1, peer_kind);
-      snprintf(suffix, sizeof suffix, "sweep-%s-%s-%zu", runs ? "runs" : "select",
-               cli_dtype_name(p->key), p->n);
-      ok = bench_plot_save(&c, prefix, suffix) && ok;
-    }
-  /* The scans: % of the copy against n, one line per dtype. */
-  bool any = false;
-  chart_titles(&c, "inclusive sum: pscan as % of the copy (exact bytes)", machine, "n",
-               "% of the copy");
-  c.x_pow2_labels = true;
-  for (int i = 0; i < count; i++)
-    if (r[i].p.op == SWEEP_SCAN) {
-      plot_point(plot_series_get(&c, cli_dtype_name(r[i].p.key), false), (double)r[i].p.n,
-                 100 * of_copy(&r[i]));
-      any = true;
-    }
-  if (any)
-    ok = bench_plot_save(&c, prefix, "sweep-scan") && ok;
-  return ok;
-}
-
 /* ---- the run ---- */
 
 /* The copy of each size is measured when first needed and again once its figure is older than
@@ -408,49 +251,15 @@ static int run_points(sweep_backend *b, const sweep_point *pts, int count, int r
     if (copy_seconds(b, &cc, copy_bytes, reps, &r->copy_s))
       return 1;
     r->copy_bytes = 2.0 * (double)copy_bytes;
-    print_row(r);
+    sweep_print_row(r);
     if (csv)
-      csv_row(csv, r);
+      sweep_csv_row(csv, r);
     if (i % 50 == 49)
       fprintf(stderr, "pscan bench: --sweep: %d of %d points, %.0f s\n", i + 1, count,
               timing_now() - start);
   }
   fprintf(stderr, "pscan bench: --sweep: %d points in %.1f s\n", count, timing_now() - start);
   return 0;
-}
-
-/* The CSV goes to FILE.partial and is renamed to FILE once complete. */
-static FILE *csv_open(const char *path, char **partial) {
-  size_t len = strlen(path) + sizeof ".partial";
-  *partial = malloc(len);
-  if (!*partial) {
-    cli_error("bench", "out of memory");
-    return NULL;
-  }
-  snprintf(*partial, len, "%s.partial", path);
-  FILE *f = fopen(*partial, "w");
-  if (!f) {
-    cli_error("bench", "cannot write %s", *partial);
-    free(*partial);
-    *partial = NULL;
-    return NULL;
-  }
-  fputs("op,key_type,n,run_length,selectivity_pct,pscan_GBps,cub_GBps,copy_GBps\n", f);
-  return f;
-}
-
-static bool csv_close(FILE *f, char *partial, const char *path, bool ok) {
-  if (!f)
-    return true;
-  ok = fclose(f) == 0 && ok;
-  if (ok && rename(partial, path) != 0) {
-    cli_error("bench", "cannot rename %s to %s", partial, path);
-    ok = false;
-  }
-  if (!ok)
-    remove(partial);
-  free(partial);
-  return ok;
 }
 
 int bench_sweep_run(const sweep_opts *o, bool gpu) {
@@ -479,7 +288,7 @@ int bench_sweep_run(const sweep_opts *o, bool gpu) {
   int rc = b.open(&b, cmax, smax, o);
   char *partial = NULL;
   FILE *csv = NULL;
-  if (rc == 0 && o->csv && !(csv = csv_open(o->csv, &partial)))
+  if (rc == 0 && o->csv && !(csv = sweep_csv_open(o->csv, &partial)))
     rc = 1;
   if (rc == 0) {
     printf("pscan bench --sweep: libpscan %s on %s; peer: %s; ceiling: %s; median of %d\n"
@@ -489,13 +298,13 @@ int bench_sweep_run(const sweep_opts *o, bool gpu) {
            pscan_version_string(), b.name, b.peer_kind, b.copy_kind, reps);
     rc = run_points(&b, pts, count, reps, csv, res);
   }
-  if (!csv_close(csv, partial, o->csv, rc == 0) && rc == 0)
+  if (!sweep_csv_close(csv, partial, o->csv, rc == 0) && rc == 0)
     rc = 1;
   if (rc == 0) {
-    print_summary(res, count, gpu ? "CUB" : "peer");
+    sweep_print_summary(res, count, gpu ? "CUB" : "peer");
     if (o->csv)
       printf("\nwrote %s\n", o->csv);
-    if (o->plot && !write_plots(res, count, o->plot, b.name, gpu ? "CUB" : "peer"))
+    if (o->plot && !sweep_write_plots(res, count, o->plot, b.name, gpu ? "CUB" : "peer"))
       rc = 1;
   }
   b.close(&b);
