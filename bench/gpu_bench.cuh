@@ -12,21 +12,19 @@
 
 #include "pscan.h"
 
-#define CK(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                           \
-    }                                                                                    \
+// A failed CUDA call (CK) or pscan call (PK) ends the benchmark with where and why.
+[[noreturn]] static inline void die(const char *file, int line, const char *call, const char *why) {
+  fprintf(stderr, "%s:%d %s: %s\n", file, line, call, why);
+  exit(1);
+}
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) die(__FILE__, __LINE__, #x, cudaGetErrorString(e_));       \
   } while (0)
-#define PK(x)                                                                             \
-  do {                                                                                    \
-    pscan_status s_ = (x);                                                                \
-    if (s_ != PSCAN_OK) {                                                                 \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, pscan_last_error(nullptr)); \
-      exit(1);                                                                            \
-    }                                                                                     \
+#define PK(x)                                                                         \
+  do {                                                                                \
+    if ((x) != PSCAN_OK) die(__FILE__, __LINE__, #x, pscan_last_error(nullptr));      \
   } while (0)
 
 struct Opts {

@@ -144,34 +144,35 @@ static void make_plan(const sweep_opts *o, plan *pl) {
     pl->nstypes = 0;
 }
 
-/* Drops the sizes whose buffers do not fit in avail bytes, saying so. */
-static void fit_plan(plan *pl, double avail) {
+/* Keeps the sizes whose buffers (bytes(n)) fit in avail bytes, saying which do not (what: the
+   part of the sweep; room: what avail is); returns how many are kept. */
+static int keep_fitting(size_t *sizes, int count, double (*bytes)(size_t), double avail,
+                        const char *what, const char *room) {
   int k = 0;
-  for (int i = 0; i < pl->ncsizes; i++) {
-    if (pl->nckeys && sweep_compact_bytes(pl->csizes[i]) > avail) {
-      fprintf(stderr, "pscan bench: --sweep: skipping compaction at n = %zu: its buffers (%.1f "
-                      "GiB) do not fit in the %.1f GiB available\n",
-              pl->csizes[i], sweep_compact_bytes(pl->csizes[i]) / (1 << 30), avail / (1 << 30));
+  for (int i = 0; i < count; i++) {
+    if (bytes(sizes[i]) > avail) {
+      fprintf(stderr, "pscan bench: --sweep: skipping %s at n = %zu: the buffers (%.1f GiB) do "
+                      "not fit in the %.1f GiB %s\n",
+              what, sizes[i], bytes(sizes[i]) / (1 << 30), avail / (1 << 30), room);
       continue;
     }
-    pl->csizes[k++] = pl->csizes[i];
+    sizes[k++] = sizes[i];
   }
-  pl->ncsizes = k;
-  k = 0;
+  return k;
+}
+
+/* Drops the sizes whose buffers do not fit in avail bytes, saying so: the compaction's first,
+   the scans' in what the largest compaction leaves. */
+static void fit_plan(plan *pl, double avail) {
+  if (pl->nckeys)
+    pl->ncsizes = keep_fitting(pl->csizes, pl->ncsizes, sweep_compact_bytes, avail, "compaction",
+                               "available");
   size_t cmax = 0;
   for (int i = 0; i < pl->ncsizes; i++)
     cmax = pl->csizes[i] > cmax ? pl->csizes[i] : cmax;
   double left = avail - (pl->nckeys ? sweep_compact_bytes(cmax) : 0);
-  for (int i = 0; i < pl->nssizes; i++) {
-    if (pl->nstypes && sweep_scan_bytes(pl->ssizes[i]) > left) {
-      fprintf(stderr, "pscan bench: --sweep: skipping scans at n = %zu: their buffers (%.1f GiB) "
-                      "do not fit in the %.1f GiB left\n",
-              pl->ssizes[i], sweep_scan_bytes(pl->ssizes[i]) / (1 << 30), left / (1 << 30));
-      continue;
-    }
-    pl->ssizes[k++] = pl->ssizes[i];
-  }
-  pl->nssizes = k;
+  if (pl->nstypes)
+    pl->nssizes = keep_fitting(pl->ssizes, pl->nssizes, sweep_scan_bytes, left, "scans", "left");
 }
 
 /* Every point of the plan, in the order measured (a fill serves several points in a row). */
