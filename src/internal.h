@@ -72,6 +72,9 @@ typedef struct pscan__compact_call {
   const int64_t *offsets;
   size_t num_segments;
   const uint64_t *tile_segment;
+  /* SCAN_BY_KEY of lines back to back (the CUDA pscan_scan_axis): in is NULL and a run starts
+     every segment_len items. */
+  size_t segment_len;
 } pscan__compact_call;
 
 /* One validated scan along an axis (pscan_scan_axis) or by segments (pscan_segmented_scan);

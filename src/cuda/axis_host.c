@@ -5,7 +5,9 @@
  *    axis; else the axis is cut into chunks: from 2048 lines, one pass with a decoupled
  *    look-back along the axis (2n data movement); below, a reduce / carry / scan sequence (~3n),
  *    its carries scanned recursively when there are many chunks;
- *  - few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
+ *  - lines back to back (a C-order array along its last axis), 4-byte types, lines of up to 128
+ *    items or few long ones: one by-key scan (by_key_tile.cuh) with a head every len items;
+ *  - other few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
  *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
  *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
@@ -167,6 +169,35 @@ static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
   return PSCAN_OK;
 }
 
+/* Lines back to back in both views (a C-order array along its last axis), more than one: one
+   by-key scan over all of them with a head every len items streams them in one launch. It
+   serves 4-byte types (as measured: docs/PERFORMANCE.md, "Axis scans on the GPU") where the
+   line kernels are weakest: lines of up to 128 items (one warp each) and few long lines (one
+   flat scan after another). */
+static const pscan__cuda_compact_kernel *dense_lines_kernel(const pscan__axis_call *c,
+                                                            const pscan__axis_norm *v) {
+  if (v->si != 1 || v->so != 1 || v->nb != 1 || v->b[0].is != v->len || v->b[0].os != v->len ||
+      c->in_type != c->out_type || c->in_size != 4)
+    return NULL;
+  bool short_lines = v->len <= 128,
+       long_lines = (v->len >= AX_LONG_LINE && v->nlines <= AX_FEW_LINES) ||
+                    (v->len >= AX_VERY_LONG_LINE && v->nlines < AX_MANY_LINES);
+  if (!short_lines && !long_lines)
+    return NULL;
+  return pscan__cuda_compact_for(PSCAN__COMPACT_SCAN_BY_KEY, PSCAN_U8, (int)c->in_type, c->op);
+}
+
+static pscan_status run_dense_lines(pscan_ctx *ctx, const pscan__axis_call *c,
+                                    const pscan__axis_norm *v) {
+  pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = v->nlines * (size_t)v->len,
+                                .type = PSCAN_U8, .size = 1, .vals_in = v->in,
+                                .vals_out = v->out, .val_type = c->in_type,
+                                .val_size = c->in_size, .op = (pscan_op)c->op,
+                                .exclusive = c->exclusive, .init = c->init,
+                                .segment_len = (size_t)v->len};
+  return pscan__cuda_backend.compact(ctx, &by_key);
+}
+
 static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
   uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
   return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
@@ -262,6 +293,8 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__axis_normalise(c, &v);
   if (v.nb > PSCAN__AXIS_MAX_BATCH)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "pscan_scan_axis: too many batch dimensions");
+  if (dense_lines_kernel(c, &v))
+    return run_dense_lines(ctx, c, &v);
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))

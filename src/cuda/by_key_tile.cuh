@@ -101,6 +101,17 @@ static __device__ __forceinline__ unsigned NAME(head_mask_offsets)(
   return heads;
 }
 
+/* Lines back to back (pscan_scan_axis along a contiguous last axis): a head every segment_len
+   items. */
+static __device__ __forceinline__ unsigned NAME(head_mask_every)(
+    const pscan__cuda_compact_params *p, unsigned long long start, unsigned mine) {
+  const unsigned long long len = p->segment_len, at = start + threadIdx.x * ITEMS, r = at % len;
+  unsigned heads = 0;
+  for (unsigned long long i = r ? len - r : 0; i < mine; i += len)
+    heads |= 1u << i;
+  return heads;
+}
+
 /* A value shuffled up d lanes, in one 32-bit shuffle when it fits. */
 static __device__ __forceinline__ V_T NAME(shfl_up_value)(V_T v, unsigned d) {
   if (sizeof(V_T) <= 4) {
@@ -367,11 +378,12 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
   /* 1. Read the tile's keys and values (and the key before the tile) once, both in flight; by
      segments, the values while the heads come from the offsets. */
-  if (!p->offsets)
+  const bool keyed = !p->offsets && !p->segment_len;
+  if (keyed)
     pscan__stage_start(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
   pscan__stage_start(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
   if (threadIdx.x == 0) {
-    if (start > 0 && !p->offsets)
+    if (start > 0 && keyed)
       sm->key_before = pscan__load_bits(p->in, start - 1, ks);
     sm->first_head = valid;
   }
@@ -379,7 +391,9 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
       p->offsets ? NAME(head_mask_offsets)(p, (unsigned *)(void *)keys, tile, start, valid) : 0u;
   pscan__stage_wait();
   __syncthreads();
-  const unsigned heads = p->offsets ? heads_by_offsets : NAME(head_mask)(p, sm, keys, start, mine);
+  const unsigned heads = p->segment_len ? NAME(head_mask_every)(p, start, mine)
+                         : p->offsets   ? heads_by_offsets
+                                        : NAME(head_mask)(p, sm, keys, start, mine);
   /* 2. The thread's prefix within the tile; the tile's aggregate goes out at once. */
   ACC_T before, total;
   NAME(tile_pairs)(sm, vals, heads, mine, &before, &total, false);
@@ -414,10 +428,10 @@ __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_
   NAME(by_key_tile)(&p, &sm,
                     pscan__compact_tile_id(&p.lb, &sm.tile_id, TILE,
                                            p.keys_vector_io && p.vals_vector_io,
-                                           p.offsets ? p.vals_in : p.in,
-                                           p.offsets ? (unsigned)sizeof(V_T) : (unsigned)p.key_size,
-                                           p.offsets ? NULL : p.vals_in,
-                                           p.offsets ? 0u : (unsigned)sizeof(V_T)),
+                                           p.in ? p.in : p.vals_in,
+                                           p.in ? (unsigned)p.key_size : (unsigned)sizeof(V_T),
+                                           p.in ? p.vals_in : NULL,
+                                           p.in ? (unsigned)sizeof(V_T) : 0u),
                     NULL);
 }
 

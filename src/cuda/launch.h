@@ -99,6 +99,7 @@ typedef struct pscan__cuda_compact_params {
   const int64_t *offsets;        /* SCAN_BY_KEY by segments (pscan__compact_call): heads from */
   uint64_t num_segments;         /* offsets instead of keys */
   const uint64_t *tile_segment;
+  uint64_t segment_len;          /* or a head every segment_len items (lines back to back) */
 } pscan__cuda_compact_params;
 
 typedef struct pscan__cuda_compact_kernel {
