@@ -26,7 +26,8 @@ B=build-sweep
 cpu_only=false
 if has cpu && ! has gpu && ! has test; then cpu_only=true; B=build-sweep-cpu; fi
 
-nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1 ||
+  echo "no GPU (nvidia-smi failed)" >"$OUT/gpu.txt"
 log "$(tail -1 "$OUT/gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
 
 if has build; then

@@ -15,8 +15,9 @@
  * Timing: each implementation is called once (warm-up; its output is checked: the count and a
  * checksum of what it wrote, against the other implementation's), then samples in rounds, one
  * sample of each implementation per round; a sample repeats the call to last MIN_SAMPLE_S. The
- * number of samples is calibrated by time: reps where they fit SAMPLES_S (pscan) or PEER_S (a
- * peer), at least 3 for pscan (its figure is the one that counts) and 1 for a peer. Where one call
+ * number of samples is calibrated by time: pscan's as many as fit SAMPLES_S, 3 to MAX_PSCAN (its
+ * figure is the one that counts: short calls get more samples, whose median then resists the
+ * noise of a shared machine), a peer's up to reps within PEER_S, at least 1. Where one call
  * takes longer than BIG_CALL_S, the warm-up is the first sample (the buffers are touched before
  * the run, so the first call pays no page faults): at 2^28 a one-thread loop then runs once, and
  * the whole sweep on 16 threads takes a few minutes instead of a quarter of an hour. */
@@ -38,9 +39,9 @@
 
 #define MIN_SAMPLE_S 2e-3
 #define BIG_CALL_S 0.05
-#define SAMPLES_S 0.4 /* pscan's samples at one point, at most (3 at least) */
-#define PEER_S 0.15   /* a peer's, at most (1 at least) */
-enum { MAX_INNER = 1 << 16, MAX_REPS = 1000 };
+#define SAMPLES_S 0.12 /* pscan's samples at one point, at most (3 at least) */
+#define PEER_S 0.1     /* a peer's, at most (1 at least) */
+enum { MAX_INNER = 1 << 16, MAX_REPS = 1000, MAX_PSCAN = 15 };
 
 typedef struct filled {
   int what; /* 0: nothing, 1: keys, 2: items, 3: scan input */
@@ -304,13 +305,12 @@ typedef struct timed {
   size_t kept;
 } timed;
 
-/* Samples of sample_s seconds each to take: reps where they fit the budget, at least 3 for
-   pscan, 1 for a peer. */
+/* Samples of sample_s seconds each to take (the top of the file). */
 static int samples_for(bool is_pscan, double sample_s, int reps) {
-  double budget = is_pscan ? SAMPLES_S : PEER_S;
-  int least = is_pscan ? 3 : 1, fit = (int)(budget / (sample_s > 0 ? sample_s : 1e-9));
-  int k = fit < reps ? fit : reps;
-  return k < least ? (least < reps ? least : reps) : k;
+  double fit = (is_pscan ? SAMPLES_S : PEER_S) / (sample_s > 0 ? sample_s : 1e-9);
+  int most = is_pscan ? (reps > MAX_PSCAN ? reps : MAX_PSCAN) : reps, least = is_pscan ? 3 : 1;
+  int k = fit < most ? (int)fit : most;
+  return k < least ? (least < most ? least : most) : k;
 }
 
 static double sample(cpu_state *s, timed *t, const sweep_point *p) {
@@ -361,7 +361,7 @@ static int cpu_measure(sweep_backend *b, sweep_result *r, int reps) {
     t[i].inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
     t[i].want = samples_for(i == 0, one * (double)t[i].inner, reps);
   }
-  for (int rep = 0; rep < reps; rep++)
+  for (int rep = 0; rep < MAX_REPS; rep++)
     for (int i = 0; i < nt; i++)
       if (t[i].count < t[i].want)
         t[i].samples[t[i].count++] = sample(s, &t[i], p);
