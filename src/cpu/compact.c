@@ -371,11 +371,12 @@ static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop
 
 /* ---- reduce_by_key and scan_by_key with the AVX-512 kernels (compact_simd.h) ----
    One partition: the keys give the head bits (and, for reduce_by_key, the run keys in buf); the
-   aggregate is the count of heads and the reduction of the values since the last one; after the
-   look-back one segmented sum over the partition's values, continuing the incoming run from the
-   predecessors' reduction before.x, writes scan_by_key's values, or gives reduce_by_key's run
-   totals (the sums at the items followed by a head) in order: the first closes the incoming run
-   (run before.count - 1) unless the partition starts with a head, when before.x alone closes it.
+   aggregate is the count of heads and the reduction of the values since the last one. One
+   segmented sum over the partition's values gives reduce_by_key's run totals (the sums at the
+   items followed by a head) in order, before the look-back: the first closes the incoming run
+   (run before.count - 1), and takes the predecessors' reduction before.x on its left after it,
+   unless the partition starts with a head, when before.x alone closes that run. scan_by_key's
+   one pass comes after the look-back, continuing the incoming run from before.x.
    No per-run work, no indirect call per item: the cost does not depend on the run lengths. */
 typedef struct by_key_simd {
   pscan__cpu_heads_fn heads;
@@ -402,15 +403,23 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   }
   bool first_head = bits[0] & 1;
   const char *items = buf + (first_head ? 0 : size); /* buf[0] is in[0], a head or not */
-  /* The reduction since the last head (every value without one). */
-  size_t last = 0;
-  for (size_t w = (len - 1) / 64 + 1; kept && w-- > 0;)
-    if (bits[w]) {
-      last = w * 64 + 63 - (size_t)__builtin_clzll(bits[w]);
-      break;
-    }
+  /* The reduction since the last head (every value without one): reduce_by_key's local pass
+     gives it with the run totals, which need no carry but the first's; scan_by_key's output
+     depends on the carry throughout its first segment, so it reduces its last segment here and
+     makes its one pass after the look-back. */
   pair agg = {kept, 0};
-  vop->reduce(vop, vals + last * vs, len - last, &agg.x);
+  size_t tails = 0;
+  if (seg_scan) {
+    size_t last = 0;
+    for (size_t w = (len - 1) / 64 + 1; kept && w-- > 0;)
+      if (bits[w]) {
+        last = w * 64 + 63 - (size_t)__builtin_clzll(bits[w]);
+        break;
+      }
+    vop->reduce(vop, vals + last * vs, len - last, &agg.x);
+  } else {
+    tails = f->sum(vals, len, bits, NULL, stage, NULL, false, &agg.x);
+  }
   memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
   pair before = {0, 0};
   if (k > 0) {
@@ -422,16 +431,17 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   job->op->combine(job->op, &through, &before, &agg);
   memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
   pscan__lb_publish(job, k, PSCAN__STATUS_P);
-  const void *carry = first_head ? NULL : &before.x;
-  uint64_t end_sum;
   if (seg_scan) {
-    f->sum(vals, len, bits, carry, NULL, (char *)c->vals_out + start * vs, job->stream, &end_sum);
+    uint64_t end_sum;
+    f->sum(vals, len, bits, first_head ? NULL : &before.x, NULL, (char *)c->vals_out + start * vs,
+           job->stream, &end_sum);
     return;
   }
   char *vals_out = c->vals_out;
   if (kept)
     pscan__cpu_copy_out((char *)c->out + before.count * size, items, kept * size, job->stream);
-  size_t tails = f->sum(vals, len, bits, carry, stage, NULL, false, &end_sum);
+  if (tails && !first_head) /* the incoming run's total: the predecessors' part first */
+    vop->combine(vop, stage, &before.x, stage);
   if (first_head && before.count > 0)
     memcpy(vals_out + (before.count - 1) * vs, &before.x, vs);
   if (tails) /* tails == kept - first_head: run totals from run before.count - !first_head on */
