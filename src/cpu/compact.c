@@ -53,6 +53,9 @@
 
 #include <stdatomic.h>
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 #include "../kernel_types.h"
 
@@ -185,6 +188,45 @@ _Static_assert(sizeof(uint64_t) + 2 * sizeof(pair) + sizeof(uint64_t) <= 64,
                "status word, aggregate, prefix and last element fit one descriptor");
 static char *last_slot(const pscan__cpu_job *job, size_t k) {
   return pscan__lb_prefix(job, k) + job->op->acc_size;
+}
+
+/* ---- The copies out of a partition's buffer ----
+   Where the output is streamed, the whole 64-byte lines of dst are written with non-temporal
+   stores and the partial lines at its ends with plain ones: a partial line written
+   non-temporally leaves the write-combining buffer as a partial write, which the memory
+   controller completes with a read (and the neighbouring partition, on another core, writes the
+   rest of that line). No fence here: a partition's outputs are read only by the caller, after
+   the pool's completion, so each thread fences its streamed stores once, when it runs out of
+   partitions (end_streams), instead of once per copy (a fence waits for every store in flight:
+   per partition, under a saturated memory bus, a stall of the order of a microsecond). */
+static void copy_out(void *dst, const void *src, size_t bytes, bool stream) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (stream && bytes >= 256) {
+    char *d = dst;
+    const char *s = src;
+    size_t head = (64 - (uintptr_t)d % 64) % 64;
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
+      for (int j = 0; j < 64; j += 16)
+        _mm_stream_si128((__m128i *)(void *)(d + j),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + j)));
+    memcpy(d, s, bytes);
+    return;
+  }
+#endif
+  (void)stream;
+  memcpy(dst, src, bytes);
+}
+
+/* Orders this thread's streamed stores before its completion of the task (see copy_out). */
+static void end_streams(bool stream) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (stream)
+    _mm_sfence();
+#else
+  (void)stream;
+#endif
 }
 
 /* ---- The single-pass task ---- */
@@ -439,13 +481,13 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   }
   char *vals_out = c->vals_out;
   if (kept)
-    pscan__cpu_copy_out((char *)c->out + before.count * size, items, kept * size, job->stream);
+    copy_out((char *)c->out + before.count * size, items, kept * size, job->stream);
   if (tails && !first_head) /* the incoming run's total: the predecessors' part first */
     vop->combine(vop, stage, &before.x, stage);
   if (first_head && before.count > 0)
     memcpy(vals_out + (before.count - 1) * vs, &before.x, vs);
   if (tails) /* tails == kept - first_head: run totals from run before.count - !first_head on */
-    pscan__cpu_copy_out(vals_out + (before.count - (first_head ? 0 : 1)) * vs, stage, tails * vs,
+    copy_out(vals_out + (before.count - (first_head ? 0 : 1)) * vs, stage, tails * vs,
                         job->stream);
   if (k == job->nparts - 1)
     memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
@@ -475,7 +517,7 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   for (;;) {
     size_t k = atomic_fetch_add_explicit(&job->next_part, 1, memory_order_relaxed);
     if (k >= job->nparts)
-      return;
+      break;
     if (simd.heads && simd.sum) {
       by_key_partition_simd(job, c, &simd, k, excl_slot, buf, (char *)pos_buf, bits);
       continue;
@@ -512,10 +554,10 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       continue;
     }
     if (kept)
-      pscan__cpu_copy_out(out + before.count * size, items, kept * size, job->stream);
+      copy_out(out + before.count * size, items, kept * size, job->stream);
     if (c->kind == PSCAN__COMPACT_PARTITION_IF && kept < len) {
       size_t rejected = len - kept, rejected_before = start - before.count;
-      pscan__cpu_copy_out(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
+      copy_out(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
                           rejected * size, job->stream);
     }
     if (rle) {
@@ -537,7 +579,7 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
         for (size_t i = 0; i + 1 < kept; i++)
           pos[i] = pos[i + 1] - pos[i];
         if (kept > 1)
-          pscan__cpu_copy_out(counts + before.count, pos, (kept - 1) * sizeof *counts, job->stream);
+          copy_out(counts + before.count, pos, (kept - 1) * sizeof *counts, job->stream);
       } else {
         for (size_t i = 0; i < kept; i++) {
           size_t r = before.count + i;
@@ -587,11 +629,12 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
         copy_val(vals_out + (r - 1) * vs, &acc, vs);
       }
       if (job->stream && kept > 1)
-        pscan__cpu_copy_out(vals_out + before.count * vs, slots, (kept - 1) * vs, true);
+        copy_out(vals_out + before.count * vs, slots, (kept - 1) * vs, true);
       if (k == job->nparts - 1)
         memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
     }
   }
+  end_streams(job->stream);
 }
 
 size_t pscan__cpu_compact(pscan__pool *pool, pscan__cpu_job *job, const pscan__compact_call *call) {

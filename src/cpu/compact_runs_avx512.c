@@ -195,7 +195,7 @@ static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uin
   const size_t lanes = 64 / (size_t)elem;
   const unsigned all = (1u << lanes) - 1;
   size_t nt = 0, i = 0;
-  bool have = carry != NULL, streamed = false;
+  bool have = carry != NULL;
   __m512i cv = _mm512_setzero_si512(), x = cv;
   if (carry) {
     uint64_t c = 0;
@@ -219,7 +219,6 @@ static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uin
       char *o = out + i * elem;
       if (lm == all && stream && (uintptr_t)o % 64 == 0) {
         _mm512_stream_si512((void *)o, x);
-        streamed = true;
       } else if (elem == 4) {
         _mm512_mask_storeu_epi32(o, (__mmask16)lm, x);
       } else {
@@ -237,8 +236,6 @@ static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uin
                              : (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
                                    _mm512_permutexvar_epi64(_mm512_set1_epi64(top), x)));
   memcpy(last, &lastv, (size_t)elem);
-  if (streamed)
-    _mm_sfence();
   return nt;
 }
 

@@ -26,7 +26,7 @@ pscan__cpu_flagged_fn pscan__cpu_avx512_flagged(pscan_dtype t);
    continue from *carry (NULL: none; then bit 0 must be set). tails (may be NULL): the sum at each
    item i < n - 1 whose successor is a head, compressed, in order; out (may be NULL, may equal v):
    the sum at every item, with non-temporal stores where stream and out's vectors are aligned
-   (fenced before the return). *last: the sum at item n - 1 (the reduction since the last head).
+   (not fenced: the caller fences, as compact.c's end_streams does). *last: the sum at item n - 1 (the reduction since the last head).
    Returns the count of tails. */
 typedef size_t (*pscan__cpu_seg_sum_fn)(const void *v, size_t n, const uint64_t *bits,
                                         const void *carry, void *tails, void *out, bool stream,
