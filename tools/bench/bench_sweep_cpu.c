@@ -17,7 +17,9 @@
  * sample of each implementation per round; a sample repeats the call to last MIN_SAMPLE_S. The
  * number of samples is calibrated by time: pscan's as many as fit SAMPLES_S, 3 to MAX_PSCAN (its
  * figure is the one that counts: short calls get more samples, whose median then resists the
- * noise of a shared machine), a peer's up to reps within PEER_S, at least 1. Where one call
+ * noise of a shared machine), a peer's up to reps within PEER_S, at least 1. A sample of short
+ * calls starts with one untimed call, which wakes the threads that the previous implementation's
+ * turn let fall asleep (the copy's samples run back to back). Where one call
  * takes longer than BIG_CALL_S, the warm-up is the first sample (the buffers are touched before
  * the run, so the first call pays no page faults): at 2^28 a one-thread loop then runs once, and
  * the whole sweep on 16 threads takes a few minutes instead of a quarter of an hour. */
@@ -32,7 +34,6 @@
 #include "peers/peers_cxx.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,8 @@ static int samples_for(bool is_pscan, double sample_s, int reps) {
 }
 
 static double sample(cpu_state *s, timed *t, const sweep_point *p) {
+  if (t->inner > 1)
+    call(s, t->m, p);
   double t0 = timing_now();
   for (long j = 0; j < t->inner; j++)
     call(s, t->m, p);
@@ -440,24 +443,18 @@ static int cpu_open(sweep_backend *b, size_t compact_n, size_t scan_n, const swe
   cpu_state *s = b->state;
   size_t an = compact_n > scan_n ? compact_n : scan_n;
   (void)o;
-  s->a = big_alloc(an * 8);
-  s->out = big_alloc(an * 8);
-  s->vals = big_alloc(compact_n * 8);
-  s->vout = big_alloc(compact_n * 8);
+  s->a = big_alloc(an * 8), s->out = big_alloc(an * 8), s->flags = big_alloc(compact_n);
+  s->vals = big_alloc(compact_n * 8), s->vout = big_alloc(compact_n * 8);
   s->counts = big_alloc(compact_n * 8);
-  s->flags = big_alloc(compact_n);
   if (!s->a || !s->out || !s->vals || !s->vout || !s->counts || !s->flags) {
     cli_error("bench", "--sweep: cannot allocate the buffers (%.1f GiB)",
               (sweep_compact_bytes(compact_n) + sweep_scan_bytes(scan_n)) / (1 << 30));
     return 1;
   }
   /* First touch by the team, outside every timing. */
-  peer_zero(s->tm, s->a, an * 8);
-  peer_zero(s->tm, s->out, an * 8);
-  peer_zero(s->tm, s->vals, compact_n * 8);
-  peer_zero(s->tm, s->vout, compact_n * 8);
-  peer_zero(s->tm, s->counts, compact_n * 8);
-  peer_zero(s->tm, s->flags, compact_n);
+  peer_zero(s->tm, s->a, an * 8), peer_zero(s->tm, s->out, an * 8);
+  peer_zero(s->tm, s->vals, compact_n * 8), peer_zero(s->tm, s->vout, compact_n * 8);
+  peer_zero(s->tm, s->counts, compact_n * 8), peer_zero(s->tm, s->flags, compact_n);
   return 0;
 }
 
