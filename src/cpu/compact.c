@@ -474,9 +474,17 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
   pscan__lb_publish(job, k, PSCAN__STATUS_P);
   if (seg_scan) {
+    /* The kernel streams whole vectors where they are 64-byte aligned; a partition whose output
+       is not (the default partition of 4-byte values starts every 21844 bytes) goes through the
+       stage and out in one streamed copy, rather than with plain stores (a read for ownership
+       of every line). */
     uint64_t end_sum;
-    f->sum(vals, len, bits, first_head ? NULL : &before.x, NULL, (char *)c->vals_out + start * vs,
-           job->stream, &end_sum);
+    char *dst = (char *)c->vals_out + start * vs;
+    bool staged = job->stream && (uintptr_t)dst % 64 != 0;
+    f->sum(vals, len, bits, first_head ? NULL : &before.x, NULL, staged ? stage : dst,
+           job->stream && !staged, &end_sum);
+    if (staged)
+      copy_out(dst, stage, len * vs, true);
     return;
   }
   char *vals_out = c->vals_out;
