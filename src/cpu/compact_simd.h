@@ -23,7 +23,7 @@ pscan__cpu_flagged_fn pscan__cpu_avx512_flagged(pscan_dtype t);
 
 /* The segmented inclusive sum of v[0..n) (n >= 1), segments starting at the items whose bit is
    set in bits (pscan__cpu_heads_fn's layout, cleared past n); the items before the first head
-   continue from *carry (NULL: none; then bit 0 must be set). tails (may be NULL): the sum at each
+   continue from *carry (NULL: they sum from item 0, as a segment of their own). tails (may be NULL): the sum at each
    item i < n - 1 whose successor is a head, compressed, in order; out (may be NULL, may equal v):
    the sum at every item, with non-temporal stores where stream and out's vectors are aligned
    (not fenced: the caller fences, as compact.c's end_streams does). *last: the sum at item n - 1 (the reduction since the last head).
