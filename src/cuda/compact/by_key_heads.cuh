@@ -1,8 +1,7 @@
 /* Include-template: reduce_by_key in the decoupled look-back mode, by persistent blocks with a
  * look-back warp (the design of compact_heads.cuh, which says why). Included by by_key_tile.cuh
  * before its launcher: the same stamp (V_T, ITEMS, TILE, by_key_smem, head_mask, block_pairs,
- * read_values, thread_runs, rbk_run_index, close_last_run) and lbw_slot.cuh (the hand-over
- * between the tile threads and the look-back warp).
+ * read_values, close_last_run).
  *
  * The tile threads stage a tile's keys and values, find its heads, publish its aggregate, and
  * for a tile of at most NAME(RBK_SPARSE) heads put into a slot each head's key and the value of
@@ -38,9 +37,11 @@ typedef struct NAME(rbk_smem) {
   unsigned before[PSCAN__THREADS];
 } NAME(rbk_smem);
 
-/* A dense tile's closed runs, gathered over its values by rank, padded (NAME(rbk_run_index),
-   by_key_tile.cuh). The launch gives the values this many entries. */
+/* A dense tile's closed runs, gathered over its values by rank ([r - 1]: the run closed by head
+   r), padded by one value every 32 so that threads writing consecutive ranks hit distinct banks.
+   The launch gives the values this many entries. */
 enum { NAME(RBK_RUN_ENTRIES) = TILE + TILE / 32 };
+static __device__ __forceinline__ unsigned NAME(rbk_run_index)(unsigned r) { return r + (r >> 5); }
 
 /* Dense tile, before its look-back: every thread's values into registers, then the runs that
    close inside the tile (heads of rank >= 1: they began inside it, no predecessor needed) into
@@ -54,8 +55,22 @@ static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm,
   sm->mask[threadIdx.x] = heads;
   sm->before[threadIdx.x] = (unsigned)before.count;
   pscan__lbw_tile_sync(); /* every thread holds its values: the gather writes over them */
-  NAME(thread_runs)(v, heads, mine, before, (V_T *)(void *)vals, &sm->k.first_run,
-                    PSCAN__RUNS_PADDED, NULL, NULL, NULL, 0);
+  V_T *run_value = (V_T *)(void *)vals;
+  ACC_T carry = before;
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++) {
+    if (i >= mine)
+      break;
+    const bool head = heads >> i & 1u;
+    if (head) {
+      const unsigned r = (unsigned)carry.count;
+      if (r > 0)
+        run_value[NAME(rbk_run_index)(r - 1)] = carry.x;
+      else
+        sm->k.first_run = carry.x;
+    }
+    carry = NAME(op)(carry, NAME(make)(head, v[i]));
+  }
 }
 
 /* Dense tile, once its prefix is known: head j's key and the run it closes, j striding over the
@@ -117,8 +132,10 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
     NAME(rbk_stage)(p, sm, tile);
   for (unsigned s = 0;; s ^= 1u) {
     NAME(rbk_slot) *slot = &sm->slot[s];
-    if (pscan__lbw_out_of_tiles(tile, num_tiles, s, &slot->tile))
+    if (tile >= num_tiles) {
+      pscan__lbw_stop(s, &slot->tile);
       return;
+    }
     const unsigned long long start = tile * (unsigned long long)TILE;
     const unsigned valid = pscan__tile_items(n, start, TILE);
     const unsigned mine = pscan__thread_items(valid, first, ITEMS);
@@ -136,11 +153,32 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
     else if (heads) { /* this thread's heads: their keys, the runs they close */
       V_T v[ITEMS];
       NAME(read_values)(vals, v);
-      NAME(thread_runs)(v, heads, mine, before, slot->run, &slot->first_run, PSCAN__RUNS_KEYS, NULL,
-                        slot->key, keys, ks);
+      ACC_T carry = before;
+#pragma unroll
+      for (unsigned i = 0; i < ITEMS; i++) {
+        if (i >= mine)
+          break;
+        const bool head = heads >> i & 1u;
+        if (head) {
+          const unsigned r = (unsigned)carry.count;
+          slot->key[r] = pscan__elem_bits(keys, first + i, ks);
+          if (r > 0)
+            slot->run[r - 1] = carry.x;
+          else
+            slot->first_run = carry.x;
+        }
+        carry = NAME(op)(carry, NAME(make)(head, v[i]));
+      }
     }
-    NAME(lbw_hand_over)(&p->lb, s, &slot->tile, &slot->total, &slot->dense, tile, total, dense,
-                        &sm->k.tile_id);
+    if (threadIdx.x == 0) {
+      slot->tile = tile;
+      slot->total = total;
+      slot->dense = dense;
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
+    }
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
+    pscan__lbw_filled(s);
     if (dense) {
       /* Wait for the prefix, take the next id (L2 fetches that tile during the stores), then
          each head writes its key and closes its run. The id is taken only now for the reason
@@ -160,26 +198,46 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
   }
 }
 
-/* The look-back warp, a sparse tile (before: its exclusive prefix): each head's key and the run
-   it closes from the slot to their ranks; the last tile closes its last run. */
-static __device__ __forceinline__ void NAME(rbk_store_sparse)(const pscan__cuda_compact_params *p,
-                                                              const NAME(rbk_slot) *slot,
-                                                              unsigned long long tile, ACC_T total,
-                                                              ACC_T before) {
+/* The look-back warp: the block's tiles in the order they were taken. */
+static __device__ void NAME(rbk_look_back)(const pscan__cuda_compact_params *p, NAME(rbk_smem) *sm) {
   const unsigned lane = threadIdx.x & 31, ks = (unsigned)p->key_size;
-  const unsigned long long base = before.count;
-  for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
-    pscan__store_bits(p->out, base + j, ks, slot->key[j]);
-    if (j > 0)
-      ((V_T *)p->vals_out)[base + j - 1] = slot->run[j - 1];
-    else if (base > 0)
-      ((V_T *)p->vals_out)[base - 1] = CX_OP(before.x, slot->first_run);
+  pscan__lbw_start(2);
+  for (unsigned s = 0;; s ^= 1u) {
+    NAME(rbk_slot) *slot = &sm->slot[s];
+    pscan__lbw_wait_full(s);
+    const unsigned long long tile = slot->tile;
+    if (tile == PSCAN__LBW_STOP)
+      return;
+    const ACC_T total = slot->total;
+    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
+    if (slot->dense) {
+      if (lane == 0)
+        slot->prefix = before;
+      pscan__lbw_prefix_ready();
+    } else {
+      const unsigned long long base = before.count;
+      for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
+        pscan__store_bits(p->out, base + j, ks, slot->key[j]);
+        if (j > 0)
+          ((V_T *)p->vals_out)[base + j - 1] = slot->run[j - 1];
+        else if (base > 0)
+          ((V_T *)p->vals_out)[base - 1] = CX_OP(before.x, slot->first_run);
+      }
+      NAME(close_last_run)(p, tile, before, total, lane == 0);
+    }
+    pscan__lbw_release(s);
   }
-  NAME(close_last_run)(p, tile, before, total, lane == 0);
 }
 
-PSCAN__LBW_LOOK_BACK(rbk)
-PSCAN__LBW_KERNEL(rbk, PSCAN__RBK_MIN_BLOCKS)
+__global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)
+    NAME(rbk_kernel)(const pscan__cuda_compact_params p) {
+  __shared__ NAME(rbk_smem) sm;
+  pscan__wait_for_predecessor();
+  if (threadIdx.x < PSCAN__THREADS)
+    NAME(rbk_tiles)(&p, &sm);
+  else
+    NAME(rbk_look_back)(&p, &sm);
+}
 
 static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                             uint64_t *taken) {

@@ -185,43 +185,6 @@ static __device__ __forceinline__ void NAME(write_values)(unsigned char *vals, c
   pscan__write_chunks(vals, threadIdx.x * ITEMS * (unsigned)sizeof(V_T), ITEMS * (unsigned)sizeof(V_T), v);
 }
 
-/* Closed runs gathered by rank r of their head in a padded array (rbk_kernel, by_key_heads.cuh):
-   one value in 32 left out, so that threads writing consecutive ranks hit distinct banks. */
-static __device__ __forceinline__ unsigned NAME(rbk_run_index)(unsigned r) { return r + (r >> 5); }
-
-/* This thread's heads in order, from carry, the pair before its first item (values v, the first
-   `mine` valid): the head of rank r in the tile (carry.count there) closes the run carry.x, which
-   goes to runs[r - 1] or, for r = 0 (a run that began before the tile), to *first_run. By `use`
-   (a constant of each caller, so that only its own stores are compiled): PSCAN__RUNS_PADDED,
-   runs[NAME(rbk_run_index)(r - 1)] instead; PSCAN__RUNS_OFFSETS, also the head's offset in the
-   tile to head_at[r]; PSCAN__RUNS_KEYS, also its key to key_bits[r]. */
-static __device__ __forceinline__ void NAME(thread_runs)(const V_T v[ITEMS], unsigned heads,
-                                                        unsigned mine, ACC_T carry, V_T *runs,
-                                                        V_T *first_run, const int use,
-                                                        unsigned short *head_at,
-                                                        unsigned long long *key_bits,
-                                                        const unsigned char *keys, unsigned ks) {
-  const unsigned first = threadIdx.x * ITEMS;
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++) {
-    if (i >= mine)
-      break;
-    const bool head = heads >> i & 1u;
-    if (head) {
-      const unsigned r = (unsigned)carry.count;
-      if (use == PSCAN__RUNS_OFFSETS)
-        head_at[r] = (unsigned short)(first + i);
-      if (use == PSCAN__RUNS_KEYS)
-        key_bits[r] = pscan__elem_bits(keys, first + i, ks);
-      if (r > 0)
-        runs[use == PSCAN__RUNS_PADDED ? NAME(rbk_run_index)(r - 1) : r - 1] = carry.x;
-      else
-        *first_run = carry.x;
-    }
-    carry = NAME(op)(carry, NAME(make)(head, v[i]));
-  }
-}
-
 /* The tile's pairs: this thread's (heads, values since its last head) over its items, scanned
    across the block (block_pairs): the thread's exclusive prefix within the tile and the tile's
    total. */
@@ -367,16 +330,29 @@ static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
     const pscan__cuda_compact_params *p, NAME(by_key_smem) *sm, unsigned long long tile,
     const unsigned char *keys, unsigned char *vals, unsigned heads, unsigned mine, ACC_T before,
     ACC_T total, ACC_T *running) {
-  const unsigned ks = (unsigned)p->key_size;
+  const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
   const unsigned tile_heads = (unsigned)total.count;
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
   __syncthreads(); /* every thread has its values: the gather writes over them */
   V_T *run_value = (V_T *)vals; /* [r - 1]: the run closed by the tile's head r */
   unsigned short *head_at = (unsigned short *)(vals + TILE * sizeof(V_T)) - tile_heads;
-  /* (sm->first_run: to be completed by the tile's prefix) */
-  NAME(thread_runs)(v, heads, mine, before, run_value, &sm->first_run, PSCAN__RUNS_OFFSETS, head_at,
-                    NULL, NULL, 0);
+  ACC_T carry = before;
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++) {
+    if (i >= mine)
+      break;
+    const bool head = heads >> i & 1u;
+    if (head) {
+      const unsigned r = (unsigned)carry.count;
+      head_at[r] = (unsigned short)(first + i);
+      if (r > 0)
+        run_value[r - 1] = carry.x;
+      else
+        sm->first_run = carry.x; /* to be completed by the tile's prefix */
+    }
+    carry = NAME(op)(carry, NAME(make)(head, v[i]));
+  }
   __syncthreads();
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
   const unsigned long long base = tile_before.count;
@@ -459,7 +435,6 @@ __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_
                     NULL);
 }
 
-#include "lbw_slot.cuh"
 #include "by_key_heads.cuh"
 
 /* reduce_by_key in look-back mode, unless deterministic: rbk_kernel (by_key_heads.cuh). */

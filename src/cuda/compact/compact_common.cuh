@@ -175,12 +175,7 @@ static __device__ __forceinline__ unsigned long long pscan__compact_tile_id(
    "Selection kernels"). */
 enum { PSCAN__KEYS_ANY, PSCAN__KEYS_SELECT, PSCAN__KEYS_PARTITION };
 
-/* What a by-key kernel's walk over its thread's heads stores beside the closed runs (thread_runs,
-   by_key_tile.cuh). */
-enum { PSCAN__RUNS_PADDED, PSCAN__RUNS_OFFSETS, PSCAN__RUNS_KEYS };
-
-/* ---- Kernels with a look-back warp (compact_heads.cuh, compact_select.cuh, by_key_heads.cuh;
-   the hand-over of a tile: lbw_slot.cuh) ----
+/* ---- Kernels with a look-back warp (compact_heads.cuh, by_key_heads.cuh) ----
    PSCAN__THREADS tile threads, then one look-back warp; two slots pass tiles from the first to
    the second. Named barriers (common.cuh): TILE, the tile threads among themselves; FULL + s, slot
    s filled (tile threads arrive, look-back warp waits); EMPTY + s, slot s free (look-back warp
@@ -223,18 +218,6 @@ static __device__ __forceinline__ void pscan__lbw_stop(unsigned s, unsigned long
   pscan__bar_arrive(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
 }
 
-/* Tile threads: out of tiles (tile >= num_tiles)? Then the look-back warp is told to stop, in
-   slot s. */
-static __device__ __forceinline__ bool pscan__lbw_out_of_tiles(unsigned long long tile,
-                                                               unsigned long long num_tiles,
-                                                               unsigned s,
-                                                               unsigned long long *slot_tile) {
-  if (tile < num_tiles)
-    return false;
-  pscan__lbw_stop(s, slot_tile);
-  return true;
-}
-
 /* Tile threads: slot s is filled (after a tile-thread barrier). */
 static __device__ __forceinline__ void pscan__lbw_filled(unsigned s) {
   pscan__bar_arrive(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
@@ -261,48 +244,6 @@ static __device__ __forceinline__ void pscan__lbw_prefix_ready(void) {
 static __device__ __forceinline__ void pscan__lbw_wait_prefix(void) {
   pscan__bar_sync(PSCAN__BAR_PREFIX, PSCAN__LBW_THREADS);
 }
-
-/* A look-back-warp kernel's body (p: its parameters, sm: its shared memory): its tile threads run
-   tiles(&p, sm), its look-back warp look_back(&p, sm). */
-#define PSCAN__LBW_RUN(p, sm, tiles, look_back) \
-  do {                                          \
-    pscan__wait_for_predecessor();              \
-    if (threadIdx.x < PSCAN__THREADS)           \
-      tiles(&(p), (sm));                        \
-    else                                        \
-      look_back(&(p), (sm));                    \
-  } while (0)
-
-/* Defines NAME(kind##_look_back), the look-back warp of a kernel with two slots
-   (NAME(kind##_smem)'s slot[2], each with the fields tile, total, dense and prefix of
-   NAME(lbw_turn)): the block's tiles in the order they were taken, until the stop mark; the
-   results of a sparse tile are stored by NAME(kind##_store_sparse)(p, slot, tile, total,
-   before), before the slot is released. */
-#define PSCAN__LBW_LOOK_BACK(kind)                                                                 \
-  static __device__ void NAME(kind##_look_back)(const pscan__cuda_compact_params *p,               \
-                                                NAME(kind##_smem) *sm) {                           \
-    pscan__lbw_start(2);                                                                           \
-    for (unsigned s = 0;; s ^= 1u) {                                                               \
-      unsigned long long tile;                                                                     \
-      ACC_T total, before;                                                                         \
-      if (NAME(lbw_turn)(&p->lb, s, &sm->slot[s].tile, &sm->slot[s].total, &sm->slot[s].dense,     \
-                         &sm->slot[s].prefix, &tile, &total, &before))                             \
-        NAME(kind##_store_sparse)(p, &sm->slot[s], tile, total, before);                           \
-      else if (tile == PSCAN__LBW_STOP)                                                            \
-        return;                                                                                    \
-      pscan__lbw_release(s);                                                                       \
-    }                                                                                              \
-  }
-
-/* Defines NAME(kind##_kernel), a look-back-warp kernel built for min_blocks blocks per
-   multiprocessor (its register bound), over its shared memory NAME(kind##_smem): the tile
-   threads run NAME(kind##_tiles), the look-back warp NAME(kind##_look_back). */
-#define PSCAN__LBW_KERNEL(kind, min_blocks)                                                        \
-  __global__ void __launch_bounds__(PSCAN__LBW_THREADS, min_blocks)                                \
-      NAME(kind##_kernel)(const pscan__cuda_compact_params p) {                                    \
-    __shared__ NAME(kind##_smem) sm;                                                               \
-    PSCAN__LBW_RUN(p, &sm, NAME(kind##_tiles), NAME(kind##_look_back));                            \
-  }
 
 /* Host: the grid of a look-back warp kernel (one wave of persistent blocks; every tile's block if
    the runtime cannot say how many fit), its first wave's stagger rows, and how far the launch

@@ -1,7 +1,6 @@
 /* Include-template: unique and run-length encoding in the decoupled look-back mode, by persistent
  * blocks with a warp of their own for the look-back. The includer has included compact_tile.cuh
- * (the same stamp: KEY, T, the keys_smem layout, keep_mask, block_counts, close_runs) and
- * lbw_slot.cuh (the hand-over between the tile warps and the look-back warp).
+ * (the same stamp: KEY, T, the keys_smem layout, keep_mask, block_counts, close_runs).
  *
  * Why: in keys_kernel a tile's block waits for its look-back holding its 32 KB tile buffer, and
  * for unique and run-length encoding (input read, almost nothing written) that wait is most of a
@@ -147,8 +146,10 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     NAME(lbw_stage)(p, &sm->k, tile, true);
   for (unsigned s = 0;; s ^= 1u) {
     NAME(heads_slot) *slot = &sm->slot[s];
-    if (pscan__lbw_out_of_tiles(tile, num_tiles, s, &slot->tile))
+    if (tile >= num_tiles) {
+      pscan__lbw_stop(s, &slot->tile);
       return;
+    }
     const unsigned long long start = tile * (unsigned long long)TILE;
     unsigned before_count, total_count;
     int before_last;
@@ -174,8 +175,15 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
         sm->before[threadIdx.x] = before_count;
       }
     }
-    NAME(lbw_hand_over)(&p->lb, s, &slot->tile, &slot->total, &slot->dense, tile, total, dense,
-                        &sm->k.tile_id);
+    if (threadIdx.x == 0) {
+      slot->tile = tile;
+      slot->total = total;
+      slot->dense = dense;
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
+    }
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
+    pscan__lbw_filled(s);
     if (dense) {
       /* Wait for the prefix, take the next id (L2 starts fetching that tile during the stores),
          store from the tile buffer, then stage the next tile. Taking the id before the prefix
@@ -200,29 +208,48 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
   }
 }
 
-/* The look-back warp, a sparse tile (before: its exclusive prefix): the kept items (and the
-   lengths of the runs their heads close) from the slot to their ranks; the last tile writes the
-   count. (The compaction family's keys kernels are never in deterministic mode: counts and
-   positions are integers.) */
-static __device__ __forceinline__ void NAME(heads_store_sparse)(const pscan__cuda_compact_params *p,
-                                                                const NAME(heads_slot) *slot,
-                                                                unsigned long long tile,
-                                                                ACC_T total, ACC_T before) {
+/* The look-back warp: the block's tiles in the order they were taken. (The compaction family's
+   keys kernels are never in deterministic mode: counts and positions are integers.) */
+static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned lane = threadIdx.x & 31;
   const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  const unsigned long long start = tile * (unsigned long long)TILE;
-  for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
-    const unsigned long long rank = before.count + j;
-    ((T *)p->out)[rank] = slot->items[j];
-    if (rle && rank > 0) /* head `rank` closes the run before it */
-      p->counts_out[rank - 1] = start + slot->at[j] - (j > 0 ? start + slot->at[j - 1] : before.x);
+  pscan__lbw_start(2);
+  for (unsigned s = 0;; s ^= 1u) {
+    NAME(heads_slot) *slot = &sm->slot[s];
+    pscan__lbw_wait_full(s);
+    const unsigned long long tile = slot->tile;
+    if (tile == PSCAN__LBW_STOP)
+      return;
+    const ACC_T total = slot->total;
+    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
+    if (slot->dense) {
+      if (lane == 0)
+        slot->prefix = before;
+      pscan__lbw_prefix_ready();
+    } else {
+      const unsigned long long start = tile * (unsigned long long)TILE;
+      for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
+        const unsigned long long rank = before.count + j;
+        ((T *)p->out)[rank] = slot->items[j];
+        if (rle && rank > 0) /* head `rank` closes the run before it */
+          p->counts_out[rank - 1] = start + slot->at[j] - (j > 0 ? start + slot->at[j - 1] : before.x);
+      }
+      if (tile == p->lb.num_tiles - 1 && lane == 0)
+        NAME(heads_finish)(p, NAME(op)(before, total));
+    }
+    pscan__lbw_release(s);
   }
-  if (tile == p->lb.num_tiles - 1 && lane == 0)
-    NAME(heads_finish)(p, NAME(op)(before, total));
 }
 
-PSCAN__LBW_LOOK_BACK(heads)
-PSCAN__LBW_KERNEL(heads, PSCAN__HEADS_MIN_BLOCKS)
+__global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__HEADS_MIN_BLOCKS)
+    NAME(heads_kernel)(const pscan__cuda_compact_params p) {
+  __shared__ NAME(heads_smem) sm;
+  pscan__wait_for_predecessor();
+  if (threadIdx.x < PSCAN__THREADS)
+    NAME(heads_tiles)(&p, &sm);
+  else
+    NAME(heads_look_back)(&p, &sm);
+}
 
 static int NAME(launch_heads)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                               uint64_t *taken) {

@@ -64,8 +64,10 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
   if (tile < num_tiles)
     NAME(lbw_stage)(p, &sm->k, tile, false);
   for (;;) {
-    if (pscan__lbw_out_of_tiles(tile, num_tiles, 0, &sm->slot_tile))
+    if (tile >= num_tiles) {
+      pscan__lbw_stop(0, &sm->slot_tile);
       return;
+    }
     unsigned before_count, total_count;
     int before_last;
     ACC_T total;
@@ -75,10 +77,15 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     pscan__lbw_wait_empty(0);
     T items[ITEMS];
     NAME(read_items)(sm->k.tile, 0, ITEMS, items);
-    /* (the tile buffer is read, the slot and the next id written; the look-back starts while
-       the items are gathered) */
-    NAME(lbw_hand_over)(&p->lb, 0, &sm->slot_tile, &sm->slot_total, &sm->slot_dense, tile, total,
-                        dense, &sm->k.tile_id);
+    if (threadIdx.x == 0) {
+      sm->slot_tile = tile;
+      sm->slot_total = total;
+      sm->slot_dense = dense;
+      if (!dense)
+        sm->k.tile_id = pscan__take_tile(&p->lb);
+    }
+    pscan__lbw_tile_sync(); /* the tile buffer is read (and the slot and the next id written) */
+    pscan__lbw_filled(0);   /* the look-back starts while the items are gathered */
     if (!dense) {
       tile = sm->k.tile_id;
       if (tile < num_tiles)
@@ -119,13 +126,17 @@ static __device__ void NAME(select_look_back)(const pscan__cuda_compact_params *
   const unsigned lane = threadIdx.x & 31;
   pscan__lbw_start(1);
   for (;;) {
-    unsigned long long tile;
-    ACC_T total, before;
-    const bool sparse = NAME(lbw_turn)(&p->lb, 0, &sm->slot_tile, &sm->slot_total, &sm->slot_dense,
-                                       &sm->slot_prefix, &tile, &total, &before);
+    pscan__lbw_wait_full(0);
+    const unsigned long long tile = sm->slot_tile;
     if (tile == PSCAN__LBW_STOP)
       return;
-    if (sparse) {
+    const ACC_T total = sm->slot_total;
+    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
+    if (sm->slot_dense) {
+      if (lane == 0)
+        sm->slot_prefix = before;
+      pscan__lbw_prefix_ready();
+    } else {
       pscan__bar_sync(PSCAN__BAR_GATHERED, PSCAN__LBW_THREADS);
       NAME(store_kept_packed)((T *)p->out + before.count, sm->out, (unsigned)total.count, lane, 32);
       if (tile == p->lb.num_tiles - 1 && lane == 0)
@@ -139,7 +150,11 @@ __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__SELECT_MIN_BLOCKS)
     NAME(select_kernel)(const pscan__cuda_compact_params p) {
   extern __shared__ __align__(16) unsigned char pscan__select_dynamic_smem[];
   NAME(select_smem) *sm = (NAME(select_smem) *)(void *)pscan__select_dynamic_smem;
-  PSCAN__LBW_RUN(p, sm, NAME(select_tiles), NAME(select_look_back));
+  pscan__wait_for_predecessor();
+  if (threadIdx.x < PSCAN__THREADS)
+    NAME(select_tiles)(&p, sm);
+  else
+    NAME(select_look_back)(&p, sm);
 }
 
 static int NAME(launch_select)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,

@@ -418,7 +418,6 @@ __global__ void __launch_bounds__(PSCAN__THREADS, NAME(PARTITION_BLOCKS))
   NAME(keys_body)(&p, &sm, PSCAN__KEYS_PARTITION);
 }
 
-#include "lbw_slot.cuh"
 #include "compact_heads.cuh"
 #include "compact_select.cuh"
 
