@@ -7,12 +7,12 @@
  *    its carries scanned recursively when there are many chunks;
  *  - lines back to back (a C-order array along its last axis), 4-byte types, lines of up to 128
  *    items or few long ones: one by-key scan (by_key_tile.cuh) with a head every len items;
- *  - other few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
+ *  - other few long contiguous lines: the flat single-pass scan (host/scan.c) on each line in turn;
  *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
  *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
- * host would cost more than the scan), then the by-key scan (cuda_compact, SCAN_BY_KEY) runs
+ * host would cost more than the scan), then the by-key scan (host/compact.c, SCAN_BY_KEY) runs
  * with the offsets as its run heads: each tile reads the offsets that fall in it, from the first
  * one found by a binary search per tile (tile_segments_kernel), so no key is written or read and
  * one huge segment among many empty ones parallelises alike. Reverse scans by offsets are not
@@ -24,7 +24,7 @@
 #include <cuda_runtime_api.h>
 #include <string.h>
 
-/* From backend.c: the device made current, the context's stream and multiprocessor count; and
+/* From host/backend.c: the device made current, the context's stream and multiprocessor count; and
    its failure for a CUDA error. */
 pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count);
 pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what);

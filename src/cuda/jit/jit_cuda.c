@@ -233,7 +233,7 @@ static pscan_status prepare(pscan_ctx *ctx, cuda_op *op, const pscan__cuda_env *
   p->tile_base = *env->tile_base;
   p->pdl = env->pdl;
   p->epoch = op->epoch;
-  if (tiles > 2 * PSCAN__MIN_BLOCKS * (uint64_t)env->sm_count) { /* as backend.c */
+  if (tiles > 2 * PSCAN__MIN_BLOCKS * (uint64_t)env->sm_count) { /* as host/state.h stagger_long_launch */
     p->stagger_ns = env->stagger_ns;
     p->sm_count = env->sm_count;
   }
