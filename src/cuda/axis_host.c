@@ -16,6 +16,7 @@
  * yet (the by-key scan runs forward only). */
 #include "../axis_norm.h"
 #include "axis_launch.h"
+#include "jit/jit.h"
 
 #include <cuda_runtime_api.h>
 #include <string.h>
@@ -236,8 +237,8 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
 }
 
 pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
-  if (c->op == PSCAN__OP_CUSTOM)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "axis scans with a custom operator: not yet");
+  if (c->op == PSCAN__OP_CUSTOM) /* a user operator: its own kernels (jit/jit_axis.c) */
+    return pscan__cuda_user_axis(ctx, c);
   void *stream = NULL;
   unsigned sm_count = 0;
   PSCAN__CHECK(pscan__cuda_axis_begin(ctx, &stream, &sm_count));
