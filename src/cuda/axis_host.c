@@ -12,8 +12,9 @@
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
  * host would cost more than the scan), then each element gets its segment's index as a u32 key
  * (work by element count: one huge segment among many empty ones parallelises alike) and the
- * by-key scan (cuda_compact, SCAN_BY_KEY) runs on them. Reverse scans by offsets are not offered
- * yet (the by-key scan runs forward only). */
+ * by-key scan (cuda_compact, SCAN_BY_KEY) runs on them. Reverse scans by offsets reverse the keys
+ * and the values (axis_reverse.cu), scan them forward by key and reverse the result into out
+ * (the by-key scan runs forward only; ~3 extra passes over the data). */
 #include "../axis_norm.h"
 #include "axis_launch.h"
 #include "jit/jit.h"
@@ -210,9 +211,6 @@ static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, voi
 
 static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, void *stream) {
   static const char fn[] = "pscan_segmented_scan";
-  if (c->reverse)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
-                       "%s: reverse scans by offsets are not offered on the CUDA backend yet", fn);
   if (c->num_segments > UINT32_MAX)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
                        "%s: more than 2^32 segments are not offered on the CUDA backend", fn);
@@ -221,17 +219,27 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
   if (n == 0)
     return PSCAN_OK;
   uint32_t *keys = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, n * sizeof *keys, (void **)&keys));
+  const size_t key_bytes = (n * sizeof *keys + 15) / 16 * 16; /* reverse: then the values */
+  PSCAN__CHECK(device_alloc(ctx, stream, key_bytes + (c->reverse ? n * c->in_size : 0),
+                            (void **)&keys));
+  void *rev = c->reverse ? (char *)keys + key_bytes : NULL;
   int e = pscan__cuda_segment_keys(c->offsets, c->num_segments, n, keys, stream);
+  if (e == 0 && rev)
+    e = pscan__cuda_reverse(keys, keys, n, sizeof *keys, stream);
+  if (e == 0 && rev)
+    e = pscan__cuda_reverse(rev, c->in, n, c->in_size, stream);
   pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment keys") : PSCAN_OK;
   if (s == PSCAN_OK) {
     pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .in = keys, .n = n,
-                                  .type = PSCAN_U32, .size = sizeof *keys, .vals_in = c->in,
-                                  .vals_out = c->out, .val_type = c->in_type,
+                                  .type = PSCAN_U32, .size = sizeof *keys,
+                                  .vals_in = rev ? rev : c->in, .vals_out = rev ? rev : c->out,
+                                  .val_type = c->in_type,
                                   .val_size = c->in_size, .op = (pscan_op)c->op,
                                   .exclusive = c->exclusive, .init = c->init};
     s = pscan__cuda_backend.compact(ctx, &by_key);
   }
+  if (s == PSCAN_OK && rev && (e = pscan__cuda_reverse(c->out, rev, n, c->in_size, stream)) != 0)
+    s = pscan__cuda_axis_fail(ctx, e, "reversing the segments' scan");
   cudaFreeAsync(keys, (cudaStream_t)stream);
   return s;
 }

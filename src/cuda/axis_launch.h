@@ -70,6 +70,8 @@ int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, uns
                               void *stream);
 int pscan__cuda_segment_keys(const int64_t *offsets, uint64_t num_segments, uint64_t n,
                              uint32_t *keys, void *stream);
+/* Reverses n elements of size 1, 2, 4 or 8 bytes (axis_reverse.cu); dst may be src. */
+int pscan__cuda_reverse(void *dst, const void *src, uint64_t n, size_t size, void *stream);
 
 #ifdef __cplusplus
 }
