@@ -6,7 +6,7 @@
  * along the axis, many short lines and few long ones (every kernel path of cuda/jit/jit_axis.c:
  * warp per line, thread per side-by-side line, both in chunks, the single-pass scan per line),
  * C order, transposed and negative strides for in and out, inclusive / with init / exclusive with
- * init and with the identity, reverse, in place. Storage is poisoned, with slack past the views,
+ * init and with the identity, reverse, in place, misaligned buffers. Storage is poisoned, with slack past the views,
  * so a stray or missing write shows. Then the refusals (nothing written). Seeded
  * (PSCAN_TEST_SEED); PSCAN_TEST_QUICK=1 runs a reduced set (for compute-sanitizer). */
 #include "test.h"
@@ -185,6 +185,7 @@ typedef struct layout_spec {
   int perm_in[PSCAN_MAX_DIMS], perm_out[PSCAN_MAX_DIMS];
   unsigned neg_in, neg_out;
   bool in_place;
+  unsigned shift; /* bytes both device buffers start past an allocation (misaligned elements) */
 } layout_spec;
 
 static int failures, calls;
@@ -215,13 +216,15 @@ static void run_case(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, 
   char init[64];
   c->fill(rng, init);
   const void *use_init = mode == 1 || mode == 2 ? init : NULL;
-  char *din = NULL, *dout = NULL;
-  CUDA_OK(cudaMalloc((void **)&dout, bytes));
+  char *din = NULL, *dout = NULL, *din_alloc = NULL, *dout_alloc = NULL;
+  CUDA_OK(cudaMalloc((void **)&dout_alloc, bytes + 16));
+  dout = dout_alloc + ls->shift;
   CUDA_OK(cudaMemcpy(dout, out, bytes, cudaMemcpyHostToDevice));
   if (ls->in_place) {
     din = dout;
   } else {
-    CUDA_OK(cudaMalloc((void **)&din, bytes));
+    CUDA_OK(cudaMalloc((void **)&din_alloc, bytes + 16));
+    din = din_alloc + ls->shift;
     CUDA_OK(cudaMemcpy(din, in, bytes, cudaMemcpyHostToDevice));
   }
   pscan_axis_args a = {.in = din + ib * (int64_t)s, .out = dout + ob * (int64_t)s, .ndim = ndim,
@@ -245,10 +248,10 @@ static void run_case(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, 
     while (bad < bytes && out[bad] == exp[bad])
       bad++;
     ok = CHECK(bad == bytes,
-               "%s: shape (%s) axis %d mode %d reverse %d in place %d perm_in[0] %d neg %u/%u: "
-               "out differs at storage element %zu%s",
+               "%s: shape (%s) axis %d mode %d reverse %d in place %d perm_in[0] %d neg %u/%u "
+               "shift %u: out differs at storage element %zu%s",
                c->what, shape_text, axis, mode, reverse, ls->in_place, ls->perm_in[0],
-               ls->neg_in, ls->neg_out, bad / s, bad / s >= n ? " (slack)" : "");
+               ls->neg_in, ls->neg_out, ls->shift, bad / s, bad / s >= n ? " (slack)" : "");
   }
   if (ok && !ls->in_place) {
     char *back = test_malloc(bytes);
@@ -258,14 +261,14 @@ static void run_case(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, 
   }
   failures += !ok;
   calls++;
-  if (din != dout)
-    CUDA_OK(cudaFree(din));
-  CUDA_OK(cudaFree(dout));
+  if (din_alloc)
+    CUDA_OK(cudaFree(din_alloc));
+  CUDA_OK(cudaFree(dout_alloc));
   free(in), free(out), free(exp);
 }
 
 /* A layout of ndim dimensions: v picks C order or transposed for in and out, negative strides,
-   in place. */
+   in place, buffers 1 or 4 bytes past an aligned address. */
 static layout_spec pick_layout(int ndim, int v, int axis) {
   layout_spec ls;
   memset(&ls, 0, sizeof ls);
@@ -276,6 +279,7 @@ static layout_spec pick_layout(int ndim, int v, int axis) {
   ls.neg_in = v & 4 ? 1u << axis : 0;
   ls.neg_out = v == 6 ? (1u << ndim) - 1 : v == 5 ? 1u : 0;
   ls.in_place = v == 7;
+  ls.shift = v == 3 ? 1 : v == 5 ? 4 : 0;
   return ls;
 }
 
@@ -323,6 +327,8 @@ static void test_regimes(pscan_ctx *ctx, const op_case *c, const pscan_user_op *
       {4097, 7},  /* axis 0: few columns, the axis in chunks */
       {1, 131072}, /* one long line */
       {20000, 2}, /* axis 0: two columns of 20000 (many chunks: carries by warps) */
+      {2, 2500},  /* axis 1: two lines in two chunks (no carry pass) */
+      {1000, 40}, /* axis 0: 31 chunks (carries by threads) */
   };
   const int nshapes = test_quick() ? 3 : (int)(sizeof shapes / sizeof *shapes);
   for (int k = 0; k < nshapes; k++)
