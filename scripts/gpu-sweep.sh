@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The sweep of `pscan bench --sweep` on the device machine, in one call:
 #   scripts/gpu-sweep.sh [build] [test] [gpu] [cpu]      (default: all four)
-# build: CUDA build in build-sweep (cmake -j16): the tool and the compaction tests.
+# build: CUDA build in build-sweep (cmake -j16): the tool and the compaction tests; with cpu as
+#        the only other step, a CPU-only build in build-sweep-cpu (under a minute: the 600 s of a
+#        device call go to the sweep).
 # test:  the compaction suite on both backends first (PSCAN_TEST_QUICK=1: runs of exactly 1, 2,
 #        3, tile -+ 1 items at n = tile -+ 1, 2 tile -+ 1 on one type of each item size; the rest
 #        of the suite thinned): a fast kernel that fails one case is not fast.
@@ -20,15 +22,24 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 status=0
 log() { echo "== $*" | tee -a "$OUT/sweep-summary.txt"; }
 B=build-sweep
+# `build cpu` alone needs no CUDA: the CPU-only tool builds in a fraction of the time.
+cpu_only=false
+if has cpu && ! has gpu && ! has test; then cpu_only=true; B=build-sweep-cpu; fi
 
-nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1 ||
+  echo "no GPU (nvidia-smi failed)" >"$OUT/gpu.txt"
 log "$(tail -1 "$OUT/gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
 
 if has build; then
   log "build ($B, -j16)"
   t0=$SECONDS
-  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/sweep-build.log" 2>&1 &&
-    cmake --build $B -j16 --target pscan_tool test_compact test_cuda_compact \
+  if $cpu_only; then
+    cfg=(-DPSCAN_CUDA=OFF) targets=(pscan_tool test_compact)
+  else
+    cfg=(-DPSCAN_CUDA=ON) targets=(pscan_tool test_compact test_cuda_compact)
+  fi
+  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release "${cfg[@]}" >"$OUT/sweep-build.log" 2>&1 &&
+    cmake --build $B -j16 --target "${targets[@]}" \
       >>"$OUT/sweep-build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/sweep-build.log"; exit 1; }
   log "built in $((SECONDS - t0)) s"
 fi

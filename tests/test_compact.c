@@ -955,6 +955,59 @@ static void test_exact_runs(void) {
   printf("exact run lengths at tile boundaries: %u cases\n", cases);
 }
 
+/* ---- runs of random length, every vector lane position ----
+   Keys in runs of geometric length with mean L (a new run with probability 1/L, L = 1 .. 5000),
+   the run keys distinct from their neighbours (NaN runs and alternating 0.0 / -0.0 among float
+   keys), so that heads fall on every lane of the CPU's 16- and 8-lane vector kernels and on
+   partition edges (partitions of 15, 16, 17, 1000, 4097 items and the default). unique,
+   run-length encoding, reduce_by_key (SUM, exact values) and inclusive scan_by_key (also in
+   place), against the references. */
+static void fill_geometric(pscan_dtype t, void *p, size_t n, unsigned mean) {
+  size_t s = ref_dtype_size(t);
+  long v = 0;
+  int special = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || test_below(&rng, mean) == 0) {
+      v = (v + 1 + (long)test_below(&rng, 50)) % 120; /* never the previous run's value */
+      special = ref_is_float(t) && test_below(&rng, 12) == 0 ? 1 + (int)test_below(&rng, 2) : 0;
+    }
+    char *e = (char *)p + i * s;
+    put(t, e, special ? 0 : v);
+    if (special && t == PSCAN_F32) {
+      float f = special == 1 ? NAN : (i % 2 ? -0.0f : 0.0f);
+      memcpy(e, &f, 4);
+    } else if (special) {
+      double x = special == 1 ? NAN : (i % 2 ? -0.0 : 0.0);
+      memcpy(e, &x, 8);
+    }
+  }
+}
+
+static void test_geometric_runs(void) {
+  static const pscan_dtype keys[] = {PSCAN_I32, PSCAN_U64, PSCAN_F32, PSCAN_F64};
+  static const pscan_dtype vals[] = {PSCAN_F32, PSCAN_F64, PSCAN_I32, PSCAN_U64};
+  static const unsigned means[] = {1, 2, 3, 7, 16, 33, 100, 5000};
+  static const int64_t parts[] = {0, 15, 16, 17, 1000, 4097};
+  unsigned cases = 0;
+  for (int pi = 0; pi < 6; pi++)
+    for (int ki = 0; ki < 4; ki++) {
+      config c = {1 + 2 * (pi % 2), parts[pi], pi % 3 == 2 ? PSCAN_ALGO_CHAINED : PSCAN_ALGO_DECOUPLED_LOOKBACK};
+      pscan_dtype kt = keys[ki], vt = vals[(ki + (unsigned)pi) % 4];
+      unsigned mean = means[(ki + 3 * (unsigned)pi) % 8];
+      size_t n = 1 + (size_t)test_below(&rng, quick ? 20000 : 120000);
+      char *k = test_malloc(n * ref_dtype_size(kt) + 1), *v = test_malloc(n * ref_dtype_size(vt) + 1);
+      fill_geometric(kt, k, n, mean);
+      fill_vals(vt, PSCAN_SUM, v, n);
+      run_one(&c, REF_UNIQUE, kt, k, NULL, n, PSCAN_EQ, 0, pi % 2 == 1);
+      run_one(&c, REF_RLE, kt, k, NULL, n, PSCAN_EQ, 0, pi % 2 == 1);
+      run_by_key(&c, kt, vt, PSCAN_SUM, k, v, n);
+      run_scan_by_key(&c, kt, vt, PSCAN_SUM, 0, NULL, k, v, n, pi % 2 == 1);
+      free(k), free(v);
+      cases++;
+    }
+  printf("geometric runs: %u cases\n", cases);
+}
+
 int main(void) {
   uint64_t seed = test_init("test_compact");
   quick = test_quick();
@@ -986,6 +1039,7 @@ int main(void) {
   printf("scan_by_key: %.2f s\n", test_seconds() - t0);
   test_exact_runs();
   printf("exact runs: %.2f s\n", test_seconds() - t0);
+  test_geometric_runs();
   test_large();
 #ifdef TEST_COMPACT_ON_CUDA
   test_unaligned_device();

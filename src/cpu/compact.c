@@ -48,10 +48,14 @@
  * lands where a sequential stable compaction would put it. The same holds with the chained
  * look-back and on one thread. flags and counts_out never overlap out (api.c refuses that), and
  * select's comparison value is copied by api.c before the call (it may lie inside out). */
+#include "compact_simd.h"
 #include "cpu.h"
 
 #include <stdatomic.h>
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 #include "../kernel_types.h"
 
@@ -162,13 +166,20 @@ static size_t items_bytes(const pscan__compact_call *call, size_t part) {
   return (part * call->size + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
 }
 
+/* Words of the head bit array of the by-key SIMD path (compact_simd.h: bits up to word
+   part / 64 + 1). */
+static size_t bit_words(size_t part) { return part / 64 + 2; }
+
 size_t pscan__cpu_compact_extra(const pscan__compact_call *call, size_t part) {
-  size_t per = call->size + (has_positions(call) ? sizeof(size_t) : 0);
-  if (part > (SIZE_MAX - 2 * KERNEL_SCRATCH) / per)
+  size_t per = call->size + (has_positions(call) ? sizeof(size_t) + 1 : 0);
+  if (part > (SIZE_MAX - 2 * KERNEL_SCRATCH) / per - 64)
     return 0;
   return KERNEL_SCRATCH + items_bytes(call, part) +
-         (has_positions(call) ? part * sizeof(size_t) : 0);
+         (has_positions(call) ? part * sizeof(size_t) + bit_words(part) * sizeof(uint64_t) : 0);
 }
+
+/* Whether the AVX-512 kernels may run (the CPU has them and PSCAN_CPU_ISA allows them). */
+static bool simd_allowed(void) { return pscan__cpu_simd_gather_if(PSCAN_I32) != NULL; }
 
 /* The descriptor's slot for the partition's last input element (unique, run-length encoding, the
    by-key operations), announced with status L, after the aggregate and the prefix: 8 + 2 * 16 + 8
@@ -177,6 +188,45 @@ _Static_assert(sizeof(uint64_t) + 2 * sizeof(pair) + sizeof(uint64_t) <= 64,
                "status word, aggregate, prefix and last element fit one descriptor");
 static char *last_slot(const pscan__cpu_job *job, size_t k) {
   return pscan__lb_prefix(job, k) + job->op->acc_size;
+}
+
+/* ---- The copies out of a partition's buffer ----
+   Where the output is streamed, the whole 64-byte lines of dst are written with non-temporal
+   stores and the partial lines at its ends with plain ones: a partial line written
+   non-temporally leaves the write-combining buffer as a partial write, which the memory
+   controller completes with a read (and the neighbouring partition, on another core, writes the
+   rest of that line). No fence here: a partition's outputs are read only by the caller, after
+   the pool's completion, so each thread fences its streamed stores once, when it runs out of
+   partitions (end_streams), instead of once per copy (a fence waits for every store in flight:
+   per partition, under a saturated memory bus, a stall of the order of a microsecond). */
+static void copy_out(void *dst, const void *src, size_t bytes, bool stream) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (stream && bytes >= 256) {
+    char *d = dst;
+    const char *s = src;
+    size_t head = (64 - (uintptr_t)d % 64) % 64;
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
+      for (int j = 0; j < 64; j += 16)
+        _mm_stream_si128((__m128i *)(void *)(d + j),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + j)));
+    memcpy(d, s, bytes);
+    return;
+  }
+#endif
+  (void)stream;
+  memcpy(dst, src, bytes);
+}
+
+/* Orders this thread's streamed stores before its completion of the task (see copy_out). */
+static void end_streams(bool stream) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (stream)
+    _mm_sfence();
+#else
+  (void)stream;
+#endif
 }
 
 /* ---- The single-pass task ---- */
@@ -195,8 +245,11 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   const char *in = pscan__part_in(job, k);
   switch (c->kind) {
   case PSCAN__COMPACT_SELECT_FLAGGED:
-    *kept = gather_flagged[c->type](c->flags + start, in, len, buf);
+  {
+    pscan__cpu_flagged_fn fn = simd_allowed() ? pscan__cpu_avx512_flagged(c->type) : NULL;
+    *kept = (fn ? fn : gather_flagged[c->type])(c->flags + start, in, len, buf);
     return buf;
+  }
   case PSCAN__COMPACT_SELECT_IF:
   case PSCAN__COMPACT_PARTITION_IF:
   {
@@ -219,7 +272,8 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
      must not read it from in, which a predecessor may already be overwriting in place. */
   memcpy(last_slot(job, k), in + (len - 1) * size, size);
   pscan__lb_publish(job, k, PSCAN__STATUS_L);
-  size_t heads = gather_heads[c->type](in, len, buf, pos, start);
+  pscan__cpu_heads_fn fn = simd_allowed() ? pscan__cpu_avx512_heads(c->type) : NULL;
+  size_t heads = fn ? fn(in, len, buf, pos, start, NULL) : gather_heads[c->type](in, len, buf, pos, start);
   size_t skip = 0;
   if (k > 0) {
     /* The predecessor was claimed first and announces L before anything else: a short wait. */
@@ -357,6 +411,96 @@ static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop
   }
 }
 
+/* ---- reduce_by_key and scan_by_key with the AVX-512 kernels (compact_simd.h) ----
+   One partition: the keys give the head bits (and, for reduce_by_key, the run keys in buf); the
+   aggregate is the count of heads and the reduction of the values since the last one. One
+   segmented sum over the partition's values gives reduce_by_key's run totals (the sums at the
+   items followed by a head) in order, before the look-back: the first closes the incoming run
+   (run before.count - 1), and takes the predecessors' reduction before.x on its left after it,
+   unless the partition starts with a head, when before.x alone closes that run. scan_by_key's
+   one pass comes after the look-back, continuing the incoming run from before.x.
+   No per-run work, no indirect call per item: the cost does not depend on the run lengths. */
+typedef struct by_key_simd {
+  pscan__cpu_heads_fn heads;
+  pscan__cpu_seg_sum_fn sum;
+} by_key_simd;
+
+static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call *c,
+                                  const by_key_simd *f, size_t k, char *excl_slot, char *buf,
+                                  char *stage, uint64_t *bits) {
+  const pscan__cpu_op *vop = ((const pscan__cpu_compact_op *)(const void *)job->op)->value;
+  bool seg_scan = c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  size_t size = c->size, vs = c->val_size, start = k * job->part, len = pscan__part_len(job, k);
+  const char *in = pscan__part_in(job, k);
+  const char *vals = (const char *)c->vals_in + start * vs;
+  memcpy(last_slot(job, k), in + (len - 1) * size, size); /* as gather() does: L first */
+  pscan__lb_publish(job, k, PSCAN__STATUS_L);
+  size_t kept = f->heads(in, len, seg_scan ? NULL : buf, NULL, start, bits);
+  if (k > 0) { /* the keys are never written (by-key outputs are other arrays): in[0] is safe */
+    pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
+    if (equal[c->type](in, last_slot(job, k - 1))) {
+      bits[0] &= ~(uint64_t)1;
+      kept--;
+    }
+  }
+  bool first_head = bits[0] & 1;
+  const char *items = buf + (first_head ? 0 : size); /* buf[0] is in[0], a head or not */
+  /* The reduction since the last head (every value without one): reduce_by_key's local pass
+     gives it with the run totals, which need no carry but the first's; scan_by_key's output
+     depends on the carry throughout its first segment, so it reduces its last segment here and
+     makes its one pass after the look-back. */
+  pair agg = {kept, 0};
+  size_t tails = 0;
+  if (seg_scan) {
+    size_t last = 0;
+    for (size_t w = (len - 1) / 64 + 1; kept && w-- > 0;)
+      if (bits[w]) {
+        last = w * 64 + 63 - (size_t)__builtin_clzll(bits[w]);
+        break;
+      }
+    vop->reduce(vop, vals + last * vs, len - last, &agg.x);
+  } else {
+    tails = f->sum(vals, len, bits, NULL, stage, NULL, false, &agg.x);
+  }
+  memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
+  pair before = {0, 0};
+  if (k > 0) {
+    pscan__lb_publish(job, k, PSCAN__STATUS_A);
+    pscan__lb_look_back(job, k, excl_slot);
+    memcpy(&before, excl_slot, job->op->acc_size);
+  }
+  pair through;
+  job->op->combine(job->op, &through, &before, &agg);
+  memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
+  pscan__lb_publish(job, k, PSCAN__STATUS_P);
+  if (seg_scan) {
+    /* The kernel streams whole vectors where they are 64-byte aligned; a partition whose output
+       is not (the default partition of 4-byte values starts every 21844 bytes) goes through the
+       stage and out in one streamed copy, rather than with plain stores (a read for ownership
+       of every line). */
+    uint64_t end_sum;
+    char *dst = (char *)c->vals_out + start * vs;
+    bool staged = job->stream && (uintptr_t)dst % 64 != 0;
+    f->sum(vals, len, bits, first_head ? NULL : &before.x, NULL, staged ? stage : dst,
+           job->stream && !staged, &end_sum);
+    if (staged)
+      copy_out(dst, stage, len * vs, true);
+    return;
+  }
+  char *vals_out = c->vals_out;
+  if (kept)
+    copy_out((char *)c->out + before.count * size, items, kept * size, job->stream);
+  if (tails && !first_head) /* the incoming run's total: the predecessors' part first */
+    vop->combine(vop, stage, &before.x, stage);
+  if (first_head && before.count > 0)
+    memcpy(vals_out + (before.count - 1) * vs, &before.x, vs);
+  if (tails) /* tails == kept - first_head: run totals from run before.count - !first_head on */
+    copy_out(vals_out + (before.count - (first_head ? 0 : 1)) * vs, stage, tails * vs,
+                        job->stream);
+  if (k == job->nparts - 1)
+    memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
+}
+
 static void compact_partitions(void *arg, int tid, int nthreads) {
   const compact_task *t = arg;
   pscan__cpu_job *job = t->job;
@@ -372,10 +516,20 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   size_t *pos_buf = has_positions(c) ? (size_t *)(void *)(buf + items_bytes(c, job->part)) : NULL;
   char *out = c->out;
   (void)nthreads;
+  by_key_simd simd = {NULL, NULL};
+  if (by_key && simd_allowed() && !(seg_scan && (c->exclusive || c->init))) {
+    simd.heads = pscan__cpu_avx512_heads(c->type);
+    simd.sum = pscan__cpu_avx512_seg_sum(c->val_type, c->op);
+  }
+  uint64_t *bits = pos_buf ? (uint64_t *)(void *)(pos_buf + job->part) : NULL;
   for (;;) {
     size_t k = atomic_fetch_add_explicit(&job->next_part, 1, memory_order_relaxed);
     if (k >= job->nparts)
-      return;
+      break;
+    if (simd.heads && simd.sum) {
+      by_key_partition_simd(job, c, &simd, k, excl_slot, buf, (char *)pos_buf, bits);
+      continue;
+    }
     size_t start = k * job->part, len = pscan__part_len(job, k);
     /* 1. Read the whole partition once: gather and count. */
     size_t kept = 0, *pos = NULL;
@@ -408,10 +562,10 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       continue;
     }
     if (kept)
-      pscan__cpu_copy_out(out + before.count * size, items, kept * size, job->stream);
+      copy_out(out + before.count * size, items, kept * size, job->stream);
     if (c->kind == PSCAN__COMPACT_PARTITION_IF && kept < len) {
       size_t rejected = len - kept, rejected_before = start - before.count;
-      pscan__cpu_copy_out(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
+      copy_out(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
                           rejected * size, job->stream);
     }
     if (rle) {
@@ -425,15 +579,15 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       uint64_t *counts = c->counts_out;
       size_t prev = (size_t)before.x;
       if (job->stream && sizeof(size_t) == sizeof(uint64_t)) {
-        for (size_t i = 0; i < kept; i++) {
-          size_t p = pos[i];
-          pos[i] = p - prev;
-          prev = p;
-        }
-        size_t skip = before.count == 0 ? 1 : 0; /* head 0 of the input closes no run */
-        if (kept > skip)
-          pscan__cpu_copy_out(counts + before.count + skip - 1, pos + skip,
-                              (kept - skip) * sizeof *counts, job->stream);
+        /* pos[i] becomes the length of the run head i + 1 closes (forward, in place: pos[i + 1]
+           is read before it is overwritten, so the loop vectorises); head 0 closes the run
+           before it, of pos[0] - prev items (none at the input's head 0). */
+        if (kept && before.count > 0)
+          counts[before.count - 1] = (uint64_t)(pos[0] - prev);
+        for (size_t i = 0; i + 1 < kept; i++)
+          pos[i] = pos[i + 1] - pos[i];
+        if (kept > 1)
+          copy_out(counts + before.count, pos, (kept - 1) * sizeof *counts, job->stream);
       } else {
         for (size_t i = 0; i < kept; i++) {
           size_t r = before.count + i;
@@ -483,11 +637,12 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
         copy_val(vals_out + (r - 1) * vs, &acc, vs);
       }
       if (job->stream && kept > 1)
-        pscan__cpu_copy_out(vals_out + before.count * vs, slots, (kept - 1) * vs, true);
+        copy_out(vals_out + before.count * vs, slots, (kept - 1) * vs, true);
       if (k == job->nparts - 1)
         memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
     }
   }
+  end_streams(job->stream);
 }
 
 size_t pscan__cpu_compact(pscan__pool *pool, pscan__cpu_job *job, const pscan__compact_call *call) {

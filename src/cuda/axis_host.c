@@ -5,19 +5,23 @@
  *    axis; else the axis is cut into chunks: from 2048 lines, one pass with a decoupled
  *    look-back along the axis (2n data movement); below, a reduce / carry / scan sequence (~3n),
  *    its carries scanned recursively when there are many chunks;
- *  - few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
+ *  - lines back to back (a C-order array along its last axis), 4-byte types, lines of up to 128
+ *    items or few long ones: one by-key scan (by_key_tile.cuh) with a head every len items;
+ *  - other few long contiguous lines: the flat single-pass scan (backend.c) on each line in turn;
  *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
  *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
- * host would cost more than the scan), then each element gets its segment's index as a u32 key
- * (work by element count: one huge segment among many empty ones parallelises alike) and the
- * by-key scan (cuda_compact, SCAN_BY_KEY) runs on them. Reverse scans by offsets reverse the keys
- * and the values (axis_reverse.cu), scan them forward by key and reverse the result into out
- * (the by-key scan runs forward only; ~3 extra passes over the data). */
+ * host would cost more than the scan), then the by-key scan (cuda_compact, SCAN_BY_KEY) runs
+ * with the offsets as its run heads: each tile reads the offsets that fall in it, from the first
+ * one found by a binary search per tile (tile_segments_kernel), so no key is written or read and
+ * one huge segment among many empty ones parallelises alike. Reverse scans by offsets reverse the
+ * values and the offsets (axis_reverse.cu), scan forward and reverse the result into out (the
+ * by-key scan runs forward only; ~2 extra passes over the data). */
 #include "../axis_norm.h"
 #include "axis_launch.h"
 #include "jit/jit.h"
+#include "launch.h"
 
 #include <cuda_runtime_api.h>
 #include <string.h>
@@ -167,6 +171,35 @@ static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
   return PSCAN_OK;
 }
 
+/* Lines back to back in both views (a C-order array along its last axis), more than one: one
+   by-key scan over all of them with a head every len items streams them in one launch. It
+   serves 4-byte types (as measured: docs/PERFORMANCE.md, "Axis scans on the GPU") where the
+   line kernels are weakest: lines of up to 128 items (one warp each) and few long lines (one
+   flat scan after another). */
+static const pscan__cuda_compact_kernel *dense_lines_kernel(const pscan__axis_call *c,
+                                                            const pscan__axis_norm *v) {
+  if (v->si != 1 || v->so != 1 || v->nb != 1 || v->b[0].is != v->len || v->b[0].os != v->len ||
+      c->in_type != c->out_type || c->in_size != 4)
+    return NULL;
+  bool short_lines = v->len <= 128,
+       long_lines = (v->len >= AX_LONG_LINE && v->nlines <= AX_FEW_LINES) ||
+                    (v->len >= AX_VERY_LONG_LINE && v->nlines < AX_MANY_LINES);
+  if (!short_lines && !long_lines)
+    return NULL;
+  return pscan__cuda_compact_for(PSCAN__COMPACT_SCAN_BY_KEY, PSCAN_U8, (int)c->in_type, c->op);
+}
+
+static pscan_status run_dense_lines(pscan_ctx *ctx, const pscan__axis_call *c,
+                                    const pscan__axis_norm *v) {
+  pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = v->nlines * (size_t)v->len,
+                                .type = PSCAN_U8, .size = 1, .vals_in = v->in,
+                                .vals_out = v->out, .val_type = c->in_type,
+                                .val_size = c->in_size, .op = (pscan_op)c->op,
+                                .exclusive = c->exclusive, .init = c->init,
+                                .segment_len = (size_t)v->len};
+  return pscan__cuda_backend.compact(ctx, &by_key);
+}
+
 static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
   uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
   return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
@@ -211,36 +244,49 @@ static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, voi
 
 static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, void *stream) {
   static const char fn[] = "pscan_segmented_scan";
-  if (c->num_segments > UINT32_MAX)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
-                       "%s: more than 2^32 segments are not offered on the CUDA backend", fn);
   size_t n = 0;
   PSCAN__CHECK(check_offsets(ctx, c, stream, &n));
   if (n == 0)
     return PSCAN_OK;
-  uint32_t *keys = NULL;
-  const size_t key_bytes = (n * sizeof *keys + 15) / 16 * 16; /* reverse: then the values */
-  PSCAN__CHECK(device_alloc(ctx, stream, key_bytes + (c->reverse ? n * c->in_size : 0),
-                            (void **)&keys));
-  void *rev = c->reverse ? (char *)keys + key_bytes : NULL;
-  int e = pscan__cuda_segment_keys(c->offsets, c->num_segments, n, keys, stream);
-  if (e == 0 && rev)
-    e = pscan__cuda_reverse(keys, keys, n, sizeof *keys, stream);
+  /* The by-key scan's heads are the offsets; its keys would be one-byte ones (the bitmap of a
+     tile's heads lives in their buffer). */
+  const pscan__cuda_compact_kernel *k = pscan__cuda_compact_for(
+      PSCAN__COMPACT_SCAN_BY_KEY, PSCAN_U8, (int)c->in_type, (int)c->op);
+  if (!k)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "%s: no CUDA by-key scan for %s", fn,
+                       pscan__dtype_name(c->in_type));
+  const uint64_t tiles = (n + k->tile_items - 1) / k->tile_items;
+  /* reverse: the reversed values and offsets follow the tiles' segments in one allocation */
+  const size_t seg_bytes = (tiles * sizeof(uint64_t) + 15) / 16 * 16,
+               off_bytes = (c->num_segments + 1) * sizeof *c->offsets;
+  uint64_t *tile_segment = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, seg_bytes + (c->reverse ? off_bytes + n * c->in_size : 0),
+                            (void **)&tile_segment));
+  int64_t *rev_offsets = c->reverse ? (int64_t *)((char *)tile_segment + seg_bytes) : NULL;
+  void *rev = c->reverse ? (char *)rev_offsets + off_bytes : NULL;
+  const int64_t *offsets = rev_offsets ? rev_offsets : c->offsets;
+  int e = 0;
+  if (rev)
+    e = pscan__cuda_reverse_offsets(rev_offsets, c->offsets, c->num_segments, n, stream);
   if (e == 0 && rev)
     e = pscan__cuda_reverse(rev, c->in, n, c->in_size, stream);
-  pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment keys") : PSCAN_OK;
+  if (e == 0)
+    e = pscan__cuda_tile_segments(offsets, c->num_segments, tiles, k->tile_items, tile_segment,
+                                  stream);
+  pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment heads") : PSCAN_OK;
   if (s == PSCAN_OK) {
-    pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .in = keys, .n = n,
-                                  .type = PSCAN_U32, .size = sizeof *keys,
-                                  .vals_in = rev ? rev : c->in, .vals_out = rev ? rev : c->out,
-                                  .val_type = c->in_type,
-                                  .val_size = c->in_size, .op = (pscan_op)c->op,
-                                  .exclusive = c->exclusive, .init = c->init};
+    pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = n, .type = PSCAN_U8,
+                                  .size = 1, .vals_in = rev ? rev : c->in,
+                                  .vals_out = rev ? rev : c->out,
+                                  .val_type = c->in_type, .val_size = c->in_size,
+                                  .op = (pscan_op)c->op, .exclusive = c->exclusive,
+                                  .init = c->init, .offsets = offsets,
+                                  .num_segments = c->num_segments, .tile_segment = tile_segment};
     s = pscan__cuda_backend.compact(ctx, &by_key);
   }
   if (s == PSCAN_OK && rev && (e = pscan__cuda_reverse(c->out, rev, n, c->in_size, stream)) != 0)
     s = pscan__cuda_axis_fail(ctx, e, "reversing the segments' scan");
-  cudaFreeAsync(keys, (cudaStream_t)stream);
+  cudaFreeAsync(tile_segment, (cudaStream_t)stream);
   return s;
 }
 
@@ -262,6 +308,8 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__axis_normalise(c, &v);
   if (v.nb > PSCAN__AXIS_MAX_BATCH)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "pscan_scan_axis: too many batch dimensions");
+  if (dense_lines_kernel(c, &v))
+    return run_dense_lines(ctx, c, &v);
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))

@@ -64,14 +64,19 @@ typedef struct pscan__cuda_axis_kernels {
 const pscan__cuda_axis_kernels *pscan__cuda_axis_kernels_for(int in_type, int acc_type, int op);
 
 /* Segments by offsets (type-independent): the check sets *bad (device memory, zeroed by the
-   caller) when offsets[0] != 0 or they decrease; keys gives every element its segment's index
-   (u32; the caller makes sure num_segments fits), for a scan by key. */
+   caller) when offsets[0] != 0 or they decrease; tile_segments gives each tile of tile_items
+   elements the first segment s >= 1 whose offset lies at or after the tile's start, where the
+   by-key scan starts reading its heads. */
 int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, unsigned *bad,
                               void *stream);
-int pscan__cuda_segment_keys(const int64_t *offsets, uint64_t num_segments, uint64_t n,
-                             uint32_t *keys, void *stream);
+int pscan__cuda_tile_segments(const int64_t *offsets, uint64_t num_segments, uint64_t num_tiles,
+                              unsigned tile_items, uint64_t *tile_segment, void *stream);
 /* Reverses n elements of size 1, 2, 4 or 8 bytes (axis_reverse.cu); dst may be src. */
 int pscan__cuda_reverse(void *dst, const void *src, uint64_t n, size_t size, void *stream);
+/* The offsets of the reversed array: dst[j] = n - src[num_segments - j], j = 0..num_segments
+   (dst apart from src). */
+int pscan__cuda_reverse_offsets(int64_t *dst, const int64_t *src, uint64_t num_segments,
+                                uint64_t n, void *stream);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
-/* Reversal of an array of n elements of 1, 2, 4 or 8 bytes, for the reverse scans by offsets
- * (axis_host.c: the keys and values are reversed, scanned forward by key, and reversed back).
- * Thread i swaps elements i and n - 1 - i, so dst may be src (in place) or lie apart from it. */
+/* Reversal of an array of n elements of 1, 2, 4 or 8 bytes, and of the offsets of segments, for
+ * the reverse scans by offsets (axis_host.c: the values and the offsets are reversed, scanned
+ * forward by segments, and the result reversed back). In the reversal thread i swaps elements i
+ * and n - 1 - i, so dst may be src (in place) or lie apart from it. */
 #include "axis_launch.h"
 
 #include <cuda_runtime.h>
@@ -35,5 +36,20 @@ extern "C" int pscan__cuda_reverse(void *dst, const void *src, uint64_t n, size_
   case 8: reverse_8<<<blocks, 256, 0, s>>>((uint64_t *)dst, (const uint64_t *)src, n); break;
   default: return (int)cudaErrorInvalidValue;
   }
+  return (int)cudaGetLastError();
+}
+
+static __global__ void reverse_offsets_kernel(int64_t *dst, const int64_t *src,
+                                              uint64_t num_segments, uint64_t n) {
+  for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j <= num_segments;
+       j += (uint64_t)gridDim.x * blockDim.x)
+    dst[j] = (int64_t)n - src[num_segments - j];
+}
+
+extern "C" int pscan__cuda_reverse_offsets(int64_t *dst, const int64_t *src, uint64_t num_segments,
+                                           uint64_t n, void *stream) {
+  const uint64_t want = (num_segments + 1 + 255) / 256;
+  const unsigned blocks = (unsigned)(want < 65536 ? want : 65536);
+  reverse_offsets_kernel<<<blocks, 256, 0, (cudaStream_t)stream>>>(dst, src, num_segments, n);
   return (int)cudaGetLastError();
 }

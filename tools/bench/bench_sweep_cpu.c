@@ -13,11 +13,18 @@
  * that is faster (up to 32 MiB: where waking the team costs more than copying from cache).
  *
  * Timing: each implementation is called once (warm-up; its output is checked: the count and a
- * checksum of what it wrote, against the other implementation's), then reps samples in rounds,
- * one sample of each implementation per round; a sample repeats the call to last MIN_SAMPLE_S.
- * Where one call takes longer than BIG_CALL_S, the warm-up is the first sample and three samples
- * are taken (the buffers are touched before the run, so the first call pays no page faults). */
+ * checksum of what it wrote, against the other implementation's), then samples in rounds, one
+ * sample of each implementation per round; a sample repeats the call to last MIN_SAMPLE_S. The
+ * number of samples is calibrated by time: pscan's as many as fit SAMPLES_S, 3 to MAX_PSCAN (its
+ * figure is the one that counts: short calls get more samples, whose median then resists the
+ * noise of a shared machine), a peer's up to reps within PEER_S, at least 1. A sample of short
+ * calls starts with one untimed call, which wakes the threads that the previous implementation's
+ * turn let fall asleep (the copy's samples run back to back). Where one call
+ * takes longer than BIG_CALL_S, the warm-up is the first sample (the buffers are touched before
+ * the run, so the first call pays no page faults): at 2^28 a one-thread loop then runs once, and
+ * the whole sweep on 16 threads takes a few minutes instead of a quarter of an hour. */
 #include "bench_sweep.h"
+#include "bench_sweep_cpu.h"
 
 #include "team.h"
 #include "timing.h"
@@ -27,14 +34,15 @@
 #include "peers/peers_cxx.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MIN_SAMPLE_S 2e-3
 #define BIG_CALL_S 0.05
-enum { MAX_INNER = 1 << 16, MAX_REPS = 1000 };
+#define SAMPLES_S 0.12 /* pscan's samples at one point, at most (3 at least) */
+#define PEER_S 0.1     /* a peer's, at most (1 at least) */
+enum { MAX_INNER = 1 << 16, MAX_REPS = 1000, MAX_PSCAN = 15 };
 
 typedef struct filled {
   int what; /* 0: nothing, 1: keys, 2: items, 3: scan input */
@@ -206,82 +214,6 @@ typedef enum impl { PSCAN, LOOP, STD_PAR, OMP, TBB, NIMPL } impl;
 static const char *const impl_names[NIMPL] = {"pscan", "plain loop", "std par", "OpenMP scan",
                                               "tbb::parallel_scan"};
 
-#define LOOPS(T, V)                                                                               \
-  static size_t select_##T(const T *in, T *out, size_t n, T thr) {                                \
-    size_t k = 0;                                                                                 \
-    for (size_t i = 0; i < n; i++) {                                                              \
-      out[k] = in[i];                                                                             \
-      k += in[i] < thr;                                                                           \
-    }                                                                                             \
-    return k;                                                                                     \
-  }                                                                                               \
-  static size_t flagged_##T(const T *in, const uint8_t *fl, T *out, size_t n) {                   \
-    size_t k = 0;                                                                                 \
-    for (size_t i = 0; i < n; i++) {                                                              \
-      out[k] = in[i];                                                                             \
-      k += fl[i] != 0;                                                                            \
-    }                                                                                             \
-    return k;                                                                                     \
-  }                                                                                               \
-  static size_t partition_##T(const T *in, T *out, size_t n, T thr) {                             \
-    size_t k = 0, r = n;                                                                          \
-    for (size_t i = 0; i < n; i++) {                                                              \
-      if (in[i] < thr)                                                                            \
-        out[k++] = in[i];                                                                         \
-      else                                                                                        \
-        out[--r] = in[i];                                                                         \
-    }                                                                                             \
-    return k;                                                                                     \
-  }                                                                                               \
-  static size_t unique_##T(const T *in, T *out, size_t n) {                                       \
-    size_t k = 1;                                                                                 \
-    out[0] = in[0];                                                                               \
-    for (size_t i = 1; i < n; i++) {                                                              \
-      out[k] = in[i];                                                                             \
-      k += in[i] != in[i - 1];                                                                    \
-    }                                                                                             \
-    return k;                                                                                     \
-  }                                                                                               \
-  static size_t rle_##T(const T *in, T *out, uint64_t *counts, size_t n) {                        \
-    size_t k = 0, start = 0;                                                                      \
-    for (size_t i = 1; i <= n; i++)                                                               \
-      if (i == n || in[i] != in[i - 1]) {                                                         \
-        out[k] = in[start];                                                                       \
-        counts[k++] = i - start;                                                                  \
-        start = i;                                                                                \
-      }                                                                                           \
-    return k;                                                                                     \
-  }                                                                                               \
-  static size_t rbk_##T(const T *in, const V *v, T *out, V *vout, size_t n) {                     \
-    size_t k = 0;                                                                                 \
-    V acc = v[0];                                                                                 \
-    for (size_t i = 1; i <= n; i++) {                                                             \
-      if (i == n || in[i] != in[i - 1]) {                                                         \
-        out[k] = in[i - 1];                                                                       \
-        vout[k++] = acc;                                                                          \
-        if (i < n)                                                                                \
-          acc = v[i];                                                                             \
-      } else {                                                                                    \
-        acc += v[i];                                                                              \
-      }                                                                                           \
-    }                                                                                             \
-    return k;                                                                                     \
-  }                                                                                               \
-  static size_t sbk_##T(const T *in, const V *v, V *vout, size_t n) {                             \
-    V acc = 0;                                                                                    \
-    for (size_t i = 0; i < n; i++) {                                                              \
-      acc = i > 0 && in[i] == in[i - 1] ? acc + v[i] : v[i];                                      \
-      vout[i] = acc;                                                                              \
-    }                                                                                             \
-    return n;                                                                                     \
-  }
-LOOPS(int32_t, float)
-LOOPS(int64_t, double)
-#undef LOOPS
-
-#define DISPATCH(p, F, ...) \
-  (pscan_dtype_size((p)->key) == 8 ? F##_int64_t(__VA_ARGS__) : F##_int32_t(__VA_ARGS__))
-
 /* One call of implementation m at p; returns the count it kept (runs; n for the scans). */
 static size_t call(cpu_state *s, impl m, const sweep_point *p) {
   size_t n = p->n, count = 0;
@@ -330,18 +262,8 @@ static size_t call(cpu_state *s, impl m, const sweep_point *p) {
     return p->op == SWEEP_SELECT_IF
                ? peer_cxx_select(PEER_STD_PAR, s->threads, a, o, n, thr32)
                : peer_cxx_partition(PEER_STD_PAR, s->threads, a, o, (void *)s->vout, n, thr32);
-  switch (p->op) {
-  case SWEEP_SELECT_IF: return DISPATCH(p, select, a, o, n, thr64);
-  case SWEEP_SELECT_FLAGGED: return DISPATCH(p, flagged, a, s->flags, o, n);
-  case SWEEP_PARTITION_IF: return DISPATCH(p, partition, a, o, n, thr64);
-  case SWEEP_UNIQUE: return DISPATCH(p, unique, a, o, n);
-  case SWEEP_RUN_LENGTH_ENCODE: return DISPATCH(p, rle, a, o, (uint64_t *)(void *)s->counts, n);
-  case SWEEP_REDUCE_BY_KEY: return DISPATCH(p, rbk, a, (void *)s->vals, o, (void *)s->vout, n);
-  case SWEEP_SCAN_BY_KEY: return DISPATCH(p, sbk, a, (void *)s->vals, (void *)s->vout, n);
-  default: return 0;
-  }
+  return sweep_cpu_loop(p, a, s->flags, s->vals, o, s->vout, s->counts, thr64);
 }
-#undef DISPATCH
 
 /* The checksum of what a call of op wrote, count kept. */
 static uint64_t output_sum(cpu_state *s, const sweep_point *p, size_t count) {
@@ -380,11 +302,21 @@ typedef struct timed {
   impl m;
   long inner;
   double samples[MAX_REPS];
-  int count;
+  int count, want;
   size_t kept;
 } timed;
 
+/* Samples of sample_s seconds each to take (the top of the file). */
+static int samples_for(bool is_pscan, double sample_s, int reps) {
+  double fit = (is_pscan ? SAMPLES_S : PEER_S) / (sample_s > 0 ? sample_s : 1e-9);
+  int most = is_pscan ? (reps > MAX_PSCAN ? reps : MAX_PSCAN) : reps, least = is_pscan ? 3 : 1;
+  int k = fit < most ? (int)fit : most;
+  return k < least ? (least < most ? least : most) : k;
+}
+
 static double sample(cpu_state *s, timed *t, const sweep_point *p) {
+  if (t->inner > 1)
+    call(s, t->m, p);
   double t0 = timing_now();
   for (long j = 0; j < t->inner; j++)
     call(s, t->m, p);
@@ -410,7 +342,6 @@ static int cpu_measure(sweep_backend *b, sweep_result *r, int reps) {
   for (int i = 0; i < np; i++)
     t[nt++].m = peers[i];
   uint64_t sum0 = 0;
-  bool big = false;
   for (int i = 0; i < nt; i++) { /* warm-up, check, calibration */
     double t0 = timing_now();
     t[i].kept = call(s, t[i].m, p);
@@ -427,17 +358,15 @@ static int cpu_measure(sweep_backend *b, sweep_result *r, int reps) {
         return wrong(p, "WRONG RESULT: the output differs from pscan's", t[i].m);
     }
     t[i].count = 0;
-    if (one > BIG_CALL_S) {
-      big = true;
+    if (one > BIG_CALL_S)
       t[i].samples[t[i].count++] = one;
-    }
     double want = MIN_SAMPLE_S / (one > 0 ? one : 1e-9);
     t[i].inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
+    t[i].want = samples_for(i == 0, one * (double)t[i].inner, reps);
   }
-  int rounds = big ? 3 : reps;
-  for (int rep = 0; rep < rounds; rep++)
+  for (int rep = 0; rep < MAX_REPS; rep++)
     for (int i = 0; i < nt; i++)
-      if (t[i].count < rounds)
+      if (t[i].count < t[i].want)
         t[i].samples[t[i].count++] = sample(s, &t[i], p);
   r->pscan_s = timing_median(t[0].samples, (size_t)t[0].count);
   r->pscan_bytes = sweep_bytes(p, t[0].kept, 8);
@@ -493,8 +422,7 @@ static int cpu_copy(sweep_backend *b, size_t bytes, int reps, double *seconds) {
 }
 
 static double cpu_available(sweep_backend *b) {
-  (void)b;
-  size_t avail = sysinfo_available_memory();
+  size_t avail = ((void)b, sysinfo_available_memory());
   return avail ? (double)avail * 0.8 : 1e18;
 }
 
@@ -515,24 +443,18 @@ static int cpu_open(sweep_backend *b, size_t compact_n, size_t scan_n, const swe
   cpu_state *s = b->state;
   size_t an = compact_n > scan_n ? compact_n : scan_n;
   (void)o;
-  s->a = big_alloc(an * 8);
-  s->out = big_alloc(an * 8);
-  s->vals = big_alloc(compact_n * 8);
-  s->vout = big_alloc(compact_n * 8);
+  s->a = big_alloc(an * 8), s->out = big_alloc(an * 8), s->flags = big_alloc(compact_n);
+  s->vals = big_alloc(compact_n * 8), s->vout = big_alloc(compact_n * 8);
   s->counts = big_alloc(compact_n * 8);
-  s->flags = big_alloc(compact_n);
   if (!s->a || !s->out || !s->vals || !s->vout || !s->counts || !s->flags) {
     cli_error("bench", "--sweep: cannot allocate the buffers (%.1f GiB)",
               (sweep_compact_bytes(compact_n) + sweep_scan_bytes(scan_n)) / (1 << 30));
     return 1;
   }
   /* First touch by the team, outside every timing. */
-  peer_zero(s->tm, s->a, an * 8);
-  peer_zero(s->tm, s->out, an * 8);
-  peer_zero(s->tm, s->vals, compact_n * 8);
-  peer_zero(s->tm, s->vout, compact_n * 8);
-  peer_zero(s->tm, s->counts, compact_n * 8);
-  peer_zero(s->tm, s->flags, compact_n);
+  peer_zero(s->tm, s->a, an * 8), peer_zero(s->tm, s->out, an * 8);
+  peer_zero(s->tm, s->vals, compact_n * 8), peer_zero(s->tm, s->vout, compact_n * 8);
+  peer_zero(s->tm, s->counts, compact_n * 8), peer_zero(s->tm, s->flags, compact_n);
   return 0;
 }
 

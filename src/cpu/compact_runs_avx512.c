@@ -1,0 +1,280 @@
+/* AVX-512 kernels of the compaction family's runs and flags (compact_simd.h has the contracts):
+ * run heads for 32- and 64-bit keys, select_flagged for 32- and 64-bit items, and the segmented
+ * sum of 32- and 64-bit values for reduce_by_key and scan_by_key.
+ *
+ * Heads: per vector of 16 (8) keys, one compare of the keys against the same keys shifted by one
+ * (an unaligned load at in + i - 1; the first vector's lane 0, which has no predecessor, is masked
+ * off the load and always a head) gives the head mask; vpcompress packs the heads' keys and their
+ * positions, and the mask goes to a bit array for the value pass. The portable loop stores every
+ * key and advances on a head: ~2-3 cycles an item, several times the scan's cost per item.
+ *
+ * Segmented sum: a Kogge-Stone scan inside the vector whose additions are masked by "no head in
+ * the lanes this one would reach back over": with g the lanes that are not heads, step d (1, 2, 4,
+ * 8) adds lane j - d into lane j where c_d = g & (g << 1) & ... holds for lanes j - d + 1 .. j
+ * (c_1 = g, c_2d = c_d & (c_d << d)). The lanes before the vector's first head then take the
+ * carry (the sum at the previous vector's last lane). The sums at the lanes followed by a head
+ * (reduce_by_key's run totals) are compressed out; scan_by_key stores every lane. The additions
+ * keep their operands' order but not the sequential bracketing (as the SIMD reductions already
+ * do): float sums may differ in the last bits from the plain loop's, integer sums never. */
+#include "compact_simd.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+
+/* Packs v's lanes in m (16 lanes of 4 bytes, or 8 of 8) to p; returns their count. */
+static AVX512 inline unsigned packed(char *p, unsigned m, __m512i v, int elem) {
+  unsigned k = (unsigned)__builtin_popcount(m);
+  if (elem == 4)
+    _mm512_mask_storeu_epi32(p, (__mmask16)((1u << k) - 1), _mm512_maskz_compress_epi32((__mmask16)m, v));
+  else
+    _mm512_mask_storeu_epi64(p, (__mmask8)((1u << k) - 1), _mm512_maskz_compress_epi64((__mmask8)m, v));
+  return k;
+}
+
+/* The 64-bit positions base + i + lane of the lanes in m, packed to pos (16 lanes: two halves). */
+static AVX512 inline void packed_positions(size_t *pos, unsigned m, size_t at, int lanes) {
+  const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+  __m512i p = _mm512_add_epi64(_mm512_set1_epi64((long long)at), iota);
+  unsigned lo = m & 0xFF;
+  size_t k = packed((char *)pos, lo, p, 8);
+  if (lanes == 16)
+    packed((char *)(pos + k), m >> 8, _mm512_add_epi64(p, _mm512_set1_epi64(8)), 8);
+}
+
+enum { K_INT, K_F32, K_F64 };
+
+/* Lanes of a (in lm) that differ from b's, by the C != of the key type. */
+static AVX512 inline unsigned differ(int kind, int elem, unsigned lm, __m512i a, __m512i b) {
+  if (kind == K_F32)
+    return _mm512_mask_cmp_ps_mask((__mmask16)lm, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), _CMP_NEQ_UQ);
+  if (kind == K_F64)
+    return _mm512_mask_cmp_pd_mask((__mmask8)lm, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), _CMP_NEQ_UQ);
+  if (elem == 4)
+    return _mm512_mask_cmpneq_epi32_mask((__mmask16)lm, a, b);
+  return _mm512_mask_cmpneq_epi64_mask((__mmask8)lm, a, b);
+}
+
+static AVX512 inline __m512i load_lanes(int elem, unsigned m, const void *p) {
+  return elem == 4 ? _mm512_maskz_loadu_epi32((__mmask16)m, p) : _mm512_maskz_loadu_epi64((__mmask8)m, p);
+}
+
+static AVX512 inline size_t heads(int kind, int elem, const char *in, size_t n, char *buf,
+                                  size_t *pos, size_t base, uint64_t *bits) {
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  size_t sel = 0, i = 0;
+  uint64_t word = 0;
+  for (; i < n; i += lanes) {
+    unsigned lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
+    /* The previous keys: lane 0 of the first vector has none (masked off: no load before in). */
+    unsigned pm = i == 0 ? lm & ~1u : lm;
+    __m512i v = load_lanes(elem, lm, in + i * elem);
+    __m512i prev = load_lanes(elem, pm, in + i * elem - elem);
+    unsigned m = differ(kind, elem, pm, v, prev) | (i == 0 ? 1u : 0u);
+    if (buf)
+      packed(buf + sel * elem, m, v, elem);
+    if (pos)
+      packed_positions(pos + sel, m, base + i, (int)lanes);
+    sel += (unsigned)__builtin_popcount(m);
+    if (bits) {
+      word |= (uint64_t)m << (i & 63);
+      if (((i + lanes) & 63) == 0) {
+        bits[i >> 6] = word;
+        word = 0;
+      }
+    }
+  }
+  if (bits) {
+    if (i & 63)
+      bits[i >> 6] = word;
+    for (size_t w = (i + 63) >> 6; w <= n / 64 + 1; w++)
+      bits[w] = 0;
+  }
+  return sel;
+}
+
+#define HEADS(NAME, KIND, ELEM)                                                                    \
+  static AVX512 size_t NAME(const void *in, size_t n, void *buf, size_t *pos, size_t base,         \
+                            uint64_t *bits) {                                                      \
+    return heads(KIND, ELEM, in, n, buf, pos, base, bits);                                         \
+  }
+HEADS(heads_i32, K_INT, 4)
+HEADS(heads_f32, K_F32, 4)
+HEADS(heads_i64, K_INT, 8)
+HEADS(heads_f64, K_F64, 8)
+#undef HEADS
+
+pscan__cpu_heads_fn pscan__cpu_avx512_heads(pscan_dtype key) {
+  switch (key) {
+  case PSCAN_I32:
+  case PSCAN_U32: return heads_i32;
+  case PSCAN_F32: return heads_f32;
+  case PSCAN_I64:
+  case PSCAN_U64: return heads_i64;
+  case PSCAN_F64: return heads_f64;
+  default: return NULL;
+  }
+}
+
+/* ---- select_flagged ---- */
+
+static AVX512 inline size_t flagged(int elem, const uint8_t *flags, const char *in, size_t n,
+                                    char *buf) {
+  const size_t lanes = 64 / (size_t)elem;
+  size_t sel = 0, i = 0;
+  const __m128i ones = _mm_set1_epi8(-1);
+  for (; i + lanes <= n; i += lanes) {
+    __m128i f = elem == 4 ? _mm_loadu_si128((const __m128i *)(const void *)(flags + i))
+                          : _mm_loadl_epi64((const __m128i *)(const void *)(flags + i));
+    unsigned m = (unsigned)_mm_test_epi8_mask(f, ones) & ((1u << lanes) - 1);
+    sel += packed(buf + sel * elem, m, _mm512_loadu_si512(in + i * elem), elem);
+  }
+  for (; i < n; i++) { /* the tail, by the portable loop's rule */
+    memcpy(buf + sel * elem, in + i * elem, (size_t)elem);
+    sel += flags[i] != 0;
+  }
+  return sel;
+}
+
+static AVX512 size_t flagged4(const uint8_t *flags, const void *in, size_t n, void *buf) {
+  return flagged(4, flags, in, n, buf);
+}
+static AVX512 size_t flagged8(const uint8_t *flags, const void *in, size_t n, void *buf) {
+  return flagged(8, flags, in, n, buf);
+}
+
+pscan__cpu_flagged_fn pscan__cpu_avx512_flagged(pscan_dtype t) {
+  size_t size = pscan_dtype_size(t);
+  return size == 4 ? flagged4 : size == 8 ? flagged8 : NULL;
+}
+
+/* ---- segmented sum ---- */
+
+enum { V_I32, V_F32, V_I64, V_F64 };
+
+/* src with the lanes in m replaced by a + b, in the value kind's arithmetic. */
+static AVX512 inline __m512i add_lanes(int kind, __m512i src, unsigned m, __m512i a, __m512i b) {
+  switch (kind) {
+  case V_F32:
+    return _mm512_castps_si512(_mm512_mask_add_ps(_mm512_castsi512_ps(src), (__mmask16)m,
+                                                  _mm512_castsi512_ps(a), _mm512_castsi512_ps(b)));
+  case V_F64:
+    return _mm512_castpd_si512(_mm512_mask_add_pd(_mm512_castsi512_pd(src), (__mmask8)m,
+                                                  _mm512_castsi512_pd(a), _mm512_castsi512_pd(b)));
+  case V_I32: return _mm512_mask_add_epi32(src, (__mmask16)m, a, b);
+  default: return _mm512_mask_add_epi64(src, (__mmask8)m, a, b);
+  }
+}
+
+/* The in-vector segmented scan of x under the not-head lanes g (see the top of the file). */
+static AVX512 inline __m512i seg_scan_vector(int kind, int elem, __m512i x, unsigned g) {
+  const __m512i z = _mm512_setzero_si512();
+  unsigned c = g;
+  if (elem == 4) {
+    x = add_lanes(kind, x, c & ~1u, x, _mm512_alignr_epi32(x, z, 15));
+    c &= c << 1;
+    x = add_lanes(kind, x, c & ~3u, x, _mm512_alignr_epi32(x, z, 14));
+    c &= c << 2;
+    x = add_lanes(kind, x, c & ~0xFu, x, _mm512_alignr_epi32(x, z, 12));
+    c &= c << 4;
+    return add_lanes(kind, x, c & ~0xFFu, x, _mm512_alignr_epi32(x, z, 8));
+  }
+  x = add_lanes(kind, x, c & ~1u, x, _mm512_alignr_epi64(x, z, 7));
+  c &= c << 1;
+  x = add_lanes(kind, x, c & ~3u, x, _mm512_alignr_epi64(x, z, 6));
+  c &= c << 2;
+  return add_lanes(kind, x, c & ~0xFu, x, _mm512_alignr_epi64(x, z, 4));
+}
+
+static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uint64_t *bits,
+                                    const void *carry, char *tails, char *out, bool stream,
+                                    void *last) {
+  const int elem = kind == V_I32 || kind == V_F32 ? 4 : 8;
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  size_t nt = 0, i = 0;
+  bool have = carry != NULL;
+  __m512i cv = _mm512_setzero_si512(), x = cv;
+  if (carry) {
+    uint64_t c = 0;
+    memcpy(&c, carry, (size_t)elem);
+    cv = elem == 4 ? _mm512_set1_epi32((int)(uint32_t)c) : _mm512_set1_epi64((long long)c);
+  }
+  unsigned lm = all;
+  for (; i < n; i += lanes) {
+    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
+    x = load_lanes(elem, lm, v + i * elem);
+    unsigned h = (unsigned)(bits[i >> 6] >> (i & 63)) & all;
+    x = seg_scan_vector(kind, elem, x, ~h & all);
+    if (have) /* carry ⊕ x on the lanes before the first head */
+      x = add_lanes(kind, x, h ? (1u << __builtin_ctz(h)) - 1 : all, cv, x);
+    if (tails) {
+      size_t nx = i + lanes;
+      unsigned t = (h >> 1) | (unsigned)((bits[nx >> 6] >> (nx & 63)) & 1) << (lanes - 1);
+      nt += packed(tails + nt * elem, t & lm, x, elem);
+    }
+    if (out) {
+      char *o = out + i * elem;
+      if (lm == all && stream && (uintptr_t)o % 64 == 0) {
+        _mm512_stream_si512((void *)o, x);
+      } else if (elem == 4) {
+        _mm512_mask_storeu_epi32(o, (__mmask16)lm, x);
+      } else {
+        _mm512_mask_storeu_epi64(o, (__mmask8)lm, x);
+      }
+    }
+    cv = elem == 4 ? _mm512_permutexvar_epi32(_mm512_set1_epi32(15), x)
+                   : _mm512_permutexvar_epi64(_mm512_set1_epi64(7), x);
+    have = true;
+  }
+  /* The sum at item n - 1: the last vector's highest loaded lane. */
+  unsigned top = 31u - (unsigned)__builtin_clz(lm);
+  uint64_t lastv = elem == 4 ? (uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(
+                                   _mm512_permutexvar_epi32(_mm512_set1_epi32((int)top), x)))
+                             : (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
+                                   _mm512_permutexvar_epi64(_mm512_set1_epi64(top), x)));
+  memcpy(last, &lastv, (size_t)elem);
+  return nt;
+}
+
+#define SEG_SUM(NAME, KIND)                                                                        \
+  static AVX512 size_t NAME(const void *v, size_t n, const uint64_t *bits, const void *carry,     \
+                            void *tails, void *out, bool stream, void *last) {                    \
+    return seg_sum(KIND, v, n, bits, carry, tails, out, stream, last);                            \
+  }
+SEG_SUM(seg_sum_i32, V_I32)
+SEG_SUM(seg_sum_f32, V_F32)
+SEG_SUM(seg_sum_i64, V_I64)
+SEG_SUM(seg_sum_f64, V_F64)
+#undef SEG_SUM
+
+pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
+  if (op != PSCAN_SUM)
+    return NULL;
+  switch (val) {
+  case PSCAN_I32:
+  case PSCAN_U32: return seg_sum_i32;
+  case PSCAN_F32: return seg_sum_f32;
+  case PSCAN_I64:
+  case PSCAN_U64: return seg_sum_i64;
+  case PSCAN_F64: return seg_sum_f64;
+  default: return NULL;
+  }
+}
+
+#else
+pscan__cpu_heads_fn pscan__cpu_avx512_heads(pscan_dtype key) {
+  (void)key;
+  return NULL;
+}
+pscan__cpu_flagged_fn pscan__cpu_avx512_flagged(pscan_dtype t) {
+  (void)t;
+  return NULL;
+}
+pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
+  (void)val, (void)op;
+  return NULL;
+}
+#endif

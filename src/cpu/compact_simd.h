@@ -1,0 +1,37 @@
+/* AVX-512 kernels of the compaction family beyond select_if (compact_runs_avx512.c): the run
+ * heads of unique, run-length encoding and the by-key operations, select_flagged, and the
+ * segmented sum of the by-key operations. compact.c uses them where pscan__cpu_simd_gather_if
+ * offers a kernel (the CPU and PSCAN_CPU_ISA allow AVX-512) and the types are covered; each
+ * getter answers NULL (or false) otherwise, and the portable kernels of compact_body.h run. */
+#ifndef PSCAN_CPU_COMPACT_SIMD_H
+#define PSCAN_CPU_COMPACT_SIMD_H
+
+#include "cpu.h"
+
+/* compact_body.h's gather_heads contract (buf[0] = in[0], pos[0] = base, then every item that
+   differs from the one before it), where buf and pos may each be NULL (not written); with bits,
+   also bit i of bits (64-bit words, little-endian bit order) set iff item i is a head (bit 0
+   set), for i < n, and every bit from n to the end of word n / 64 + 1 cleared. Returns the count
+   of heads, item 0 included. */
+typedef size_t (*pscan__cpu_heads_fn)(const void *in, size_t n, void *buf, size_t *pos, size_t base,
+                                      uint64_t *bits);
+pscan__cpu_heads_fn pscan__cpu_avx512_heads(pscan_dtype key);
+
+/* compact_body.h's gather_flagged contract. */
+typedef size_t (*pscan__cpu_flagged_fn)(const uint8_t *flags, const void *in, size_t n, void *buf);
+pscan__cpu_flagged_fn pscan__cpu_avx512_flagged(pscan_dtype t);
+
+/* The segmented inclusive sum of v[0..n) (n >= 1), segments starting at the items whose bit is
+   set in bits (pscan__cpu_heads_fn's layout, cleared past n); the items before the first head
+   continue from *carry (NULL: they sum from item 0, as a segment of their own). tails (may be NULL): the sum at each
+   item i < n - 1 whose successor is a head, compressed, in order; out (may be NULL, may equal v):
+   the sum at every item, with non-temporal stores where stream and out's vectors are aligned
+   (not fenced: the caller fences, as compact.c's end_streams does). *last: the sum at item n - 1 (the reduction since the last head).
+   Returns the count of tails. */
+typedef size_t (*pscan__cpu_seg_sum_fn)(const void *v, size_t n, const uint64_t *bits,
+                                        const void *carry, void *tails, void *out, bool stream,
+                                        void *last);
+/* The kernel for values of type val summed (PSCAN_SUM), or NULL. */
+pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op);
+
+#endif
