@@ -7,7 +7,9 @@
 # jit_compile; sanitize: test_cuda_axis_user_op and test_cuda_axis under compute-sanitizer memcheck
 # (PSCAN_TEST_QUICK=1); bench: pscan_axis_user_op_bench (user f32 sum and user affine f32 beside
 # the built-in f32 sum and a cudaMemcpy of the same bytes; medians).
-# Everything is printed; logs go to $OUT (the device tool's output folder) or ./gpu-out.
+# Everything is printed; logs go to $OUT (the device tool's output folder) or ./gpu-out. The steps
+# can run as separate commands (e.g. `build`, then `test`, then `sanitize bench`) where one command
+# has a time limit; each sanitizer run stops after 300 s.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -36,7 +38,7 @@ fi
 if has sanitize; then
   for t in test_cuda_axis_user_op test_cuda_axis; do
     log "compute-sanitizer memcheck: $t (quick)"
-    PSCAN_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 \
+    PSCAN_TEST_QUICK=1 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
       "$B/tests/$t" >"$OUT/axisuop-sanitize-$t.log" 2>&1 || status=1
     tail -3 "$OUT/axisuop-sanitize-$t.log" | tee -a "$OUT/axisuop-summary.txt"
   done
