@@ -454,7 +454,7 @@ typedef struct pscan_axis_args {
   pscan_op       op;               /* ignored when user_op is set */
   const pscan_user_op *user_op;    /* optional COMBINE operator; in/out are then of its type
                                       (types ignored; init one such element, NULL: its identity).
-                                      CPU backend only for now (CUDA: PSCAN_ERR_UNSUPPORTED) */
+                                      Both backends (CUDA: compiled with NVRTC on first use) */
   int            exclusive;
   int            reverse;          /* 1: scan from the end of the axis towards its start */
   const void    *init;             /* in out_type, the same for every line; NULL: identity */

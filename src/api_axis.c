@@ -187,7 +187,7 @@ static pscan_status run_axis(pscan_ctx *ctx, const char *fn, const pscan__axis_c
   return pscan__call_done(ctx, ctx->backend->scan_axis(ctx, c));
 }
 
-/* ---- User operators along an axis (CPU backend) ----
+/* ---- User operators along an axis (CPU backend; the CUDA backend's are cuda/jit/jit_axis.c) ----
    Each line is scanned by the backend's scan_op, the path of pscan_scan_op: a contiguous forward
    line in place of the caller's memory, any other line gathered into scratch (backwards for
    reverse), scanned there in place and scattered back. Every line is read whole before any of it
@@ -263,9 +263,11 @@ static pscan_status scan_axis_user_op(pscan_ctx *ctx, const char *fn, const psca
                         .out_size = size, .user_impl = pscan__op_impl(op),
                         .exclusive = a->exclusive, .reverse = a->reverse};
   PSCAN__CHECK(fill_shape(ctx, fn, a, &c));
-  if (ctx->kind != PSCAN_BACKEND_CPU || !ctx->backend->scan_op)
+  /* The CPU scans line by line here; the CUDA backend's scan_axis takes the operator itself. */
+  const bool by_lines = ctx->kind == PSCAN_BACKEND_CPU && ctx->backend->scan_op;
+  if (!by_lines && !(ctx->kind == PSCAN_BACKEND_CUDA && ctx->backend->scan_axis))
     return FAIL(ctx, PSCAN_ERR_UNSUPPORTED,
-                "%s: user operators along an axis run on the CPU backend only", fn);
+                "%s: user operators along an axis run on the CPU and CUDA backends only", fn);
   if (c.n == 0)
     return PSCAN_OK;
   PSCAN__CHECK(check_views(ctx, fn, &c));
@@ -279,7 +281,7 @@ static pscan_status scan_axis_user_op(pscan_ctx *ctx, const char *fn, const psca
     memcpy(copy, from, size);
   }
   c.init = copy;
-  pscan_status st = run_user_op_lines(ctx, fn, &c, c.user_impl);
+  pscan_status st = by_lines ? run_user_op_lines(ctx, fn, &c, c.user_impl) : run_axis(ctx, fn, &c);
   pscan__free(copy);
   return st;
 }

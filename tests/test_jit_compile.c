@@ -5,11 +5,14 @@
  * predicates; a syntax error is PSCAN_ERR_INVALID_ARGUMENT with the compiler's error line; an
  * elem_size that differs from sizeof(type) names both sizes; no NVRTC ($PSCAN_NVRTC_LIB naming a
  * missing file or an empty directory) is PSCAN_ERR_UNSUPPORTED with "NVRTC not found". The
- * kernels' behaviour on a device is tests/test_user_op.c's (label cuda). */
+ * kernels' behaviour on a device is tests/test_user_op.c's (label cuda). The axis program
+ * (user_axis.cuh) compiles too, for the operators of tests/test_cuda_axis_user_op.c and elements
+ * of every unit size, and its cubin defines every kernel jit_axis.c looks up. */
 #define _GNU_SOURCE /* mkdtemp, setenv, strdup */
 #include "test.h"
 
 #include "cuda/jit/jit.h"
+#include "cuda/jit/user_axis.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +98,78 @@ static void test_sizes(void) {
   expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f64 matrices (128 B)");
 }
 
+/* Whether the cubin (an ELF image) holds name, e.g. in its symbol table. */
+static bool cubin_has(const void *bin, size_t size, const char *name) {
+  size_t l = strlen(name);
+  for (size_t i = 0; i + l <= size; i++)
+    if (memcmp((const char *)bin + i, name, l) == 0 && (i + l == size || !((const char *)bin)[i + l]))
+      return true;
+  return false;
+}
+
+static void expect_axis_program(const pscan_op_desc *d, const char *what) {
+  static const char *const names[] = {
+#define NAME(id, name) name,
+      PSCAN__UA_KERNELS(NAME)
+#undef NAME
+  };
+  void *bin = NULL;
+  size_t size = 0;
+  char *log = NULL;
+  double t = test_seconds();
+  pscan_status s = pscan__jit_compile(NULL, d, PSCAN__JIT_AXIS, 90, &bin, &size, &log);
+  t = test_seconds() - t;
+  if (!CHECK_STATUS(s, PSCAN_OK))
+    fprintf(stderr, "  axis %s: %s\n  log: %s\n", what, pscan_last_error(NULL), log ? log : "");
+  if (s == PSCAN_OK && CHECK(is_cubin(bin, size), "axis %s: a cubin", what))
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+      CHECK(cubin_has(bin, size, names[i]), "axis %s: the cubin defines %s", what, names[i]);
+  printf("  axis: %-34s %7zu bytes of cubin in %.2f s\n", what, size, t);
+  pscan__free(bin);
+  pscan__free(log);
+}
+
+static void test_axis_program(void) {
+  CHECK(strcmp(pscan__jit_kernel_name(PSCAN__JIT_AXIS), "pscan_user_axis_lines_scan") == 0,
+        "the axis program's first kernel");
+  pscan_op_desc d = combine(affine_f32, "affine", "compose", 8);
+  expect_axis_program(&d, "affine f32 (8 B)");
+  d = combine("float add(float a, float b) { return a + b; }\n", "float", "add", 4);
+  expect_axis_program(&d, "f32 sum (4 B)");
+  d = combine("typedef struct { float m[2][2]; } m2;\n"
+              "m2 mul(m2 x, m2 y) { m2 r; for (int i = 0; i < 2; i++) for (int j = 0; j < 2; j++)\n"
+              "  r.m[i][j] = x.m[i][0] * y.m[0][j] + x.m[i][1] * y.m[1][j]; return r; }\n",
+              "m2", "mul", 16);
+  expect_axis_program(&d, "2x2 f32 matrices (16 B)");
+  if (test_quick())
+    return;
+  d = combine("typedef struct { float v; int i; } amax;\n"
+              "amax best(amax x, amax y) { return y.v > x.v ? y : x; }\n", "amax", "best", 8);
+  expect_axis_program(&d, "arg-max (8 B)");
+  d = combine(affine_f64, "struct affine64", "compose", 16);
+  expect_axis_program(&d, "affine f64 (16 B)");
+  static const size_t sizes[] = {1, 2, 3, 5, 6, 12, 64, 128};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    char src[512], what[32];
+    snprintf(src, sizeof src,
+             "typedef struct { unsigned char b[%zu]; } blob;\n"
+             "blob mix(blob x, blob y) { blob r; for (int i = 0; i < %zu; i++)\n"
+             "  r.b[i] = (unsigned char)(x.b[i] * 3 + y.b[i]); return r; }\n",
+             sizes[i], sizes[i]);
+    snprintf(what, sizeof what, "%zu B bytes", sizes[i]);
+    d = combine(src, "blob", "mix", sizes[i]);
+    expect_axis_program(&d, what);
+  }
+  /* an elem_size that differs from the type's is refused as for the other programs */
+  void *bin = NULL;
+  size_t size = 0;
+  d = combine(affine_f32, "affine", "compose", 12);
+  CHECK_STATUS(pscan__jit_compile(NULL, &d, PSCAN__JIT_AXIS, 90, &bin, &size, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK(!bin && strstr(pscan_last_error(NULL), "elem_size 12"), "axis: '%s'",
+        pscan_last_error(NULL));
+}
+
 static void test_predicates(void) {
   pscan_op_desc d = combine("#include <math.h>\nint keep(float x) { return !isnan(x) && x > 0.5f; }\n",
                             "float", "keep", 4);
@@ -169,6 +244,7 @@ int main(void) {
   test_init("test_jit_compile");
   test_sizes();
   test_predicates();
+  test_axis_program();
   test_errors();
   test_missing_nvrtc();
   return test_finish();

@@ -346,8 +346,9 @@ done:
 }
 
 
-/* ---- Along an axis (pscan_scan_axis with user_op): the CPU backend scans line by line; the
-   CUDA backend refuses. An affine map of exact f64 values (non-commutative: a wrong order or a
+/* ---- Along an axis (pscan_scan_axis with user_op): the CPU backend scans line by line (the
+   CUDA backend's kernels have their own test, test_cuda_axis_user_op.c; here one call through
+   device mirrors, and host memory refused). An affine map of exact f64 values (non-commutative: a wrong order or a
    wrong direction shows), against ref_scan over each line gathered by hand. ---- */
 
 #ifndef TEST_USER_OP_ON_CUDA
@@ -465,13 +466,28 @@ static void test_axis(void) {
     return;
   }
 #ifdef TEST_USER_OP_ON_CUDA
-  (void)rng;
-  uo_affine_f64 x[4] = {{1, 0}, {1, 0}, {1, 0}, {1, 0}}, y[4];
-  int64_t sh[2] = {2, 2};
+  /* a 3 x 4 array along axis 0 against ref_scan of each column */
+  uo_affine_f64 x[12], y[12], col[3], res[3];
+  for (int i = 0; i < 12; i++)
+    c->fill(&rng, &x[i]);
+  int64_t sh[2] = {3, 4};
   test_poison(y, sizeof y);
   pscan_axis_args a = {.in = x, .out = y, .ndim = 2, .shape = sh, .axis = 0, .user_op = op};
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_UNSUPPORTED);
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_WRONG_MEMORY);
   CHECK(test_is_poisoned(y, sizeof y), "a refused axis call wrote out");
+  void *dx = dev_copy(x, sizeof x), *dy = dev_copy(y, sizeof y);
+  a.in = dx, a.out = dy;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_OK);
+  dev_back(y, dy, sizeof y);
+  for (int j = 0; j < 4; j++) {
+    for (int i = 0; i < 3; i++)
+      col[i] = x[i * 4 + j];
+    ref_scan(c, (const char *)col, (char *)res, 3, 0, NULL);
+    for (int i = 0; i < 3; i++)
+      CHECK(memcmp(&y[i * 4 + j], &res[i], sizeof res[i]) == 0, "axis user op: (%d, %d)", i, j);
+  }
+  CUDA_OK(cudaFree(dx));
+  CUDA_OK(cudaFree(dy));
 #else
   static const int64_t lens[] = {0, 1, 2, 3, 7, 8, 9, 31, 33, 63, 65, 255, 257};
   int nlens = (int)(sizeof lens / sizeof *lens);

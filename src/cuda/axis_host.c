@@ -15,10 +15,12 @@
  * host would cost more than the scan), then the by-key scan (host/compact.c, SCAN_BY_KEY) runs
  * with the offsets as its run heads: each tile reads the offsets that fall in it, from the first
  * one found by a binary search per tile (tile_segments_kernel), so no key is written or read and
- * one huge segment among many empty ones parallelises alike. Reverse scans by offsets are not
- * offered yet (the by-key scan runs forward only). */
+ * one huge segment among many empty ones parallelises alike. Reverse scans by offsets reverse the
+ * values and the offsets (axis_reverse.cu), scan forward and reverse the result into out (the
+ * by-key scan runs forward only; ~2 extra passes over the data). */
 #include "../axis_norm.h"
 #include "axis_launch.h"
+#include "jit/jit.h"
 #include "launch.h"
 
 #include <cuda_runtime_api.h>
@@ -242,9 +244,6 @@ static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, voi
 
 static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, void *stream) {
   static const char fn[] = "pscan_segmented_scan";
-  if (c->reverse)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
-                       "%s: reverse scans by offsets are not offered on the CUDA backend yet", fn);
   size_t n = 0;
   PSCAN__CHECK(check_offsets(ctx, c, stream, &n));
   if (n == 0)
@@ -257,27 +256,43 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "%s: no CUDA by-key scan for %s", fn,
                        pscan__dtype_name(c->in_type));
   const uint64_t tiles = (n + k->tile_items - 1) / k->tile_items;
+  /* reverse: the reversed values and offsets follow the tiles' segments in one allocation */
+  const size_t seg_bytes = (tiles * sizeof(uint64_t) + 15) / 16 * 16,
+               off_bytes = (c->num_segments + 1) * sizeof *c->offsets;
   uint64_t *tile_segment = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, tiles * sizeof *tile_segment, (void **)&tile_segment));
-  int e = pscan__cuda_tile_segments(c->offsets, c->num_segments, tiles, k->tile_items,
-                                    tile_segment, stream);
+  PSCAN__CHECK(device_alloc(ctx, stream, seg_bytes + (c->reverse ? off_bytes + n * c->in_size : 0),
+                            (void **)&tile_segment));
+  int64_t *rev_offsets = c->reverse ? (int64_t *)((char *)tile_segment + seg_bytes) : NULL;
+  void *rev = c->reverse ? (char *)rev_offsets + off_bytes : NULL;
+  const int64_t *offsets = rev_offsets ? rev_offsets : c->offsets;
+  int e = 0;
+  if (rev)
+    e = pscan__cuda_reverse_offsets(rev_offsets, c->offsets, c->num_segments, n, stream);
+  if (e == 0 && rev)
+    e = pscan__cuda_reverse(rev, c->in, n, c->in_size, stream);
+  if (e == 0)
+    e = pscan__cuda_tile_segments(offsets, c->num_segments, tiles, k->tile_items, tile_segment,
+                                  stream);
   pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment heads") : PSCAN_OK;
   if (s == PSCAN_OK) {
     pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = n, .type = PSCAN_U8,
-                                  .size = 1, .vals_in = c->in, .vals_out = c->out,
+                                  .size = 1, .vals_in = rev ? rev : c->in,
+                                  .vals_out = rev ? rev : c->out,
                                   .val_type = c->in_type, .val_size = c->in_size,
                                   .op = (pscan_op)c->op, .exclusive = c->exclusive,
-                                  .init = c->init, .offsets = c->offsets,
+                                  .init = c->init, .offsets = offsets,
                                   .num_segments = c->num_segments, .tile_segment = tile_segment};
     s = pscan__cuda_backend.compact(ctx, &by_key);
   }
+  if (s == PSCAN_OK && rev && (e = pscan__cuda_reverse(c->out, rev, n, c->in_size, stream)) != 0)
+    s = pscan__cuda_axis_fail(ctx, e, "reversing the segments' scan");
   cudaFreeAsync(tile_segment, (cudaStream_t)stream);
   return s;
 }
 
 pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
-  if (c->op == PSCAN__OP_CUSTOM)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "axis scans with a custom operator: not yet");
+  if (c->op == PSCAN__OP_CUSTOM) /* a user operator: its own kernels (jit/jit_axis.c) */
+    return pscan__cuda_user_axis(ctx, c);
   void *stream = NULL;
   unsigned sm_count = 0;
   PSCAN__CHECK(pscan__cuda_axis_begin(ctx, &stream, &sm_count));

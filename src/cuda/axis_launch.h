@@ -71,6 +71,12 @@ int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, uns
                               void *stream);
 int pscan__cuda_tile_segments(const int64_t *offsets, uint64_t num_segments, uint64_t num_tiles,
                               unsigned tile_items, uint64_t *tile_segment, void *stream);
+/* Reverses n elements of size 1, 2, 4 or 8 bytes (axis_reverse.cu); dst may be src. */
+int pscan__cuda_reverse(void *dst, const void *src, uint64_t n, size_t size, void *stream);
+/* The offsets of the reversed array: dst[j] = n - src[num_segments - j], j = 0..num_segments
+   (dst apart from src). */
+int pscan__cuda_reverse_offsets(int64_t *dst, const int64_t *src, uint64_t num_segments,
+                                uint64_t n, void *stream);
 
 #ifdef __cplusplus
 }

@@ -29,8 +29,14 @@ unsigned pscan__jit_tile_items(size_t elem_size);
 /* Bytes of one tile-status slot (user_ops.cuh's PSCAN_USER_SLOT; 16 for a predicate's counts). */
 size_t pscan__jit_status_slot(const pscan_op_desc *desc);
 
-/* The kernel a program defines. */
-typedef enum { PSCAN__JIT_SCAN, PSCAN__JIT_SCAN_ORDERED, PSCAN__JIT_SELECT } pscan__jit_kernel;
+/* The kernel a program defines (PSCAN__JIT_AXIS: the axis program, user_axis.cuh, whose
+   kernels are named in user_axis.h; pscan__jit_kernel_name gives its first). */
+typedef enum {
+  PSCAN__JIT_SCAN,
+  PSCAN__JIT_SCAN_ORDERED,
+  PSCAN__JIT_SELECT,
+  PSCAN__JIT_AXIS
+} pscan__jit_kernel;
 const char *pscan__jit_kernel_name(pscan__jit_kernel k);
 pscan__jit_kernel pscan__jit_kernel_for(const pscan_op_desc *desc, int ordered);
 
@@ -62,6 +68,14 @@ pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, voi
                                  int exclusive, const void *init);
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                    int partition, size_t *num_selected);
+/* The axis kernels of op (cudaKernel_t, in user_axis.h's PSCAN__UA_KERNELS order), compiled or
+   loaded from the disk cache on the first axis scan. */
+pscan_status pscan__cuda_op_axis_kernels(pscan_ctx *ctx, void *impl, void **kernels);
+
+/* ---- scans along an axis with a user operator (jit_axis.c) ---- */
+/* pscan_scan_axis with c->op == PSCAN__OP_CUSTOM (api_axis.c has validated c; exclusive scans
+   come with an init). */
+pscan_status pscan__cuda_user_axis(pscan_ctx *ctx, const pscan__axis_call *c);
 
 /* ---- what backend.c lends them ---- */
 typedef struct pscan__cuda_env {

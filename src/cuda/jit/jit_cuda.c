@@ -5,6 +5,7 @@
  * own layout, so no other kernel's words ever share it: a stale word can never carry a current
  * epoch). Deterministic mode's kernel is compiled on its first use. */
 #include "jit.h"
+#include "user_axis.h"
 
 #include "../../op/cache.h"
 #include "../launch.h"
@@ -24,7 +25,8 @@ typedef struct cuda_op {
     cudaLibrary_t lib;
     cudaKernel_t kernel;
     int rows; /* resident blocks per multiprocessor (the staggered rows) */
-  } k[2];     /* [0] the scan or the select, [1] the ordered scan */
+  } k[3];     /* [0] the scan or the select, [1] the ordered scan, [2] the axis program */
+  void *axis[4]; /* the axis program's kernels (user_axis.h's PSCAN__UA_KERNELS) */
   char *status;
   size_t status_bytes;
   uint32_t epoch;
@@ -98,11 +100,12 @@ static cudaError_t load_cubin(cuda_op *op, int which, pscan__jit_kernel k, const
   return cudaSuccess;
 }
 
-/* Loads kernel `which` (0, or 1: the ordered scan) from the disk cache, else compiles it. */
+/* Loads kernel `which` (0, 1: the ordered scan, 2: the axis program) from the disk cache, else
+   compiles it. */
 static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
   if (op->k[which].kernel)
     return PSCAN_OK;
-  pscan__jit_kernel k = pscan__jit_kernel_for(&op->desc, which);
+  pscan__jit_kernel k = which == 2 ? PSCAN__JIT_AXIS : pscan__jit_kernel_for(&op->desc, which);
   char key[33];
   cache_key(op, k, key);
   void *bin = NULL;
@@ -127,7 +130,7 @@ static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
 }
 
 static void unload(cuda_op *op) {
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 3; i++)
     if (op->k[i].lib)
       cudaLibraryUnload(op->k[i].lib);
 }
@@ -333,5 +336,30 @@ pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, v
   if (e != cudaSuccess)
     return pscan__cuda_fail(ctx, e, "reading the count back");
   *num_selected = (size_t)v;
+  return PSCAN_OK;
+}
+
+pscan_status pscan__cuda_op_axis_kernels(pscan_ctx *ctx, void *impl, void **kernels) {
+  static const char *const names[] = {
+#define PSCAN__UA_NAME(id, name) name,
+      PSCAN__UA_KERNELS(PSCAN__UA_NAME)
+#undef PSCAN__UA_NAME
+  };
+  enum { COUNT = sizeof names / sizeof names[0] };
+  _Static_assert(COUNT == sizeof ((cuda_op *)0)->axis / sizeof(void *), "one slot per kernel");
+  cuda_op *op = impl;
+  if (!op->axis[COUNT - 1]) {
+    PSCAN__CHECK(load_kernel(ctx, op, 2));
+    for (int i = 0; i < COUNT; i++) {
+      cudaKernel_t kernel = NULL;
+      cudaError_t e = cudaLibraryGetKernel(&kernel, op->k[2].lib, names[i]);
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        return pscan__cuda_fail(ctx, e, "cudaLibraryGetKernel (user operator, axis)");
+      }
+      op->axis[i] = (void *)kernel;
+    }
+  }
+  memcpy(kernels, op->axis, sizeof op->axis);
   return PSCAN_OK;
 }

@@ -3,10 +3,14 @@
  * PSCAN_USER_PREDICATE) come first, then this. The shared device headers are the built-in
  * kernels' own (common.cuh, block_scan.cuh, lookback.cuh, scan_ops.cuh), embedded in the library
  * at build time. Kernels: pscan_user_scan, pscan_user_scan_ordered (COMBINE) or
- * pscan_user_select (PREDICATE), each taking one pscan_user_params. */
+ * pscan_user_select (PREDICATE), each taking one pscan_user_params; with PSCAN_USER_AXIS the
+ * axis kernels of user_axis.cuh (COMBINE), taking one pscan__user_axis_params. */
 #include "common.cuh"
 
-#if PSCAN_USER_PREDICATE
+#if PSCAN_USER_AXIS
+/* The axis program (its own program, compiled on the first axis scan): user_axis.cuh only. */
+#include "user_axis.cuh"
+#elif PSCAN_USER_PREDICATE
 /* The kept counts: the built-in 64-bit sum. */
 #define PAIR_IN U64
 #define PAIR_OUT U64

@@ -1,0 +1,429 @@
+/* pscan_scan_axis with a user operator on the CUDA backend (label cuda; exits 77 without a GPU):
+ * differential against a sequential per-line loop over the same operator on the host. Operators:
+ * affine f32 maps and 2x2 f32 matrix products (signed permutation matrices: non-commutative and
+ * exact), arg-max of (value, index) (the first of equal values wins: order shows), a plain f32 sum
+ * (small integers: exact). Every axis of 1-D..4-D arrays, lengths 1, 31, 32, 33, 1000, 4097
+ * along the axis, many short lines and few long ones (every kernel path of cuda/jit/jit_axis.c:
+ * warp per line, thread per side-by-side line, both in chunks, the single-pass scan per line),
+ * C order, transposed and negative strides for in and out, inclusive / with init / exclusive with
+ * init and with the identity, reverse, in place, misaligned buffers. Storage is poisoned, with slack past the views,
+ * so a stray or missing write shows. Then the refusals (nothing written). Seeded
+ * (PSCAN_TEST_SEED); PSCAN_TEST_QUICK=1 runs a reduced set (for compute-sanitizer). */
+#include "test.h"
+#include "cuda_ok.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SLACK = 8 };
+
+static uint64_t seed;
+
+/* ---- the operators, as source and as host functions ---- */
+
+typedef struct { float a, b; } affine;
+typedef struct { float m[2][2]; } mat2;
+typedef struct { float v; int32_t i; } amax;
+
+static void ref_affine(void *o, const void *pa, const void *pb) {
+  affine x, y, r;
+  memcpy(&x, pa, sizeof x), memcpy(&y, pb, sizeof y);
+  r.a = x.a * y.a;
+  r.b = y.a * x.b + y.b;
+  memcpy(o, &r, sizeof r);
+}
+static void ref_mat2(void *o, const void *pa, const void *pb) {
+  mat2 x, y, r;
+  memcpy(&x, pa, sizeof x), memcpy(&y, pb, sizeof y);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++)
+      r.m[i][j] = x.m[i][0] * y.m[0][j] + x.m[i][1] * y.m[1][j];
+  memcpy(o, &r, sizeof r);
+}
+static void ref_amax(void *o, const void *pa, const void *pb) {
+  amax x, y;
+  memcpy(&x, pa, sizeof x), memcpy(&y, pb, sizeof y);
+  memcpy(o, y.v > x.v ? &y : &x, sizeof x);
+}
+static void ref_sum(void *o, const void *pa, const void *pb) {
+  float x, y, r;
+  memcpy(&x, pa, 4), memcpy(&y, pb, 4);
+  r = x + y;
+  memcpy(o, &r, 4);
+}
+
+/* Values that keep every result exact: affine a in {-1, 1}, b small; signed permutation
+   matrices (a group: products never grow); small arg-max values (ties are common); small
+   integers for the sum. */
+static void fill_affine(test_rng *r, void *p) {
+  affine x = {test_below(r, 2) ? 1.0f : -1.0f, (float)((int)test_below(r, 17) - 8)};
+  memcpy(p, &x, sizeof x);
+}
+static void fill_mat2(test_rng *r, void *p) {
+  float s0 = test_below(r, 2) ? 1.0f : -1.0f, s1 = test_below(r, 2) ? 1.0f : -1.0f;
+  mat2 x = {{{s0, 0}, {0, s1}}};
+  if (test_below(r, 2))
+    x = (mat2){{{0, s0}, {s1, 0}}};
+  memcpy(p, &x, sizeof x);
+}
+static void fill_amax(test_rng *r, void *p) {
+  amax x = {(float)test_below(r, 50), (int32_t)test_below(r, 1u << 30)};
+  memcpy(p, &x, sizeof x);
+}
+static void fill_sum(test_rng *r, void *p) {
+  float x = (float)((int)test_below(r, 21) - 10);
+  memcpy(p, &x, 4);
+}
+
+static const affine id_affine = {1, 0};
+static const mat2 id_mat2 = {{{1, 0}, {0, 1}}};
+static const amax id_amax = {-INFINITY, -1};
+static const float id_sum = 0;
+
+typedef struct op_case {
+  const char *what, *source, *type_name, *name;
+  size_t size;
+  void (*ref)(void *out, const void *a, const void *b);
+  void (*fill)(test_rng *r, void *p);
+  const void *identity;
+  int floats; /* leading f32 fields of an element (compared with -0 == +0) */
+} op_case;
+
+static const op_case cases[] = {
+    {"affine f32",
+     "typedef struct { float a, b; } affine;\n"
+     "affine compose(affine x, affine y) { affine r; r.a = x.a * y.a; r.b = y.a * x.b + y.b;\n"
+     "  return r; }\n",
+     "affine", "compose", sizeof(affine), ref_affine, fill_affine, &id_affine, 2},
+    {"2x2 f32 matrices",
+     "typedef struct { float m[2][2]; } mat2;\n"
+     "mat2 mul(mat2 x, mat2 y) { mat2 r; for (int i = 0; i < 2; i++) for (int j = 0; j < 2; j++)\n"
+     "  r.m[i][j] = x.m[i][0] * y.m[0][j] + x.m[i][1] * y.m[1][j]; return r; }\n",
+     "mat2", "mul", sizeof(mat2), ref_mat2, fill_mat2, &id_mat2, 4},
+    {"arg-max",
+     "#include <stdint.h>\ntypedef struct { float v; int32_t i; } amax;\n"
+     "amax best(amax x, amax y) { return y.v > x.v ? y : x; }\n",
+     "amax", "best", sizeof(amax), ref_amax, fill_amax, &id_amax, 1},
+    {"f32 sum", "float add(float a, float b) { return a + b; }\n", "float", "add", 4, ref_sum,
+     fill_sum, &id_sum, 1},
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+
+/* -0.0f -> +0.0f in the float fields of the elements of buf: the scans combine in another
+   association than the sequential loop, and a matrix product's zero may come out with either
+   sign (the values are exact otherwise). Poison bytes are not zeros and stay. */
+static void canon_zeros(const op_case *c, char *buf, size_t elems) {
+  for (size_t i = 0; i < elems; i++)
+    for (int f = 0; f < c->floats; f++) {
+      char *p = buf + i * c->size + 4 * (size_t)f;
+      uint32_t bits;
+      memcpy(&bits, p, 4);
+      if (bits == 0x80000000u)
+        memset(p, 0, 4);
+    }
+}
+
+/* ---- layouts and the reference ---- */
+
+/* Strides (elements) of shape laid out in the order of dims perm (the last varies fastest),
+   negated where neg has the dimension's bit; *base the offset of element 0 in the storage. */
+static void layout(int ndim, const int64_t *shape, const int *perm, unsigned neg,
+                   int64_t *strides, int64_t *base) {
+  int64_t run = 1;
+  *base = 0;
+  for (int k = ndim; k-- > 0;) {
+    int d = perm[k];
+    strides[d] = (neg >> d) & 1 ? -run : run;
+    if (strides[d] < 0)
+      *base += (shape[d] - 1) * run;
+    run *= shape[d];
+  }
+}
+
+/* The sequential scan of one line (n >= 1) of elements of c's type. */
+static void ref_line(const op_case *c, const char *in, char *out, int64_t n, int excl,
+                     const void *init) {
+  size_t s = c->size;
+  char acc[64], next[64];
+  bool have = init != NULL;
+  if (have)
+    memcpy(acc, init, s);
+  for (int64_t i = 0; i < n; i++) {
+    if (have)
+      c->ref(next, acc, in + i * (int64_t)s);
+    else
+      memcpy(next, in + i * (int64_t)s, s);
+    memcpy(out + i * (int64_t)s, excl ? acc : next, s);
+    memcpy(acc, next, s);
+    have = true;
+  }
+}
+
+/* exp (out's storage as it was) with every line of a scanned from in (host storage views). */
+static void ref_axis(const op_case *c, const pscan_axis_args *a, const char *in, char *exp,
+                     const void *init) {
+  size_t s = c->size, n = 1;
+  for (int d = 0; d < a->ndim; d++)
+    n *= (size_t)a->shape[d];
+  int axis = a->axis < 0 ? a->ndim - 1 : a->axis;
+  int64_t len = a->shape[axis];
+  char *line = test_malloc((size_t)len * s), *res = test_malloc((size_t)len * s);
+  for (size_t l = 0; l < n / (size_t)len; l++) {
+    int64_t io = 0, oo = 0;
+    size_t idx = l;
+    for (int d = a->ndim; d-- > 0;) {
+      if (d == axis)
+        continue;
+      int64_t i = (int64_t)(idx % (size_t)a->shape[d]);
+      idx /= (size_t)a->shape[d];
+      io += i * a->in_strides[d], oo += i * a->out_strides[d];
+    }
+    for (int64_t k = 0; k < len; k++) {
+      int64_t i = a->reverse ? len - 1 - k : k;
+      memcpy(line + k * (int64_t)s, in + (io + i * a->in_strides[axis]) * (int64_t)s, s);
+    }
+    ref_line(c, line, res, len, a->exclusive, init);
+    for (int64_t k = 0; k < len; k++) {
+      int64_t i = a->reverse ? len - 1 - k : k;
+      memcpy(exp + (oo + i * a->out_strides[axis]) * (int64_t)s, res + k * (int64_t)s, s);
+    }
+  }
+  free(line);
+  free(res);
+}
+
+/* ---- one call ---- */
+
+typedef struct layout_spec {
+  int perm_in[PSCAN_MAX_DIMS], perm_out[PSCAN_MAX_DIMS];
+  unsigned neg_in, neg_out;
+  bool in_place;
+  unsigned shift; /* bytes both device buffers start past an allocation (misaligned elements) */
+} layout_spec;
+
+static int failures, calls;
+
+/* mode: 0 inclusive, 1 inclusive with init, 2 exclusive with init, 3 exclusive (identity). */
+static void run_case(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, int ndim,
+                     const int64_t *shape, int axis, const layout_spec *ls, int mode, int reverse,
+                     test_rng *rng) {
+  size_t s = c->size, n = 1;
+  for (int d = 0; d < ndim; d++)
+    n *= (size_t)shape[d];
+  int64_t is[PSCAN_MAX_DIMS], os[PSCAN_MAX_DIMS], ib, ob;
+  layout(ndim, shape, ls->perm_in, ls->neg_in, is, &ib);
+  if (ls->in_place)
+    memcpy(os, is, sizeof is), ob = ib;
+  else
+    layout(ndim, shape, ls->perm_out, ls->neg_out, os, &ob);
+  size_t bytes = (n + SLACK) * s;
+  char *in = test_malloc(bytes), *out = test_malloc(bytes), *exp = test_malloc(bytes);
+  for (size_t i = 0; i < n; i++)
+    c->fill(rng, in + i * s);
+  test_poison(in + n * s, SLACK * s);
+  if (ls->in_place)
+    memcpy(out, in, bytes);
+  else
+    test_poison(out, bytes);
+  memcpy(exp, out, bytes);
+  char init[64];
+  c->fill(rng, init);
+  const void *use_init = mode == 1 || mode == 2 ? init : NULL;
+  char *din = NULL, *dout = NULL, *din_alloc = NULL, *dout_alloc = NULL;
+  CUDA_OK(cudaMalloc((void **)&dout_alloc, bytes + 16));
+  dout = dout_alloc + ls->shift;
+  CUDA_OK(cudaMemcpy(dout, out, bytes, cudaMemcpyHostToDevice));
+  if (ls->in_place) {
+    din = dout;
+  } else {
+    CUDA_OK(cudaMalloc((void **)&din_alloc, bytes + 16));
+    din = din_alloc + ls->shift;
+    CUDA_OK(cudaMemcpy(din, in, bytes, cudaMemcpyHostToDevice));
+  }
+  pscan_axis_args a = {.in = din + ib * (int64_t)s, .out = dout + ob * (int64_t)s, .ndim = ndim,
+                       .shape = shape, .axis = axis, .in_strides = is, .out_strides = os,
+                       .user_op = op, .exclusive = mode >= 2, .reverse = reverse,
+                       .init = use_init};
+  pscan_axis_args host = a;
+  host.in = in + ib * (int64_t)s;
+  ref_axis(c, &host, in + ib * (int64_t)s, exp + ob * (int64_t)s,
+           mode == 3 ? c->identity : use_init);
+  pscan_status st = pscan_scan_axis(ctx, &a);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(out, dout, bytes, cudaMemcpyDeviceToHost));
+  char shape_text[96] = "";
+  for (int d = 0, at = 0; d < ndim; d++)
+    at += snprintf(shape_text + at, sizeof shape_text - (size_t)at, "%s%lld", d ? "," : "",
+                   (long long)shape[d]);
+  bool ok = CHECK_STATUS(st, PSCAN_OK);
+  canon_zeros(c, out, n + SLACK);
+  canon_zeros(c, exp, n + SLACK);
+  if (ok) {
+    size_t bad = 0;
+    while (bad < bytes && out[bad] == exp[bad])
+      bad++;
+    ok = CHECK(bad == bytes,
+               "%s: shape (%s) axis %d mode %d reverse %d in place %d perm_in[0] %d neg %u/%u "
+               "shift %u: out differs at storage element %zu%s",
+               c->what, shape_text, axis, mode, reverse, ls->in_place, ls->perm_in[0],
+               ls->neg_in, ls->neg_out, ls->shift, bad / s, bad / s >= n ? " (slack)" : "");
+  }
+  if (ok && !ls->in_place) {
+    char *back = test_malloc(bytes);
+    CUDA_OK(cudaMemcpy(back, din, bytes, cudaMemcpyDeviceToHost));
+    ok = CHECK(memcmp(back, in, bytes) == 0, "%s: in was written", c->what);
+    free(back);
+  }
+  failures += !ok;
+  calls++;
+  if (din_alloc)
+    CUDA_OK(cudaFree(din_alloc));
+  CUDA_OK(cudaFree(dout_alloc));
+  free(in), free(out), free(exp);
+}
+
+/* A layout of ndim dimensions: v picks C order or transposed for in and out, negative strides,
+   in place, buffers 1 or 4 bytes past an aligned address. */
+static layout_spec pick_layout(int ndim, int v, int axis) {
+  layout_spec ls;
+  memset(&ls, 0, sizeof ls);
+  for (int d = 0; d < ndim; d++) {
+    ls.perm_in[d] = v & 1 ? ndim - 1 - d : d;
+    ls.perm_out[d] = v & 2 ? ndim - 1 - d : d;
+  }
+  ls.neg_in = v & 4 ? 1u << axis : 0;
+  ls.neg_out = v == 6 ? (1u << ndim) - 1 : v == 5 ? 1u : 0;
+  ls.in_place = v == 7;
+  ls.shift = v == 3 ? 1 : v == 5 ? 4 : 0;
+  return ls;
+}
+
+static pscan_user_op *make_op(pscan_ctx *ctx, const op_case *c, bool identity) {
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
+                     .name = c->name, .elem_size = c->size,
+                     .identity = identity ? c->identity : NULL};
+  pscan_user_op *op = NULL;
+  if (!CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK))
+    fprintf(stderr, "  %s: %s\n", c->what, pscan_last_error(ctx));
+  return op;
+}
+
+/* Every axis of 1-D..4-D shapes whose axis has each of the lengths. */
+static void test_shapes(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, test_rng *rng) {
+  static const int64_t lens[] = {1, 31, 32, 33, 1000, 4097};
+  const int nlens = test_quick() ? 4 : (int)(sizeof lens / sizeof *lens);
+  for (int li = 0; li < nlens; li++) {
+    for (int ndim = 1; ndim <= 4; ndim++) {
+      for (int axis = 0; axis < ndim; axis++) {
+        int64_t shape[4] = {3, 5, 2, 4};
+        shape[axis] = lens[li];
+        for (int v = 0; v < 8; v++) {
+          if (ndim == 1 && (v & 3))
+            continue; /* transposing one dimension changes nothing */
+          if (lens[li] >= 1000 && ndim >= 3 && (v + axis + li) % 3)
+            continue; /* the long lengths on a third of the layouts */
+          layout_spec ls = pick_layout(ndim, v, axis);
+          int mode = (v + axis + li) % 4, reverse = (int)test_below(rng, 2);
+          run_case(ctx, c, op, ndim, shape, axis == ndim - 1 && v % 2 ? -1 : axis, &ls, mode,
+                   reverse, rng);
+        }
+      }
+    }
+  }
+}
+
+/* The regimes: many short lines, few long ones (the single-pass path forward and contiguous,
+   chunks otherwise), side by side with many and with few columns (chunks). */
+static void test_regimes(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op,
+                         test_rng *rng) {
+  static const int64_t shapes[][2] = {
+      {5000, 33}, /* axis 1: many short lines; axis 0: side by side, many columns */
+      {3, 70001}, /* axis 1: few long lines; axis 0: 70001 columns of 3 */
+      {4097, 7},  /* axis 0: few columns, the axis in chunks */
+      {1, 131072}, /* one long line */
+      {20000, 2}, /* axis 0: two columns of 20000 (many chunks: carries by warps) */
+      {2, 2500},  /* axis 1: two lines in two chunks (no carry pass) */
+      {1000, 40}, /* axis 0: 31 chunks (carries by threads) */
+  };
+  const int nshapes = test_quick() ? 3 : (int)(sizeof shapes / sizeof *shapes);
+  for (int k = 0; k < nshapes; k++)
+    for (int axis = 0; axis < 2; axis++)
+      for (int v = 0; v < 8; v++) {
+        if (test_quick() && v % 3)
+          continue;
+        layout_spec ls = pick_layout(2, v, axis);
+        run_case(ctx, c, op, 2, shapes[k], axis, &ls, v % 4, (v >> 1) & 1, rng);
+      }
+}
+
+/* Refusals: a bad argument gets its status and writes nothing. */
+static void test_refusals(pscan_ctx *ctx, const pscan_user_op *op, const pscan_user_op *noid) {
+  enum { N = 12 };
+  char *din = NULL, *dout = NULL;
+  CUDA_OK(cudaMalloc((void **)&din, N * sizeof(affine)));
+  CUDA_OK(cudaMalloc((void **)&dout, N * sizeof(affine)));
+  CUDA_OK(cudaMemset(din, 0, N * sizeof(affine)));
+  CUDA_OK(cudaMemset(dout, TEST_POISON_BYTE, N * sizeof(affine)));
+  int64_t sh[2] = {3, 4}, zero[2] = {0, 1};
+  affine host[N];
+  pscan_axis_args a = {.in = din, .out = dout, .ndim = 2, .shape = sh, .axis = 0, .user_op = noid,
+                       .exclusive = 1};
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT); /* no init, no identity */
+  a.user_op = op, a.exclusive = 2;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
+  a.exclusive = 0, a.reverse = 2;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
+  a.reverse = 0, a.axis = 2;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
+  a.axis = 0, a.ndim = 9;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
+  a.ndim = 2, a.out = din + sizeof(affine);
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_OVERLAP);
+  a.out = dout, a.out_strides = zero;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_OVERLAP);
+  a.out_strides = NULL, a.in = host;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_WRONG_MEMORY);
+  a.in = NULL;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
+  CUDA_OK(cudaMemcpy(host, dout, sizeof host, cudaMemcpyDeviceToHost));
+  CHECK(test_is_poisoned(host, sizeof host), "a refused axis call wrote out");
+  /* an exclusive scan with the operator without identity runs with init */
+  affine init = {1, 0};
+  a.in = din, a.user_op = noid, a.exclusive = 1, a.init = &init;
+  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_OK);
+  CUDA_OK(cudaFree(din));
+  CUDA_OK(cudaFree(dout));
+}
+
+int main(void) {
+  seed = test_init("test_cuda_axis_user_op");
+  pscan_ctx *ctx = NULL;
+  if (pscan_create(&ctx, PSCAN_BACKEND_CUDA) != PSCAN_OK) {
+    printf("SKIP: no usable CUDA device (%s)\n", pscan_last_error(NULL));
+    return 77;
+  }
+  for (int k = 0; k < NCASES; k++) {
+    const op_case *c = &cases[k];
+    pscan_user_op *op = make_op(ctx, c, true);
+    if (!op)
+      continue;
+    test_rng rng = test_fork(seed, (uint64_t)k);
+    int before = calls;
+    double t = test_seconds();
+    test_shapes(ctx, c, op, &rng);
+    test_regimes(ctx, c, op, &rng);
+    printf("  %-18s %5d calls in %.1f s\n", c->what, calls - before, test_seconds() - t);
+    if (k == 0) {
+      pscan_user_op *noid = make_op(ctx, c, false);
+      if (noid)
+        test_refusals(ctx, op, noid);
+      pscan_op_destroy(noid);
+    }
+    pscan_op_destroy(op);
+  }
+  CHECK(failures == 0, "%d of %d axis calls failed", failures, calls);
+  pscan_destroy(ctx);
+  return test_finish();
+}
