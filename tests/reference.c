@@ -57,6 +57,17 @@ bool ref_op_valid(pscan_dtype t, pscan_op op) {
   return !(ref_is_float(t) && (op == PSCAN_AND || op == PSCAN_OR || op == PSCAN_XOR));
 }
 
+size_t ref_pair_ops(ref_pair_op *list) {
+  size_t k = 0;
+  for (int in = 0; in < REF_NTYPES; in++)
+    for (int out = 0; out < REF_NTYPES; out++)
+      for (int op = 0; op < REF_NOPS; op++)
+        if (ref_pair_valid((pscan_dtype)in, (pscan_dtype)out) &&
+            ref_op_valid((pscan_dtype)in, (pscan_op)op))
+          list[k++] = (ref_pair_op){(pscan_dtype)in, (pscan_dtype)out, (pscan_op)op};
+  return k;
+}
+
 /* ---- integers as extended uint64_t ---- */
 
 static unsigned bits_of(pscan_dtype t) { return (unsigned)types[t].size * 8; }

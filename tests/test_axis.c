@@ -408,25 +408,19 @@ static void test_lengths(uint64_t seed) {
 static void test_types(uint64_t seed) {
   test_rng r = test_fork(seed, 3);
   static const int64_t shapes[][3] = {{300, 17, 0}, {17, 300, 1}, {2, 70001, 1}, {300, 40, 0}};
-  for (int in = 0; in < REF_NTYPES; in++)
-    for (int out = 0; out < REF_NTYPES; out++) {
-      if (!ref_pair_valid((pscan_dtype)in, (pscan_dtype)out))
-        continue;
-      for (int op = 0; op < REF_NOPS; op++) {
-        if (!ref_op_valid((pscan_dtype)in, (pscan_op)op))
-          continue;
-        for (int mode = 0; mode < 8; mode++) {
-          const int64_t *sh = shapes[(mode + op + in + out) % 4];
-          spec s = spec2(sh[0], sh[1], (int)sh[2], (pscan_dtype)in, (pscan_op)op);
-          s.out_type = (pscan_dtype)out;
-          s.exclusive = mode & 1, s.use_init = (mode >> 1) & 1, s.reverse = (mode >> 2) & 1;
-          s.threads = 1 + (int)test_below(&r, 3);
-          s.in_layout = (int)test_below(&r, 8), s.out_layout = (int)test_below(&r, 8);
-          s.in_place = in == out && test_below(&r, 3) == 0;
-          if (!run_case(&r, s))
-            return;
-        }
-      }
+  ref_pair_op po[REF_MAX_PAIR_OPS];
+  size_t npo = ref_pair_ops(po);
+  for (size_t k = 0; k < npo; k++)
+    for (int mode = 0; mode < 8; mode++) {
+      const int64_t *sh = shapes[(mode + (int)po[k].op + (int)po[k].in + (int)po[k].out) % 4];
+      spec s = spec2(sh[0], sh[1], (int)sh[2], po[k].in, po[k].op);
+      s.out_type = po[k].out;
+      s.exclusive = mode & 1, s.use_init = (mode >> 1) & 1, s.reverse = (mode >> 2) & 1;
+      s.threads = 1 + (int)test_below(&r, 3);
+      s.in_layout = (int)test_below(&r, 8), s.out_layout = (int)test_below(&r, 8);
+      s.in_place = po[k].in == po[k].out && test_below(&r, 3) == 0;
+      if (!run_case(&r, s))
+        return;
     }
 }
 
