@@ -48,44 +48,32 @@ static inline void NAME(reduce_body)(int op, const void *in_, size_t n, void *ac
   memcpy(acc_, &acc, sizeof acc);
 }
 
-/* A scan's first step: the carry where there is one, else in[0] (out[0] gets in[0], or for an
-   exclusive scan the identity); returns where the loop goes on. in[0] is read before out[0] is
-   written. */
-static inline size_t NAME(scan_start)(int op, const IN_T *in, ACC_T *out, const void *carry,
-                                      int exclusive, ACC_T *acc) {
+/* An inclusive or exclusive scan from the carry, or without one from in[0] (out[0] gets in[0],
+   or for an exclusive scan the identity). exclusive is a constant at every call, so each kind
+   compiles to its own loop. When out == in (same type), in[i] is read before out[i] is written. */
+static inline void NAME(scan_body)(int op, const void *in_, void *out_, size_t n,
+                                   const void *carry, int exclusive) {
+  const IN_T *in = in_;
+  ACC_T *out = out_;
+  ACC_T acc;
+  size_t i = 0;
   if (carry) {
-    *acc = NAME(load_acc)(carry);
-    return 0;
+    acc = NAME(load_acc)(carry);
+  } else {
+    acc = (ACC_T)in[0];
+    if (exclusive)
+      pscan__identity(ACC_E, (pscan_op)op, &out[0]);
+    else
+      out[0] = acc;
+    i = 1;
   }
-  *acc = (ACC_T)in[0];
-  if (exclusive)
-    pscan__identity(ACC_E, (pscan_op)op, &out[0]);
-  else
-    out[0] = *acc;
-  return 1;
-}
-
-/* When out == in (same type), in[i] is read before out[i] is written. */
-static inline void NAME(scan_incl_body)(int op, const void *in_, void *out_, size_t n,
-                                        const void *carry) {
-  const IN_T *in = in_;
-  ACC_T *out = out_;
-  ACC_T acc;
-  for (size_t i = NAME(scan_start)(op, in, out, carry, 0, &acc); i < n; i++) {
-    acc = NAME(combine_v)(op, acc, (ACC_T)in[i]);
-    out[i] = acc;
-  }
-}
-
-static inline void NAME(scan_excl_body)(int op, const void *in_, void *out_, size_t n,
-                                        const void *carry) {
-  const IN_T *in = in_;
-  ACC_T *out = out_;
-  ACC_T acc;
-  for (size_t i = NAME(scan_start)(op, in, out, carry, 1, &acc); i < n; i++) {
+  for (; i < n; i++) {
     ACC_T x = (ACC_T)in[i];
-    out[i] = acc;
+    if (exclusive)
+      out[i] = acc;
     acc = NAME(combine_v)(op, acc, x);
+    if (!exclusive)
+      out[i] = acc;
   }
 }
 
@@ -119,12 +107,12 @@ static inline void NAME(propagate_excl_body)(int op, void *out_, size_t n, const
   static void NAME(scan_incl_##opname)(const pscan__cpu_op *self, const void *in, void *out,      \
                                        size_t n, const void *carry, void *scratch) {             \
     (void)self, (void)scratch;                                                                   \
-    NAME(scan_incl_body)(PSCAN_##E, in, out, n, carry);                                          \
+    NAME(scan_body)(PSCAN_##E, in, out, n, carry, 0);                                            \
   }                                                                                              \
   static void NAME(scan_excl_##opname)(const pscan__cpu_op *self, const void *in, void *out,      \
                                        size_t n, const void *carry, void *scratch) {             \
     (void)self, (void)scratch;                                                                   \
-    NAME(scan_excl_body)(PSCAN_##E, in, out, n, carry);                                          \
+    NAME(scan_body)(PSCAN_##E, in, out, n, carry, 1);                                            \
   }                                                                                              \
   static void NAME(propagate_incl_##opname)(const pscan__cpu_op *self, void *out, size_t n,       \
                                             const void *carry) {                                 \
