@@ -8,14 +8,7 @@
 #        to device of the same bytes, CUB scan-by-key for segments) and --cpu on every core.
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
 # Results (logs, CSV) go to $OUT (the device tool's output folder) or ./gpu-out.
-set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-steps=${*:-build test sanitize bench peers}
-has() { [[ " $steps " == *" $1 "* ]]; }
-status=0
-log() { echo "== $*" | tee -a "$OUT/axis-summary.txt"; }
+. "$(dirname "$0")/gpu-common.sh" axis-summary.txt "build test sanitize bench peers" -- "$@"
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv >"$OUT/axis-gpu.txt" 2>&1
 log "$(tail -1 "$OUT/axis-gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"

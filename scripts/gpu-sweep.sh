@@ -11,14 +11,7 @@
 # Then a summary: the worst point per op as x CUB (x peer on the CPU) and % of copy.
 # $SWEEP_ARGS: extra arguments for both sweeps (e.g. --quick, --ops unique,reduce_by_key,
 # --sizes 2^24). Results go to $OUT (the device tool's output folder) or ./gpu-out.
-set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-steps=${*:-build test gpu cpu}
-has() { [[ " $steps " == *" $1 "* ]]; }
-status=0
-log() { echo "== $*" | tee -a "$OUT/sweep-summary.txt"; }
+. "$(dirname "$0")/gpu-common.sh" sweep-summary.txt "build test gpu cpu" -- "$@"
 B=build-sweep
 
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
