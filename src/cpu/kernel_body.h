@@ -7,6 +7,14 @@
  * are computed in an unsigned type of at least int's width: they wrap without undefined
  * behaviour, for signed types and for the small types that would otherwise promote to int. */
 
+#ifndef KB_ALWAYS_INLINE
+#if defined(__GNUC__)
+#define KB_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define KB_ALWAYS_INLINE static inline
+#endif
+#endif
+
 #define IN_T PSCAN__CAT(PSCAN__CTYPE_, PAIR_IN)
 #define ACC_T PSCAN__CAT(PSCAN__CTYPE_, PAIR_OUT)
 #define WRAP_T PSCAN__CAT(PSCAN__WRAP_, PAIR_OUT)
@@ -48,11 +56,14 @@ static inline void NAME(reduce_body)(int op, const void *in_, size_t n, void *ac
   memcpy(acc_, &acc, sizeof acc);
 }
 
-/* An inclusive or exclusive scan from the carry, or without one from in[0] (out[0] gets in[0],
-   or for an exclusive scan the identity). exclusive is a constant at every call, so each kind
-   compiles to its own loop. When out == in (same type), in[i] is read before out[i] is written. */
-static inline void NAME(scan_body)(int op, const void *in_, void *out_, size_t n,
-                                   const void *carry, int exclusive) {
+/* The inclusive or exclusive scan of in[0], in[is], ... into out[0], out[os], ... (strides in
+   elements), from *carry, or without one from in[0] (out[0] gets in[0], or for an exclusive scan
+   the identity). The flat kernels below pass strides 1 and a constant exclusive; the axis lines
+   (axis_body.h) their own. Always inlined, so that each caller's constants fold. When out and in
+   are the same, in[i] is read before out[i] is written. */
+KB_ALWAYS_INLINE void NAME(scan_strided)(int op, const void *in_, ptrdiff_t is, void *out_,
+                                         ptrdiff_t os, size_t n, const void *carry,
+                                         int exclusive) {
   const IN_T *in = in_;
   ACC_T *out = out_;
   ACC_T acc;
@@ -67,14 +78,17 @@ static inline void NAME(scan_body)(int op, const void *in_, void *out_, size_t n
       out[0] = acc;
     i = 1;
   }
-  for (; i < n; i++) {
-    ACC_T x = (ACC_T)in[i];
-    if (exclusive)
-      out[i] = acc;
-    acc = NAME(combine_v)(op, acc, x);
-    if (!exclusive)
-      out[i] = acc;
-  }
+  if (exclusive)
+    for (; i < n; i++) {
+      ACC_T x = (ACC_T)in[(ptrdiff_t)i * is];
+      out[(ptrdiff_t)i * os] = acc;
+      acc = NAME(combine_v)(op, acc, x);
+    }
+  else
+    for (; i < n; i++) {
+      acc = NAME(combine_v)(op, acc, (ACC_T)in[(ptrdiff_t)i * is]);
+      out[(ptrdiff_t)i * os] = acc;
+    }
 }
 
 static inline void NAME(propagate_incl_body)(int op, void *out_, size_t n, const void *carry) {
@@ -107,12 +121,12 @@ static inline void NAME(propagate_excl_body)(int op, void *out_, size_t n, const
   static void NAME(scan_incl_##opname)(const pscan__cpu_op *self, const void *in, void *out,      \
                                        size_t n, const void *carry, void *scratch) {             \
     (void)self, (void)scratch;                                                                   \
-    NAME(scan_body)(PSCAN_##E, in, out, n, carry, 0);                                            \
+    NAME(scan_strided)(PSCAN_##E, in, 1, out, 1, n, carry, 0);                                          \
   }                                                                                              \
   static void NAME(scan_excl_##opname)(const pscan__cpu_op *self, const void *in, void *out,      \
                                        size_t n, const void *carry, void *scratch) {             \
     (void)self, (void)scratch;                                                                   \
-    NAME(scan_body)(PSCAN_##E, in, out, n, carry, 1);                                            \
+    NAME(scan_strided)(PSCAN_##E, in, 1, out, 1, n, carry, 1);                                          \
   }                                                                                              \
   static void NAME(propagate_incl_##opname)(const pscan__cpu_op *self, void *out, size_t n,       \
                                             const void *carry) {                                 \
