@@ -177,5 +177,7 @@ static const pscan__cpu_op *const NAME(ops)[PSCAN_OP_COUNT] = {PSCAN_OPS(TABLE_E
 #undef IS_FLOAT
 #undef ACC_E
 #undef NAME
+#ifndef KB_KEEP_PAIR /* axis_pair.h stamps axis_body.h for the same pair next */
 #undef PAIR_IN
 #undef PAIR_OUT
+#endif
