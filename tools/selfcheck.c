@@ -57,21 +57,17 @@ static void ref_i64_max(const void *in_, void *out_, size_t n) {
     out[i] = acc = in[i] > acc ? in[i] : acc;
 }
 
-static void ref_f64_sum(const void *in_, void *out_, size_t n) {
-  const double *in = in_;
-  double *out = out_;
-  double acc = 0;
-  for (size_t i = 0; i < n; i++)
-    out[i] = acc += in[i];
-}
-
-static void ref_u8_u64_sum(const void *in_, void *out_, size_t n) {
-  const uint8_t *in = in_;
-  uint64_t *out = out_;
-  uint64_t acc = 0;
-  for (size_t i = 0; i < n; i++)
-    out[i] = acc += in[i];
-}
+/* The inclusive sum of IN_T elements in OUT_T, left to right. */
+#define REF_SUM(name, IN_T, OUT_T)                                                                 \
+  static void name(const void *in_, void *out_, size_t n) {                                        \
+    const IN_T *in = in_;                                                                          \
+    OUT_T *out = out_;                                                                             \
+    OUT_T acc = 0;                                                                                 \
+    for (size_t i = 0; i < n; i++)                                                                 \
+      out[i] = acc += in[i];                                                                       \
+  }
+REF_SUM(ref_f64_sum, double, double)
+REF_SUM(ref_u8_u64_sum, uint8_t, uint64_t)
 
 /* ---- Inputs ---- */
 
