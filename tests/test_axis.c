@@ -607,6 +607,32 @@ static void expect_refused(pscan_ctx *ctx, pscan_axis_args a, const char *in_buf
   CHECK(st == PSCAN_OK || pscan_last_error(ctx)[0] != '\0', "%s: no message", what);
 }
 
+/* A pscan_segmented_scan call for the refusals: in is the test's buffer of 4 n int32, out
+   starts n elements into its out buffer (or, out_in_in, 5 elements into in's). */
+typedef struct seg_call {
+  int64_t o[5];
+  size_t nseg;
+  pscan_dtype t;
+  pscan_op op;
+  int null_offsets, excl, rev, out_in_in;
+} seg_call;
+
+static void expect_seg_refused(pscan_ctx *ctx, const seg_call *c, int32_t *in, int32_t *out,
+                               size_t n, pscan_status want, const char *what) {
+  size_t bytes = 4 * n * sizeof *out;
+  int32_t *o = c->out_in_in ? in + 5 : out + n;
+  test_poison(out, bytes);
+  int32_t *keep = test_malloc(bytes);
+  memcpy(keep, in, bytes);
+  pscan_status st = call_segmented(ctx, in, o, bytes - n * sizeof *out, c->t, c->op,
+                                   c->null_offsets ? NULL : c->o, c->nseg, c->excl, c->rev, NULL);
+  CHECK(st == want, "segmented %s: %s, want %s (%s)", what, pscan_status_name(st),
+        pscan_status_name(want), pscan_last_error(ctx));
+  CHECK(test_is_poisoned(out, bytes) && memcmp(keep, in, bytes) == 0, "segmented %s: out written",
+        what);
+  free(keep);
+}
+
 static void test_bad_input(void) {
   pscan_ctx *ctx = ctx_for(2);
   enum { N = 64 };
@@ -681,53 +707,25 @@ static void test_bad_input(void) {
                PSCAN_OK);
   CHECK_STATUS(pscan_segmented_scan(NULL, in, out, PSCAN_I32, PSCAN_SUM, off, 4, 0, 0, NULL),
                PSCAN_ERR_INVALID_ARGUMENT);
-  struct {
-    int64_t o[5];
-    size_t nseg;
-    pscan_dtype t;
-    pscan_op op;
-    int null_offsets, excl, rev;
-    int64_t out_shift; /* elements */
-    pscan_status want;
-    const char *what;
-  } cases[] = {
-      {{1, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "offsets[0] != 0"},
-      {{0, 3, 2, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "decreasing offsets"},
-      {{0, 3, 3, 10, 9}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "last offset below the one before"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 1, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "offsets NULL"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_F64, PSCAN_AND, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "and on f64"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 3, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "exclusive 3"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 2, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "reverse 2"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, -5, PSCAN_ERR_OVERLAP,
-       "out overlapping in"},
-      {{0, 0, 0, 0, INT64_MAX}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_OVERFLOW,
-       "n overflows"},
-  };
-  size_t seg_bytes = ob - N * sizeof *out; /* from out + N to out's end */
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    if (cases[k].out_shift < 0 && B->device) /* out inside in's buffer: host pointers only */
-      continue;
-    int32_t *o = out + N + cases[k].out_shift;
-    if (cases[k].out_shift < 0)
-      o = in + 5;
-    test_poison(out, ob);
-    int32_t keep[N * 4];
-    memcpy(keep, in, ib);
-    pscan_status st = call_segmented(ctx, in, o, seg_bytes, cases[k].t, cases[k].op,
-                                     cases[k].null_offsets ? NULL : cases[k].o, cases[k].nseg,
-                                     cases[k].excl, cases[k].rev, NULL);
-    CHECK(st == cases[k].want, "segmented %s: %s, want %s (%s)", cases[k].what,
-          pscan_status_name(st), pscan_status_name(cases[k].want), pscan_last_error(ctx));
-    CHECK(test_is_poisoned(out, ob) && memcmp(keep, in, ib) == 0, "segmented %s: out written",
-          cases[k].what);
-  }
+  /* Each refusal: the good call above with one change; out poisoned and checked untouched. */
+  seg_call seg_good = {.o = {0, 3, 3, 10, 16}, .nseg = 4, .t = PSCAN_I32, .op = PSCAN_SUM};
+#define SEG_BAD(change, status, what)                                                 \
+  do {                                                                                \
+    seg_call c = seg_good;                                                            \
+    change;                                                                           \
+    expect_seg_refused(ctx, &c, in, out, N, status, what);                            \
+  } while (0)
+  SEG_BAD(c.o[0] = 1, PSCAN_ERR_INVALID_ARGUMENT, "offsets[0] != 0");
+  SEG_BAD(c.o[2] = 2, PSCAN_ERR_INVALID_ARGUMENT, "decreasing offsets");
+  SEG_BAD(c.o[4] = 9, PSCAN_ERR_INVALID_ARGUMENT, "last offset below the one before");
+  SEG_BAD(c.null_offsets = 1, PSCAN_ERR_INVALID_ARGUMENT, "offsets NULL");
+  SEG_BAD((c.t = PSCAN_F64, c.op = PSCAN_AND), PSCAN_ERR_INVALID_ARGUMENT, "and on f64");
+  SEG_BAD(c.excl = 3, PSCAN_ERR_INVALID_ARGUMENT, "exclusive 3");
+  SEG_BAD(c.rev = 2, PSCAN_ERR_INVALID_ARGUMENT, "reverse 2");
+  if (!B->device) /* out inside in's buffer: host pointers only */
+    SEG_BAD(c.out_in_in = 1, PSCAN_ERR_OVERLAP, "out overlapping in");
+  SEG_BAD((c.o[1] = c.o[2] = c.o[3] = 0, c.o[4] = INT64_MAX), PSCAN_ERR_OVERFLOW, "n overflows");
+#undef SEG_BAD
   if (!B->device) { /* host pointers */
     int64_t *off_out = (int64_t *)(void *)out;
     test_poison(out, ob);
