@@ -66,6 +66,12 @@ typedef struct pscan__compact_call {
      comparing with cmp and value (same contract as pscan__cpu_gather_if_fn); type then unused. */
   size_t (*user_gather)(const void *pred, const void *in, size_t n, void *buf, bool rejects);
   const void *user_pred;
+  /* SCAN_BY_KEY by segments (the CUDA pscan_segmented_scan): in is NULL and the run heads are
+     offsets[1 .. num_segments - 1]; tile_segment[t] is the first s >= 1 with offsets[s] at or
+     after tile t's first item (device memory, one entry per tile of the by-key kernel). */
+  const int64_t *offsets;
+  size_t num_segments;
+  const uint64_t *tile_segment;
 } pscan__compact_call;
 
 /* One validated scan along an axis (pscan_scan_axis) or by segments (pscan_segmented_scan);

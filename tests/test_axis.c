@@ -506,7 +506,9 @@ static void ref_segmented(const char *in, char *out, pscan_dtype t, pscan_op op,
   }
 }
 
-enum { SEG_EMPTY_SET, SEG_SINGLE, SEG_HUGE, SEG_TINY, SEG_RANDOM, SEG_KINDS };
+/* SEG_TILE_EDGES: segments ending on, just before and just after multiples of 4096 items (the
+   CUDA by-key tile), with empty ones repeated on the edges. */
+enum { SEG_EMPTY_SET, SEG_SINGLE, SEG_HUGE, SEG_TINY, SEG_RANDOM, SEG_TILE_EDGES, SEG_KINDS };
 
 /* Segment lengths of kind over about n elements; returns the count, offsets filled. */
 static size_t make_offsets(test_rng *r, int kind, size_t n, int64_t *offsets, size_t cap) {
@@ -527,8 +529,11 @@ static size_t make_offsets(test_rng *r, int kind, size_t n, int64_t *offsets, si
       offsets[s + 1] = (int64_t)n;
     return s;
   }
-  while (pos < n && s + 1 < cap) {
-    size_t len = kind == SEG_TINY ? test_below(r, 3) : test_below(r, 2 * (n / 8) + 2);
+  static const size_t edge_lengths[] = {4096, 0, 4095, 1, 0, 0, 4097, 8191, 2, 4096, 1};
+  for (size_t e = 0; pos < n && s + 1 < cap; e++) {
+    size_t len = kind == SEG_TINY   ? test_below(r, 3)
+                 : kind == SEG_TILE_EDGES ? edge_lengths[e % (sizeof edge_lengths / sizeof *edge_lengths)]
+                                      : test_below(r, 2 * (n / 8) + 2);
     if (len > n - pos)
       len = n - pos;
     pos += len;

@@ -10,12 +10,14 @@
  *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
- * host would cost more than the scan), then each element gets its segment's index as a u32 key
- * (work by element count: one huge segment among many empty ones parallelises alike) and the
- * by-key scan (cuda_compact, SCAN_BY_KEY) runs on them. Reverse scans by offsets are not offered
- * yet (the by-key scan runs forward only). */
+ * host would cost more than the scan), then the by-key scan (cuda_compact, SCAN_BY_KEY) runs
+ * with the offsets as its run heads: each tile reads the offsets that fall in it, from the first
+ * one found by a binary search per tile (tile_segments_kernel), so no key is written or read and
+ * one huge segment among many empty ones parallelises alike. Reverse scans by offsets are not
+ * offered yet (the by-key scan runs forward only). */
 #include "../axis_norm.h"
 #include "axis_launch.h"
+#include "launch.h"
 
 #include <cuda_runtime_api.h>
 #include <string.h>
@@ -212,26 +214,33 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
   if (c->reverse)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
                        "%s: reverse scans by offsets are not offered on the CUDA backend yet", fn);
-  if (c->num_segments > UINT32_MAX)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
-                       "%s: more than 2^32 segments are not offered on the CUDA backend", fn);
   size_t n = 0;
   PSCAN__CHECK(check_offsets(ctx, c, stream, &n));
   if (n == 0)
     return PSCAN_OK;
-  uint32_t *keys = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, n * sizeof *keys, (void **)&keys));
-  int e = pscan__cuda_segment_keys(c->offsets, c->num_segments, n, keys, stream);
-  pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment keys") : PSCAN_OK;
+  /* The by-key scan's heads are the offsets; its keys would be one-byte ones (the bitmap of a
+     tile's heads lives in their buffer). */
+  const pscan__cuda_compact_kernel *k = pscan__cuda_compact_for(
+      PSCAN__COMPACT_SCAN_BY_KEY, PSCAN_U8, (int)c->in_type, (int)c->op);
+  if (!k)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "%s: no CUDA by-key scan for %s", fn,
+                       pscan__dtype_name(c->in_type));
+  const uint64_t tiles = (n + k->tile_items - 1) / k->tile_items;
+  uint64_t *tile_segment = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, tiles * sizeof *tile_segment, (void **)&tile_segment));
+  int e = pscan__cuda_tile_segments(c->offsets, c->num_segments, tiles, k->tile_items,
+                                    tile_segment, stream);
+  pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment heads") : PSCAN_OK;
   if (s == PSCAN_OK) {
-    pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .in = keys, .n = n,
-                                  .type = PSCAN_U32, .size = sizeof *keys, .vals_in = c->in,
-                                  .vals_out = c->out, .val_type = c->in_type,
-                                  .val_size = c->in_size, .op = (pscan_op)c->op,
-                                  .exclusive = c->exclusive, .init = c->init};
+    pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = n, .type = PSCAN_U8,
+                                  .size = 1, .vals_in = c->in, .vals_out = c->out,
+                                  .val_type = c->in_type, .val_size = c->in_size,
+                                  .op = (pscan_op)c->op, .exclusive = c->exclusive,
+                                  .init = c->init, .offsets = c->offsets,
+                                  .num_segments = c->num_segments, .tile_segment = tile_segment};
     s = pscan__cuda_backend.compact(ctx, &by_key);
   }
-  cudaFreeAsync(keys, (cudaStream_t)stream);
+  cudaFreeAsync(tile_segment, (cudaStream_t)stream);
   return s;
 }
 

@@ -107,34 +107,31 @@ extern "C" int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_se
   return (int)cudaGetLastError();
 }
 
-/* KEYS_PER_THREAD consecutive elements per thread: a binary search for the first (the last s
-   with offsets[s] <= i), then a walk. Work by element count: a huge segment is no slower. */
-#define KEYS_PER_THREAD 16
-static __global__ void segment_keys_kernel(const int64_t *offsets, uint64_t num_segments,
-                                           uint64_t n, uint32_t *keys) {
-  const uint64_t first = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * KEYS_PER_THREAD;
-  if (first >= n)
+/* tile_segment[t]: the first s in [1, num_segments] with offsets[s] >= t * tile_items, by a
+   binary search per tile (one thread each: a few dependent loads, the upper levels shared in
+   L2). The by-key kernel reads the tile's heads from there on (by_key_tile.cuh). */
+static __global__ void tile_segments_kernel(const int64_t *offsets, uint64_t num_segments,
+                                            uint64_t num_tiles, unsigned tile_items,
+                                            uint64_t *tile_segment) {
+  const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= num_tiles)
     return;
-  uint64_t lo = 0, hi = num_segments; /* offsets[lo] <= first < offsets[hi] */
-  while (hi - lo > 1) {
+  const int64_t start = (int64_t)(t * tile_items);
+  uint64_t lo = 1, hi = num_segments; /* the answer is in [lo, hi]; offsets[num_segments] == n */
+  while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if ((uint64_t)offsets[mid] <= first)
-      lo = mid;
-    else
+    if (offsets[mid] >= start)
       hi = mid;
+    else
+      lo = mid + 1;
   }
-  uint64_t end = first + KEYS_PER_THREAD < n ? first + KEYS_PER_THREAD : n;
-  for (uint64_t i = first; i < end; i++) {
-    while ((uint64_t)offsets[lo + 1] <= i)
-      lo++;
-    keys[i] = (uint32_t)lo;
-  }
+  tile_segment[t] = lo;
 }
 
-extern "C" int pscan__cuda_segment_keys(const int64_t *offsets, uint64_t num_segments, uint64_t n,
-                                        uint32_t *keys, void *stream) {
-  const uint64_t threads = (n + KEYS_PER_THREAD - 1) / KEYS_PER_THREAD;
-  segment_keys_kernel<<<(unsigned)((threads + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
-      offsets, num_segments, n, keys);
+extern "C" int pscan__cuda_tile_segments(const int64_t *offsets, uint64_t num_segments,
+                                         uint64_t num_tiles, unsigned tile_items,
+                                         uint64_t *tile_segment, void *stream) {
+  tile_segments_kernel<<<(unsigned)((num_tiles + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
+      offsets, num_segments, num_tiles, tile_items, tile_segment);
   return (int)cudaGetLastError();
 }

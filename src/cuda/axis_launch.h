@@ -64,12 +64,13 @@ typedef struct pscan__cuda_axis_kernels {
 const pscan__cuda_axis_kernels *pscan__cuda_axis_kernels_for(int in_type, int acc_type, int op);
 
 /* Segments by offsets (type-independent): the check sets *bad (device memory, zeroed by the
-   caller) when offsets[0] != 0 or they decrease; keys gives every element its segment's index
-   (u32; the caller makes sure num_segments fits), for a scan by key. */
+   caller) when offsets[0] != 0 or they decrease; tile_segments gives each tile of tile_items
+   elements the first segment s >= 1 whose offset lies at or after the tile's start, where the
+   by-key scan starts reading its heads. */
 int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, unsigned *bad,
                               void *stream);
-int pscan__cuda_segment_keys(const int64_t *offsets, uint64_t num_segments, uint64_t n,
-                             uint32_t *keys, void *stream);
+int pscan__cuda_tile_segments(const int64_t *offsets, uint64_t num_segments, uint64_t num_tiles,
+                              unsigned tile_items, uint64_t *tile_segment, void *stream);
 
 #ifdef __cplusplus
 }

@@ -621,6 +621,9 @@ static pscan_status cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   p.vals_in = c->vals_in;
   p.vals_out = c->vals_out;
   p.count_out = count_on_device ? (unsigned long long *)(void *)count : slot;
+  p.offsets = c->offsets;
+  p.num_segments = c->num_segments;
+  p.tile_segment = c->tile_segment;
   PSCAN__CHECK(launch_compact(ctx, k, &p, p.lb.mode == PSCAN__MODE_SINGLE ? 1 : tiles));
   if (count && !count_on_device)
     return read_back_count(ctx, st, slot, count);

@@ -73,6 +73,34 @@ static __device__ __forceinline__ unsigned NAME(head_mask)(const pscan__cuda_com
 }
 #undef PSCAN__HEADS_OF
 
+/* Segments by offsets (pscan_segmented_scan): the heads are the offsets that fall in the tile.
+   The block reads them from tile_segment[tile] on, PSCAN__THREADS at a time (coalesced; empty
+   segments repeat a position), into a bitmap of the tile in the keys' buffer (TILE bytes: a key
+   of one byte), and each thread takes its ITEMS bits (ITEMS divides 32). */
+static __device__ __forceinline__ unsigned NAME(head_mask_offsets)(
+    const pscan__cuda_compact_params *p, unsigned *bitmap, unsigned long long tile,
+    unsigned long long start, unsigned valid) {
+  for (unsigned w = threadIdx.x; w < TILE / 32; w += PSCAN__THREADS)
+    bitmap[w] = 0;
+  __syncthreads();
+  const unsigned long long end = start + valid;
+  for (unsigned long long base = p->tile_segment[tile];; base += PSCAN__THREADS) {
+    const unsigned long long s = base + threadIdx.x;
+    const unsigned long long at = s < p->num_segments ? (unsigned long long)p->offsets[s] : end;
+    if (at < end) {
+      const unsigned i = (unsigned)(at - start);
+      atomicOr(&bitmap[i / 32], 1u << (i % 32));
+    }
+    if (!__syncthreads_or(threadIdx.x == PSCAN__THREADS - 1 && at < end))
+      break;
+  }
+  const unsigned first = threadIdx.x * ITEMS;
+  unsigned heads = (bitmap[first / 32] >> (first % 32)) & (ITEMS == 32 ? ~0u : (1u << ITEMS) - 1u);
+  if (start == 0 && threadIdx.x == 0)
+    heads |= 1u;
+  return heads;
+}
+
 /* A value shuffled up d lanes, in one 32-bit shuffle when it fits. */
 static __device__ __forceinline__ V_T NAME(shfl_up_value)(V_T v, unsigned d) {
   if (sizeof(V_T) <= 4) {
@@ -337,17 +365,21 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   const unsigned ks = (unsigned)p->key_size;
   const bool scan = p->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
-  /* 1. Read the tile's keys and values (and the key before the tile) once, both in flight. */
-  pscan__stage_start(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
+  /* 1. Read the tile's keys and values (and the key before the tile) once, both in flight; by
+     segments, the values while the heads come from the offsets. */
+  if (!p->offsets)
+    pscan__stage_start(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
   pscan__stage_start(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
   if (threadIdx.x == 0) {
-    if (start > 0)
+    if (start > 0 && !p->offsets)
       sm->key_before = pscan__load_bits(p->in, start - 1, ks);
     sm->first_head = valid;
   }
+  const unsigned heads_by_offsets =
+      p->offsets ? NAME(head_mask_offsets)(p, (unsigned *)(void *)keys, tile, start, valid) : 0u;
   pscan__stage_wait();
   __syncthreads();
-  const unsigned heads = NAME(head_mask)(p, sm, keys, start, mine);
+  const unsigned heads = p->offsets ? heads_by_offsets : NAME(head_mask)(p, sm, keys, start, mine);
   /* 2. The thread's prefix within the tile; the tile's aggregate goes out at once. */
   ACC_T before, total;
   NAME(tile_pairs)(sm, vals, heads, mine, &before, &total, false);
@@ -381,8 +413,11 @@ __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_
   }
   NAME(by_key_tile)(&p, &sm,
                     pscan__compact_tile_id(&p.lb, &sm.tile_id, TILE,
-                                           p.keys_vector_io && p.vals_vector_io, p.in,
-                                           (unsigned)p.key_size, p.vals_in, sizeof(V_T)),
+                                           p.keys_vector_io && p.vals_vector_io,
+                                           p.offsets ? p.vals_in : p.in,
+                                           p.offsets ? (unsigned)sizeof(V_T) : (unsigned)p.key_size,
+                                           p.offsets ? NULL : p.vals_in,
+                                           p.offsets ? 0u : (unsigned)sizeof(V_T)),
                     NULL);
 }
 

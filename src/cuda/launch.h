@@ -96,6 +96,9 @@ typedef struct pscan__cuda_compact_params {
   const void *vals_in;
   void *vals_out;
   unsigned long long *count_out; /* the last tile writes the number of items kept (or runs) here */
+  const int64_t *offsets;        /* SCAN_BY_KEY by segments (pscan__compact_call): heads from */
+  uint64_t num_segments;         /* offsets instead of keys */
+  const uint64_t *tile_segment;
 } pscan__cuda_compact_params;
 
 typedef struct pscan__cuda_compact_kernel {
