@@ -163,32 +163,27 @@ static void bench_sizes(pscan_ctx *ctx, int max_log2) {
   size_t temp_cap = 0;
   for (int lg = 16; lg <= max_log2; lg += 2) {
     size_t n = (size_t)1 << lg;
-    // affine f32
-    double copy8 = time_calls([&] { CK(cudaMemcpyAsync(out, in, n * 8, cudaMemcpyDeviceToDevice, 0)); }, n * 16);
-    row("copy", n, 8, "cudaMemcpy", copy8, copy8);
-    row("affine_f32", n, 8, "pscan_user_op",
-        time_calls([&] { PK(ctx, ctx->backend->scan_op(ctx, op32, in, out, n, 0, nullptr)); }, n * 16),
-        copy8);
-    row("affine_f32", n, 8, "cub_functor",
-        cub_scan((const aff32f *)in, (aff32f *)out, n, AffineF32{}, temp, temp_cap), copy8);
-    // affine f64
-    double copy16 = time_calls([&] { CK(cudaMemcpyAsync(out, in, n * 16, cudaMemcpyDeviceToDevice, 0)); }, n * 32);
-    row("copy", n, 16, "cudaMemcpy", copy16, copy16);
-    row("affine_f64", n, 16, "pscan_user_op",
-        time_calls([&] { PK(ctx, ctx->backend->scan_op(ctx, op64, in, out, n, 0, nullptr)); }, n * 32),
-        copy16);
-    row("affine_f64", n, 16, "cub_functor",
-        cub_scan((const aff64f *)in, (aff64f *)out, n, AffineF64{}, temp, temp_cap), copy16);
-    // i32 sum: user operator, built-in, CUB with a functor
-    double copy4 = time_calls([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice, 0)); }, n * 8);
-    row("copy", n, 4, "cudaMemcpy", copy4, copy4);
-    row("sum_i32", n, 4, "pscan_user_op",
-        time_calls([&] { PK(ctx, ctx->backend->scan_op(ctx, opadd, in, out, n, 0, nullptr)); }, n * 8),
-        copy4);
+    // One operator at n: the device copy of its bytes, the user operator, CUB with a functor.
+    auto rows = [&](const char *what, size_t esize, void *op, auto cub_call) {
+      double copy = time_calls(
+          [&] { CK(cudaMemcpyAsync(out, in, n * esize, cudaMemcpyDeviceToDevice, 0)); }, n * 2 * esize);
+      row("copy", n, esize, "cudaMemcpy", copy, copy);
+      row(what, n, esize, "pscan_user_op",
+          time_calls([&] { PK(ctx, ctx->backend->scan_op(ctx, op, in, out, n, 0, nullptr)); }, n * 2 * esize),
+          copy);
+      row(what, n, esize, "cub_functor", cub_call(), copy);
+      return copy;
+    };
+    rows("affine_f32", 8, op32,
+         [&] { return cub_scan((const aff32f *)in, (aff32f *)out, n, AffineF32{}, temp, temp_cap); });
+    rows("affine_f64", 16, op64,
+         [&] { return cub_scan((const aff64f *)in, (aff64f *)out, n, AffineF64{}, temp, temp_cap); });
+    // i32 sum: also the built-in operator
+    double copy4 = rows("sum_i32", 4, opadd, [&] {
+      return cub_scan((const int *)in, (int *)out, n, AddI32{}, temp, temp_cap);
+    });
     row("sum_i32", n, 4, "pscan_builtin",
         time_calls([&] { PK(ctx, pscan_inclusive_scan(ctx, in, out, n, PSCAN_I32, PSCAN_SUM)); }, n * 8),
-        copy4);
-    row("sum_i32", n, 4, "cub_functor", cub_scan((const int *)in, (int *)out, n, AddI32{}, temp, temp_cap),
         copy4);
   }
   ctx->backend->op_destroy(ctx, op32);

@@ -83,7 +83,7 @@ function(pscan_generate_cuda root outdir out_sources)
 endfunction()
 
 # The header cpu_scan_pairs.h: an include-template (PSCAN_PAIR_TEMPLATE) stamped once per pair of
-# PSCAN_SCAN_PAIRS; src/cpu/kernels.c stamps kernel_body.h with it.
+# PSCAN_SCAN_PAIRS; src/cpu/kernels.c stamps kernel_body.h with it, src/cpu/axis_kernels.c axis_pair.h.
 function(pscan_generate_cpu root outdir)
   set(PSCAN_GEN_PAIRS "")
   set(pairs ${PSCAN_LIST_PAIRS})

@@ -1,7 +1,7 @@
 /* Running arg-max: for every position, the largest value so far and where it first occurred, as a
  * scan of (value, index) pairs. Ties keep the smaller index, which makes the operator associative
  * (a maximum under a total order). Checked exactly against the sequential loop. */
-#include <pscan.h>
+#include "example.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -17,23 +17,18 @@ static const char *src =
 
 int main(void) {
   const size_t n = (size_t)1 << 22;
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *op = NULL;
-  if (pscan_create(&ctx, PSCAN_BACKEND_CPU) != PSCAN_OK)
-    return 1;
   pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "vi",
                      .name = "argmax", .elem_size = sizeof(vi)};
-  pscan_status s = pscan_op_create(ctx, &d, &op);
-  if (s != PSCAN_OK) {
-    printf("pscan_op_create: %s: %s\n", pscan_status_name(s), pscan_last_error(ctx));
-    pscan_destroy(ctx);
-    return s == PSCAN_ERR_UNSUPPORTED ? 77 : 1;
-  }
+  pscan_ctx *ctx = NULL;
+  pscan_user_op *op = NULL;
+  int rc = example_start(&d, &ctx, &op);
+  if (rc)
+    return rc;
   vi *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
   srand(11);
   for (size_t i = 0; i < n; i++) /* a slowly rising noisy signal, with ties */
     in[i] = (vi){(float)(rand() % 1000 + (int)(i / 4096)), (int32_t)i};
-  s = pscan_scan_op(ctx, in, out, n, op, 0, NULL);
+  pscan_status s = pscan_scan_op(ctx, in, out, n, op, 0, NULL);
   size_t bad = n;
   vi best = in[0];
   for (size_t i = 0; s == PSCAN_OK && i < n && bad == n; i++) {
@@ -43,10 +38,8 @@ int main(void) {
       bad = i;
   }
   printf("n = %zu: max %.0f first at %d: %s\n", n, (double)out[n - 1].value, (int)out[n - 1].index,
-         s != PSCAN_OK ? pscan_last_error(ctx) : bad == n ? "equal to the loop" : "DIFFERENT");
+         example_verdict(ctx, s, bad == n));
   free(in);
   free(out);
-  pscan_op_destroy(op);
-  pscan_destroy(ctx);
-  return s == PSCAN_OK && bad == n ? 0 : 1;
+  return example_end(ctx, op, s == PSCAN_OK && bad == n);
 }

@@ -2,7 +2,7 @@
  * angle at each step, z_i = r_0 r_1 ... r_i with r_k = exp(i theta_k). The product of the
  * rotations is the rotation by the sum of the angles, and the scan is compared with the
  * sequential loop (within rounding: floating-point products are reassociated). */
-#include <pscan.h>
+#include "example.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,19 +19,14 @@ static const char *src =
 
 int main(void) {
   const size_t n = (size_t)1 << 21;
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *op = NULL;
-  if (pscan_create(&ctx, PSCAN_BACKEND_CPU) != PSCAN_OK)
-    return 1;
   const cplx one = {1, 0}; /* the identity: exclusive scans without init use it */
   pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "cplx",
                      .name = "cmul", .elem_size = sizeof(cplx), .identity = &one};
-  pscan_status s = pscan_op_create(ctx, &d, &op);
-  if (s != PSCAN_OK) {
-    printf("pscan_op_create: %s: %s\n", pscan_status_name(s), pscan_last_error(ctx));
-    pscan_destroy(ctx);
-    return s == PSCAN_ERR_UNSUPPORTED ? 77 : 1;
-  }
+  pscan_ctx *ctx = NULL;
+  pscan_user_op *op = NULL;
+  int rc = example_start(&d, &ctx, &op);
+  if (rc)
+    return rc;
   cplx *rot = malloc(n * sizeof *rot), *z = malloc(n * sizeof *z);
   srand(3);
   for (size_t i = 0; i < n; i++) {
@@ -39,7 +34,7 @@ int main(void) {
     rot[i] = (cplx){cos(theta), sin(theta)};
   }
   /* Exclusive: z[i] is the phase before step i (z[0] = 1, from the identity). */
-  s = pscan_scan_op(ctx, rot, z, n, op, 1, NULL);
+  pscan_status s = pscan_scan_op(ctx, rot, z, n, op, 1, NULL);
   double worst = 0;
   cplx acc = one;
   for (size_t i = 0; s == PSCAN_OK && i < n; i++) {
@@ -53,7 +48,5 @@ int main(void) {
     printf("pscan_scan_op: %s\n", pscan_last_error(ctx));
   free(rot);
   free(z);
-  pscan_op_destroy(op);
-  pscan_destroy(ctx);
-  return s == PSCAN_OK && worst < 1e-9 ? 0 : 1;
+  return example_end(ctx, op, s == PSCAN_OK && worst < 1e-9);
 }

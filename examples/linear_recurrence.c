@@ -3,7 +3,7 @@
  * the scan of the maps (a[i], b[i]) gives every prefix map (A_i, B_i), and h[i] = A_i h0 + B_i.
  * The operator is given to pscan as C source and compiled at run time (with the system C compiler
  * on the CPU, NVRTC on the GPU). Checked against the sequential loop, in float and in double. */
-#include <pscan.h>
+#include "example.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,11 +20,9 @@
     pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "affine",     \
                        .name = "compose", .elem_size = sizeof(NAME##_map)};                  \
     pscan_user_op *op = NULL;                                                                \
-    pscan_status s = pscan_op_create(ctx, &d, &op);                                          \
-    if (s != PSCAN_OK) {                                                                     \
-      printf("%s: pscan_op_create: %s: %s\n", #T, pscan_status_name(s), pscan_last_error(ctx)); \
-      return s == PSCAN_ERR_UNSUPPORTED ? 77 : 1;                                            \
-    }                                                                                        \
+    int rc = example_op(ctx, &d, &op);                                                       \
+    if (rc)                                                                                  \
+      return rc;                                                                             \
     NAME##_map *m = malloc(n * sizeof *m);                                                   \
     T *h = malloc(n * sizeof *h), h0 = (T)0.5;                                               \
     srand(42);                                                                               \
@@ -35,7 +33,7 @@
     T prev = h0;                                                                             \
     for (size_t i = 0; i < n; i++) /* the sequential recurrence */                           \
       h[i] = prev = m[i].a * prev + m[i].b;                                                  \
-    s = pscan_scan_op(ctx, m, m, n, op, 0, NULL); /* in place: m[i] = (A_i, B_i) */          \
+    pscan_status s = pscan_scan_op(ctx, m, m, n, op, 0, NULL); /* in place: (A_i, B_i) */   \
     double worst = 0;                                                                        \
     for (size_t i = 0; s == PSCAN_OK && i < n; i++) {                                        \
       double err = fabs((double)(m[i].a * h0 + m[i].b) - (double)h[i]);                      \

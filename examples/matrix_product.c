@@ -2,7 +2,7 @@
  * Fibonacci matrix [[1,1],[1,0]] mixed with two shears, in unsigned 32-bit arithmetic
  * (exact, wrapping modulo 2^32), checked element for element against the sequential loop. The
  * operator is C source compiled at run time by pscan. */
-#include <pscan.h>
+#include "example.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -27,25 +27,20 @@ static mat2 matmul(mat2 x, mat2 y) {
 
 int main(void) {
   const size_t n = (size_t)1 << 22;
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *op = NULL;
-  if (pscan_create(&ctx, PSCAN_BACKEND_CPU) != PSCAN_OK)
-    return 1;
   pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "mat2",
                      .name = "matmul", .elem_size = sizeof(mat2)};
-  pscan_status s = pscan_op_create(ctx, &d, &op);
-  if (s != PSCAN_OK) {
-    printf("pscan_op_create: %s: %s\n", pscan_status_name(s), pscan_last_error(ctx));
-    pscan_destroy(ctx);
-    return s == PSCAN_ERR_UNSUPPORTED ? 77 : 1;
-  }
+  pscan_ctx *ctx = NULL;
+  pscan_user_op *op = NULL;
+  int rc = example_start(&d, &ctx, &op);
+  if (rc)
+    return rc;
   mat2 *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
   srand(7);
   /* Determinant +-1: the products stay invertible modulo 2^32, never collapsing to zero. */
   const mat2 choice[3] = {{1, 1, 1, 0}, {1, 1, 0, 1}, {1, 0, 1, 1}}; /* Fibonacci, two shears */
   for (size_t i = 0; i < n; i++)
     in[i] = choice[rand() % 3];
-  s = pscan_scan_op(ctx, in, out, n, op, 0, NULL);
+  pscan_status s = pscan_scan_op(ctx, in, out, n, op, 0, NULL);
   size_t bad = n;
   mat2 acc = in[0];
   for (size_t i = 0; s == PSCAN_OK && i < n && bad == n; i++) {
@@ -56,10 +51,8 @@ int main(void) {
   }
   printf("n = %zu: P[n-1] = [[%u, %u], [%u, %u]]: %s\n", n, (unsigned)out[n - 1].m00,
          (unsigned)out[n - 1].m01, (unsigned)out[n - 1].m10, (unsigned)out[n - 1].m11,
-         s != PSCAN_OK ? pscan_last_error(ctx) : bad == n ? "equal to the loop" : "DIFFERENT");
+         example_verdict(ctx, s, bad == n));
   free(in);
   free(out);
-  pscan_op_destroy(op);
-  pscan_destroy(ctx);
-  return s == PSCAN_OK && bad == n ? 0 : 1;
+  return example_end(ctx, op, s == PSCAN_OK && bad == n);
 }

@@ -1,7 +1,7 @@
 /* Compaction with a predicate given as C source: keep the particles inside a sphere, in order
  * (pscan_select_op), and split them into inside and outside (pscan_partition_op: the kept ones
  * first, the others after them in reverse order). Checked against the sequential loops. */
-#include <pscan.h>
+#include "example.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -18,18 +18,13 @@ static int inside(const particle *p) { return p->x * p->x + p->y * p->y + p->z *
 
 int main(void) {
   const size_t n = 3000017;
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *pred = NULL;
-  if (pscan_create(&ctx, PSCAN_BACKEND_CPU) != PSCAN_OK)
-    return 1;
   pscan_op_desc d = {.kind = PSCAN_KIND_PREDICATE, .source = src, .type_name = "particle",
                      .name = "inside", .elem_size = sizeof(particle)};
-  pscan_status s = pscan_op_create(ctx, &d, &pred);
-  if (s != PSCAN_OK) {
-    printf("pscan_op_create: %s: %s\n", pscan_status_name(s), pscan_last_error(ctx));
-    pscan_destroy(ctx);
-    return s == PSCAN_ERR_UNSUPPORTED ? 77 : 1;
-  }
+  pscan_ctx *ctx = NULL;
+  pscan_user_op *pred = NULL;
+  int rc = example_start(&d, &ctx, &pred);
+  if (rc)
+    return rc;
   particle *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out),
            *want = malloc(n * sizeof *want);
   srand(5);
@@ -42,22 +37,17 @@ int main(void) {
       want[kept++] = in[i];
     else
       want[n - 1 - rejected++] = in[i];
-  int ok = 1;
-  s = pscan_select_op(ctx, in, out, n, pred, &count);
-  ok = s == PSCAN_OK && count == kept && memcmp(out, want, kept * sizeof *out) == 0;
-  printf("select:    %zu of %zu particles inside: %s\n", count, n, ok ? "equal to the loop" : "DIFFERENT");
+  pscan_status s = pscan_select_op(ctx, in, out, n, pred, &count);
+  int ok = s == PSCAN_OK && count == kept && memcmp(out, want, kept * sizeof *out) == 0;
+  printf("select:    %zu of %zu particles inside: %s\n", count, n, example_verdict(ctx, s, ok));
   if (ok) {
     s = pscan_partition_op(ctx, in, out, n, pred, &count);
     ok = s == PSCAN_OK && count == kept && memcmp(out, want, n * sizeof *out) == 0;
     printf("partition: %zu inside first, %zu outside after: %s\n", count, n - count,
-           ok ? "equal to the loop" : "DIFFERENT");
+           example_verdict(ctx, s, ok));
   }
-  if (s != PSCAN_OK)
-    printf("%s: %s\n", pscan_status_name(s), pscan_last_error(ctx));
   free(in);
   free(out);
   free(want);
-  pscan_op_destroy(pred);
-  pscan_destroy(ctx);
-  return ok ? 0 : 1;
+  return example_end(ctx, pred, ok);
 }

@@ -1,21 +1,14 @@
 #!/usr/bin/env bash
 # The axis and segmented scans on the device machine, in one call:
 #   scripts/gpu-axis.sh [build] [test] [sanitize] [bench] [peers]   (default: all)
-# build: CMake Release with CUDA, -j16 (the library, test_axis, test_cuda_axis, the benchmark).
-# test: test_axis (CPU backend, full) and test_cuda_axis (the same suite on the CUDA backend).
-# sanitize: compute-sanitizer memcheck, racecheck and initcheck on a quick test_cuda_axis.
+# build: CMake Release with CUDA, -j16 (the library, test_axis, the benchmark).
+# test: test_axis --backend cpu (full) and --backend cuda (the same suite on the GPU).
+# sanitize: compute-sanitizer memcheck, racecheck and initcheck on a quick test_axis --backend cuda.
 # bench: pscan_axis_bench --gpu (the issue's shapes, f32/i32 and f64 for a few, cudaMemcpy device
 #        to device of the same bytes, CUB scan-by-key for segments) and --cpu on every core.
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
 # Results (logs, CSV) go to $OUT (the device tool's output folder) or ./gpu-out.
-set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-steps=${*:-build test sanitize bench peers}
-has() { [[ " $steps " == *" $1 "* ]]; }
-status=0
-log() { echo "== $*" | tee -a "$OUT/axis-summary.txt"; }
+. "$(dirname "$0")/gpu-common.sh" axis-summary.txt "build test sanitize bench peers" -- "$@"
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv >"$OUT/axis-gpu.txt" 2>&1
 log "$(tail -1 "$OUT/axis-gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
@@ -23,13 +16,14 @@ log "$(tail -1 "$OUT/axis-gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git
 if has build; then
   log "build"
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/axis-build.log" 2>&1 &&
-    cmake --build build-gpu -j 16 --target test_axis test_cuda_axis pscan_axis_bench pscan_tool \
+    cmake --build build-gpu -j 16 --target test_axis pscan_axis_bench pscan_tool \
       >>"$OUT/axis-build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/axis-build.log"; exit 1; }
 fi
 if has test; then
-  for test in test_axis test_cuda_axis; do
-    log "$test"
-    "./build-gpu/tests/$test" >"$OUT/axis-$test.log" 2>&1
+  for backend in cpu cuda; do
+    test=test_axis-$backend
+    log "test_axis --backend $backend"
+    ./build-gpu/tests/test_axis --backend "$backend" >"$OUT/axis-$test.log" 2>&1
     rc=$?
     [ $rc -eq 0 ] || { status=1; log "$test: exit $rc"; grep -m 20 FAIL "$OUT/axis-$test.log" | tee -a "$OUT/axis-summary.txt"; }
     tail -1 "$OUT/axis-$test.log" | tee -a "$OUT/axis-summary.txt"
@@ -37,9 +31,9 @@ if has test; then
 fi
 if has sanitize; then
   for tool in memcheck racecheck initcheck; do
-    log "compute-sanitizer $tool test_cuda_axis (PSCAN_TEST_QUICK=1)"
+    log "compute-sanitizer $tool test_axis --backend cuda (PSCAN_TEST_QUICK=1)"
     PSCAN_TEST_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-      ./build-gpu/tests/test_cuda_axis >"$OUT/axis-sanitize-$tool.log" 2>&1 || status=1
+      ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-sanitize-$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|passed, " "$OUT/axis-sanitize-$tool.log" | tail -2 | tee -a "$OUT/axis-summary.txt"
   done
 fi

@@ -4,7 +4,7 @@
 # build: a CUDA build in build-gpu-axisuop (-j16); test: test_cuda_axis_user_op (user operators
 # along every axis, differential), cuda_user_op_api and cuda_user_op (the 1-D user scans the axis
 # path calls for long lines), cuda_axis (built-in axis scans; segmented, reverse included) and
-# jit_compile; sanitize: test_cuda_axis_user_op and test_cuda_axis under compute-sanitizer memcheck
+# jit_compile; sanitize: test_cuda_axis_user_op and test_axis --backend cuda under compute-sanitizer memcheck
 # (PSCAN_TEST_QUICK=1); bench: pscan_axis_user_op_bench (user f32 sum and user affine f32 beside
 # the built-in f32 sum and a cudaMemcpy of the same bytes; medians).
 # Everything is printed; logs go to $OUT (the device tool's output folder) or ./gpu-out. The steps
@@ -36,10 +36,10 @@ if has test; then
     tee -a "$OUT/axisuop-summary.txt"
 fi
 if has sanitize; then
-  for t in test_cuda_axis_user_op test_cuda_axis; do
+  for t in test_cuda_axis_user_op test_axis; do
     log "compute-sanitizer memcheck: $t (quick)"
     PSCAN_TEST_QUICK=1 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
-      "$B/tests/$t" >"$OUT/axisuop-sanitize-$t.log" 2>&1 || status=1
+      "$B/tests/$t" --backend cuda >"$OUT/axisuop-sanitize-$t.log" 2>&1 || status=1
     tail -3 "$OUT/axisuop-sanitize-$t.log" | tee -a "$OUT/axisuop-summary.txt"
   done
 fi

@@ -11,14 +11,7 @@
 # peers     bench/py_assoc_peers.py: torch associative_scan and jax.lax.associative_scan on the
 #           affine f32 scan, 2^16 .. 2^24, beside a device copy
 # Results (logs, CSVs, summary.txt) go to $OUT, else ./gpu-out-jit.
-set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out-jit}
-mkdir -p "$OUT"
-steps=${*:-build test sanitize bench peers}
-has() { [[ " $steps " == *" $1 "* ]]; }
-status=0
-log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+. "$(dirname "$0")/gpu-common.sh" summary.txt "build test sanitize bench peers" gpu-out-jit -- "$@"
 B=build-gpu-jit
 
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv >"$OUT/gpu.txt" 2>&1

@@ -13,14 +13,7 @@
 # Then a summary: the worst point per op as x CUB (x peer on the CPU) and % of copy.
 # $SWEEP_ARGS: extra arguments for both sweeps (e.g. --quick, --ops unique,reduce_by_key,
 # --sizes 2^24). Results go to $OUT (the device tool's output folder) or ./gpu-out.
-set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-steps=${*:-build test gpu cpu}
-has() { [[ " $steps " == *" $1 "* ]]; }
-status=0
-log() { echo "== $*" | tee -a "$OUT/sweep-summary.txt"; }
+. "$(dirname "$0")/gpu-common.sh" sweep-summary.txt "build test gpu cpu" -- "$@"
 B=build-sweep
 # `build cpu` alone needs no CUDA: the CPU-only tool builds in a fraction of the time.
 cpu_only=false

@@ -9,14 +9,7 @@
 # "pscan user-op affine f32" (8-byte elements: the same bytes as the copies) beside the
 # streaming copy, at 2^24 and 2^26 on all cores and on 1 thread.
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
-set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-steps=${*:-build test sanitize cpubench}
-has() { [[ " $steps " == *" $1 "* ]]; }
-status=0
-log() { echo "== $*" | tee -a "$OUT/uop-summary.txt"; }
+. "$(dirname "$0")/gpu-common.sh" uop-summary.txt "build test sanitize cpubench" -- "$@"
 export PSCAN_CACHE_DIR="$PWD/build-gpu-uop/op-cache"
 
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1), $(nproc) CPUs, cc: $(${PSCAN_CC:-${CC:-cc}} --version 2>&1 | head -1)"

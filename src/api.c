@@ -75,10 +75,8 @@ static pscan_status check_buffers(pscan_ctx *ctx, const char *fn, const void *in
 
 pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
   static const char fn[] = "pscan_scan";
-  if (!ctx)
-    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  if (!a)
-    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
+  if (!ctx || !a) /* the message goes to ctx where there is one */
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, ctx ? "args" : "ctx");
   PSCAN__CHECK(check_dtype(ctx, fn, "in_type", (int)a->in_type));
   PSCAN__CHECK(check_dtype(ctx, fn, "out_type", (int)a->out_type));
   PSCAN__CHECK(check_op(ctx, fn, (int)a->op, a->in_type));
@@ -170,18 +168,26 @@ static pscan_status check_cmp(pscan_ctx *ctx, const char *fn, int cmp, const voi
   return PSCAN_OK;
 }
 
+/* select_if and partition_if, checked: the value is read once, here (it may lie inside out,
+   which the call overwrites). */
+static pscan_status run_compact_cmp(pscan_ctx *ctx, const char *fn, pscan__compact_kind kind,
+                                    const void *in, void *out, size_t n, pscan_dtype type,
+                                    pscan_cmp cmp, const void *value, size_t *num_selected) {
+  uint64_t value_copy = 0;
+  memcpy(&value_copy, value, pscan_dtype_size(type));
+  pscan__compact_call call = {.kind = kind, .in = in, .out = out, .n = n, .type = type,
+                              .size = pscan_dtype_size(type), .cmp = cmp, .value = &value_copy,
+                              .num_selected = num_selected};
+  return run_compact(ctx, fn, &call);
+}
+
 pscan_status pscan_select_if(pscan_ctx *ctx, const void *in, void *out, size_t n, pscan_dtype type,
                              pscan_cmp cmp, const void *value, size_t *num_selected) {
   static const char fn[] = "pscan_select_if";
   PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)type, num_selected));
   PSCAN__CHECK(check_cmp(ctx, fn, (int)cmp, value));
-  /* The value is read once, here: it may lie inside out, which the call overwrites. */
-  uint64_t value_copy = 0;
-  memcpy(&value_copy, value, pscan_dtype_size(type));
-  pscan__compact_call call = {.kind = PSCAN__COMPACT_SELECT_IF, .in = in, .out = out, .n = n,
-                              .type = type, .size = pscan_dtype_size(type), .cmp = cmp,
-                              .value = &value_copy, .num_selected = num_selected};
-  return run_compact(ctx, fn, &call);
+  return run_compact_cmp(ctx, fn, PSCAN__COMPACT_SELECT_IF, in, out, n, type, cmp, value,
+                         num_selected);
 }
 
 pscan_status pscan_select_flagged(pscan_ctx *ctx, const void *in, const uint8_t *flags, void *out,
@@ -210,13 +216,8 @@ pscan_status pscan_partition_if(pscan_ctx *ctx, const void *in, void *out, size_
   PSCAN__CHECK(check_cmp(ctx, fn, (int)cmp, value));
   if (n && in == out) /* pscan.h allows in place only for the select family and unique */
     return FAIL(ctx, PSCAN_ERR_OVERLAP, "%s: out == in; partition_if does not run in place", fn);
-  /* The value is read once, here: it may lie inside out, which the call overwrites. */
-  uint64_t value_copy = 0;
-  memcpy(&value_copy, value, pscan_dtype_size(type));
-  pscan__compact_call call = {.kind = PSCAN__COMPACT_PARTITION_IF, .in = in, .out = out, .n = n,
-                              .type = type, .size = pscan_dtype_size(type), .cmp = cmp,
-                              .value = &value_copy, .num_selected = num_selected};
-  return run_compact(ctx, fn, &call);
+  return run_compact_cmp(ctx, fn, PSCAN__COMPACT_PARTITION_IF, in, out, n, type, cmp, value,
+                         num_selected);
 }
 
 pscan_status pscan_unique(pscan_ctx *ctx, const void *in, void *out, size_t n, pscan_dtype type,

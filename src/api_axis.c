@@ -288,10 +288,8 @@ static pscan_status scan_axis_user_op(pscan_ctx *ctx, const char *fn, const psca
 
 pscan_status pscan_scan_axis(pscan_ctx *ctx, const pscan_axis_args *a) {
   static const char fn[] = "pscan_scan_axis";
-  if (!ctx)
-    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  if (!a)
-    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: args is NULL", fn);
+  if (!ctx || !a) /* the message goes to ctx where there is one */
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, ctx ? "args" : "ctx");
   if (a->user_op)
     return scan_axis_user_op(ctx, fn, a);
   PSCAN__CHECK(check_scan_kind(ctx, fn, (int)a->in_type, (int)a->out_type, (int)a->op,

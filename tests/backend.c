@@ -94,38 +94,34 @@ void test_backend_free(const test_backend *b, void *p) {
 #endif
 }
 
-void test_backend_put(const test_backend *b, void *dst, const void *host, size_t bytes) {
+/* Copies bytes into the library's memory (to_lib) or out of it, and waits. */
+static void copy(const test_backend *b, void *dst, const void *src, size_t bytes, bool to_lib) {
   if (!bytes)
     return;
   if (!b->device) {
-    memcpy(dst, host, bytes);
+    memcpy(dst, src, bytes);
     return;
   }
 #ifdef TEST_HAVE_CUDA
-  CUDA_OK(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dst, src, bytes, to_lib ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+#else
+  (void)to_lib;
 #endif
+}
+
+void test_backend_put(const test_backend *b, void *dst, const void *host, size_t bytes) {
+  copy(b, dst, host, bytes, true);
 }
 
 void test_backend_get(const test_backend *b, void *host, const void *src, size_t bytes) {
-  if (!bytes)
-    return;
-  if (!b->device) {
-    memcpy(host, src, bytes);
-    return;
-  }
-#ifdef TEST_HAVE_CUDA
-  CUDA_OK(cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost));
-#endif
+  copy(b, host, src, bytes, false);
 }
 
 void test_backend_fill(const test_backend *b, void *dst, int byte, size_t bytes) {
-  if (!bytes)
-    return;
-  if (!b->device) {
+  if (!b->device)
     memset(dst, byte, bytes);
-    return;
-  }
 #ifdef TEST_HAVE_CUDA
-  CUDA_OK(cudaMemset(dst, byte, bytes));
+  else if (bytes)
+    CUDA_OK(cudaMemset(dst, byte, bytes));
 #endif
 }

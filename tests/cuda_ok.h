@@ -7,13 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CUDA_OK(expr)                                                                        \
-  do {                                                                                       \
-    cudaError_t e_ = (expr);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+static inline void cuda_ok(cudaError_t e, const char *file, int line, const char *expr) {
+  if (e == cudaSuccess)
+    return;
+  fprintf(stderr, "%s:%d: %s: %s\n", file, line, expr, cudaGetErrorString(e));
+  exit(1);
+}
+#define CUDA_OK(expr) cuda_ok((expr), __FILE__, __LINE__, #expr)
 
 #endif /* TEST_CUDA_OK_H */

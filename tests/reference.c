@@ -57,6 +57,17 @@ bool ref_op_valid(pscan_dtype t, pscan_op op) {
   return !(ref_is_float(t) && (op == PSCAN_AND || op == PSCAN_OR || op == PSCAN_XOR));
 }
 
+size_t ref_pair_ops(ref_pair_op *list) {
+  size_t k = 0;
+  for (int in = 0; in < REF_NTYPES; in++)
+    for (int out = 0; out < REF_NTYPES; out++)
+      for (int op = 0; op < REF_NOPS; op++)
+        if (ref_pair_valid((pscan_dtype)in, (pscan_dtype)out) &&
+            ref_op_valid((pscan_dtype)in, (pscan_op)op))
+          list[k++] = (ref_pair_op){(pscan_dtype)in, (pscan_dtype)out, (pscan_op)op};
+  return k;
+}
+
 /* ---- integers as extended uint64_t ---- */
 
 static unsigned bits_of(pscan_dtype t) { return (unsigned)types[t].size * 8; }
@@ -159,24 +170,19 @@ void ref_identity(pscan_dtype t, pscan_op op, void *dst) { store(t, identity(t, 
 #define FLOAT_MIN(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (a) < (b) ? (a) : (b))
 #define FLOAT_MAX(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (a) > (b) ? (a) : (b))
 
+/* SUM, PROD, MIN or MAX of two floats of one type, in that type's arithmetic. */
+#define FLOAT_OP(op, a, b)                                                                         \
+  ((op) == PSCAN_SUM ? (a) + (b) : (op) == PSCAN_PROD ? (a) * (b)                                  \
+   : (op) == PSCAN_MIN ? FLOAT_MIN(a, b) : FLOAT_MAX(a, b))
+
 static value combine(pscan_dtype t, pscan_op op, value a, value b) {
   value r = a;
   if (t == PSCAN_F32) {
-    switch (op) {
-    case PSCAN_SUM: r.f = a.f + b.f; break;
-    case PSCAN_PROD: r.f = a.f * b.f; break;
-    case PSCAN_MIN: r.f = FLOAT_MIN(a.f, b.f); break;
-    default: r.f = FLOAT_MAX(a.f, b.f); break;
-    }
+    r.f = FLOAT_OP(op, a.f, b.f);
     return r;
   }
   if (t == PSCAN_F64) {
-    switch (op) {
-    case PSCAN_SUM: r.d = a.d + b.d; break;
-    case PSCAN_PROD: r.d = a.d * b.d; break;
-    case PSCAN_MIN: r.d = FLOAT_MIN(a.d, b.d); break;
-    default: r.d = FLOAT_MAX(a.d, b.d); break;
-    }
+    r.d = FLOAT_OP(op, a.d, b.d);
     return r;
   }
   switch (op) {

@@ -28,6 +28,15 @@ bool ref_pair_valid(pscan_dtype in, pscan_dtype out);
 /* Bitwise operators are for integer types only. */
 bool ref_op_valid(pscan_dtype t, pscan_op op);
 
+/* Every valid (in type, out type, op), in order of in, then out, then op. */
+typedef struct ref_pair_op {
+  pscan_dtype in, out;
+  pscan_op op;
+} ref_pair_op;
+enum { REF_MAX_PAIR_OPS = REF_NTYPES * REF_NTYPES * REF_NOPS };
+/* Fills list (REF_MAX_PAIR_OPS entries) with them; returns their count. */
+size_t ref_pair_ops(ref_pair_op *list);
+
 /* Writes the identity of op in type t to dst. */
 void ref_identity(pscan_dtype t, pscan_op op, void *dst);
 

@@ -11,8 +11,13 @@
  *  - random shapes, layouts, types and ops from the printed seed;
  *  - bad input: each status, with out poisoned and checked untouched.
  * Outputs live in poisoned buffers larger than the view, so a write outside the view (or a
- * missing write inside it) is caught. Built as test_cuda_axis with TEST_AXIS_ON_CUDA, every call
- * mirrors its buffers to the GPU and back (exit 77 without a usable device). */
+ * missing write inside it) is caught.
+ *
+ * One program for every backend: `test_axis --backend cpu|cuda` (or PSCAN_TEST_BACKEND;
+ * backend.h). On the CUDA backend every call mirrors its buffers to the GPU and back, thread
+ * counts are the CPU's only, and the checks that need host pointers (out inside in's buffer) are
+ * the CPU's; without a usable device the program prints SKIP and exits 77. */
+#include "backend.h"
 #include "reference.h"
 #include "test.h"
 
@@ -21,10 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef TEST_AXIS_ON_CUDA
-#include "cuda_ok.h"
-#endif
 
 enum { MAXD = PSCAN_MAX_DIMS };
 
@@ -123,76 +124,77 @@ static void fill_init(test_rng *r, pscan_dtype t, pscan_op op, void *init) {
   fill_values(r, t, op, init, 1);
 }
 
-/* ---- the calls, on the CPU or mirrored to the GPU ---- */
+/* ---- the calls, on the backend's own buffers ---- */
 
-static pscan_ctx *cuda_ctx;
-static pscan_ctx *ctxs[4]; /* CPU contexts by thread count */
+static const test_backend *B; /* the backend under test */
+static pscan_ctx *ctxs[4];    /* by thread count on the CPU; [0] for any other backend */
 
-#ifdef TEST_AXIS_ON_CUDA
-static void *to_device(const void *host, size_t bytes) {
-  void *d = NULL;
-  CUDA_OK(cudaMalloc(&d, bytes ? bytes : 1));
-  if (host && bytes)
-    CUDA_OK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
-  return d;
+/* A context with threads workers (the backend's one context where threads are not the CPU's). */
+static pscan_ctx *ctx_for(int threads) {
+  int k = B->kind == PSCAN_BACKEND_CPU ? threads : 0;
+  if (!ctxs[k])
+    ctxs[k] = test_backend_ctx(B, threads);
+  return ctxs[k];
 }
-#endif
+
+/* The library's copy of bytes of host memory: host itself where the backend takes host
+   buffers, else a buffer of the backend holding a copy (no copy where host is NULL). */
+static char *lib_buffer(const void *host, size_t bytes) {
+  if (!B->device)
+    return (char *)(uintptr_t)host;
+  char *lib = test_backend_alloc(B, bytes);
+  if (host)
+    test_backend_put(B, lib, host, bytes);
+  return lib;
+}
+
+/* Releases a lib_buffer, first copying it back into host where host is not NULL. */
+static void lib_release(char *lib, void *host, size_t bytes) {
+  if (!B->device)
+    return;
+  if (host)
+    test_backend_get(B, host, lib, bytes);
+  test_backend_free(B, lib);
+}
+
+/* The call's status, and on success what pscan_synchronize says of the work it queued. */
+static pscan_status finished(pscan_ctx *ctx, pscan_status s) {
+  return s == PSCAN_OK ? pscan_synchronize(ctx) : s;
+}
 
 /* pscan_scan_axis on a's views of in_buf and out_buf (out_buf == in_buf: in place). */
 static pscan_status call_axis(pscan_ctx *ctx, pscan_axis_args a, const void *in_buf,
                               size_t in_bytes, void *out_buf, size_t out_bytes) {
-#ifdef TEST_AXIS_ON_CUDA
-  char *d_in = to_device(in_buf, in_bytes);
-  char *d_out = out_buf == in_buf ? d_in : to_device(out_buf, out_bytes);
+  char *l_in = lib_buffer(in_buf, in_bytes);
+  char *l_out = out_buf == in_buf ? l_in : lib_buffer(out_buf, out_bytes);
   if (a.in)
-    a.in = d_in + ((const char *)a.in - (const char *)in_buf);
+    a.in = l_in + ((const char *)a.in - (const char *)in_buf);
   if (a.out)
-    a.out = d_out + ((char *)a.out - (char *)out_buf);
-  pscan_status s = pscan_scan_axis(ctx, &a);
-  CUDA_OK(cudaDeviceSynchronize());
-  CUDA_OK(cudaMemcpy(out_buf, d_out, out_bytes, cudaMemcpyDeviceToHost));
-  if (d_out != d_in)
-    CUDA_OK(cudaFree(d_out));
-  CUDA_OK(cudaFree(d_in));
+    a.out = l_out + ((char *)a.out - (char *)out_buf);
+  pscan_status s = finished(ctx, pscan_scan_axis(ctx, &a));
+  lib_release(l_out, out_buf, out_bytes);
+  if (l_in != l_out)
+    lib_release(l_in, NULL, in_bytes);
   return s;
-#else
-  (void)in_buf, (void)in_bytes, (void)out_buf, (void)out_bytes;
-  return pscan_scan_axis(ctx, &a);
-#endif
 }
 
+/* pscan_segmented_scan of in into out, both bytes long (out == in: in place). */
 static pscan_status call_segmented(pscan_ctx *ctx, const void *in, void *out, size_t bytes,
                                    pscan_dtype t, pscan_op op, const int64_t *offsets,
                                    size_t nseg, int exclusive, int reverse, const void *init) {
-#ifdef TEST_AXIS_ON_CUDA
-  char *d_in = to_device(in, bytes);
-  char *d_out = out == in ? d_in : to_device(out, bytes);
-  int64_t *d_off = offsets ? to_device(offsets, (nseg + 1) * sizeof *offsets) : NULL;
-  pscan_status s = pscan_segmented_scan(ctx, in ? d_in : NULL, out ? d_out : NULL, t, op, d_off,
-                                        nseg, exclusive, reverse, init);
-  CUDA_OK(cudaDeviceSynchronize());
-  if (out)
-    CUDA_OK(cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost));
-  if (d_out != d_in)
-    CUDA_OK(cudaFree(d_out));
-  CUDA_OK(cudaFree(d_in));
-  CUDA_OK(cudaFree(d_off));
+  char *l_in = lib_buffer(in, bytes);
+  char *l_out = out == in ? l_in : lib_buffer(out, bytes);
+  size_t off_bytes = offsets ? (nseg + 1) * sizeof *offsets : 0;
+  char *l_off = offsets ? lib_buffer(offsets, off_bytes) : NULL;
+  pscan_status s = finished(ctx, pscan_segmented_scan(ctx, in ? l_in : NULL, out ? l_out : NULL,
+                                                      t, op, (const int64_t *)(void *)l_off, nseg,
+                                                      exclusive, reverse, init));
+  if (l_out != l_in)
+    lib_release(l_out, out, bytes);
+  lib_release(l_in, out == in ? out : NULL, bytes);
+  if (l_off)
+    lib_release(l_off, NULL, off_bytes);
   return s;
-#else
-  (void)bytes;
-  return pscan_segmented_scan(ctx, in, out, t, op, offsets, nseg, exclusive, reverse, init);
-#endif
-}
-
-/* A context with threads workers (the CUDA one under TEST_AXIS_ON_CUDA). */
-static pscan_ctx *ctx_for(int threads) {
-#ifdef TEST_AXIS_ON_CUDA
-  (void)threads;
-  return cuda_ctx;
-#endif
-  if (!ctxs[threads])
-    ctxs[threads] = test_ctx(threads);
-  return ctxs[threads];
 }
 
 /* ---- the per-line reference ---- */
@@ -405,25 +407,19 @@ static void test_lengths(uint64_t seed) {
 static void test_types(uint64_t seed) {
   test_rng r = test_fork(seed, 3);
   static const int64_t shapes[][3] = {{300, 17, 0}, {17, 300, 1}, {2, 70001, 1}, {300, 40, 0}};
-  for (int in = 0; in < REF_NTYPES; in++)
-    for (int out = 0; out < REF_NTYPES; out++) {
-      if (!ref_pair_valid((pscan_dtype)in, (pscan_dtype)out))
-        continue;
-      for (int op = 0; op < REF_NOPS; op++) {
-        if (!ref_op_valid((pscan_dtype)in, (pscan_op)op))
-          continue;
-        for (int mode = 0; mode < 8; mode++) {
-          const int64_t *sh = shapes[(mode + op + in + out) % 4];
-          spec s = spec2(sh[0], sh[1], (int)sh[2], (pscan_dtype)in, (pscan_op)op);
-          s.out_type = (pscan_dtype)out;
-          s.exclusive = mode & 1, s.use_init = (mode >> 1) & 1, s.reverse = (mode >> 2) & 1;
-          s.threads = 1 + (int)test_below(&r, 3);
-          s.in_layout = (int)test_below(&r, 8), s.out_layout = (int)test_below(&r, 8);
-          s.in_place = in == out && test_below(&r, 3) == 0;
-          if (!run_case(&r, s))
-            return;
-        }
-      }
+  ref_pair_op po[REF_MAX_PAIR_OPS];
+  size_t npo = ref_pair_ops(po);
+  for (size_t k = 0; k < npo; k++)
+    for (int mode = 0; mode < 8; mode++) {
+      const int64_t *sh = shapes[(mode + (int)po[k].op + (int)po[k].in + (int)po[k].out) % 4];
+      spec s = spec2(sh[0], sh[1], (int)sh[2], po[k].in, po[k].op);
+      s.out_type = po[k].out;
+      s.exclusive = mode & 1, s.use_init = (mode >> 1) & 1, s.reverse = (mode >> 2) & 1;
+      s.threads = 1 + (int)test_below(&r, 3);
+      s.in_layout = (int)test_below(&r, 8), s.out_layout = (int)test_below(&r, 8);
+      s.in_place = po[k].in == po[k].out && test_below(&r, 3) == 0;
+      if (!run_case(&r, s))
+        return;
     }
 }
 
@@ -607,6 +603,32 @@ static void expect_refused(pscan_ctx *ctx, pscan_axis_args a, const char *in_buf
   CHECK(st == PSCAN_OK || pscan_last_error(ctx)[0] != '\0', "%s: no message", what);
 }
 
+/* A pscan_segmented_scan call for the refusals: in is the test's buffer of 4 n int32, out
+   starts n elements into its out buffer (or, out_in_in, 5 elements into in's). */
+typedef struct seg_call {
+  int64_t o[5];
+  size_t nseg;
+  pscan_dtype t;
+  pscan_op op;
+  int null_offsets, excl, rev, out_in_in;
+} seg_call;
+
+static void expect_seg_refused(pscan_ctx *ctx, const seg_call *c, int32_t *in, int32_t *out,
+                               size_t n, pscan_status want, const char *what) {
+  size_t bytes = 4 * n * sizeof *out;
+  int32_t *o = c->out_in_in ? in + 5 : out + n;
+  test_poison(out, bytes);
+  int32_t *keep = test_malloc(bytes);
+  memcpy(keep, in, bytes);
+  pscan_status st = call_segmented(ctx, in, o, bytes - n * sizeof *out, c->t, c->op,
+                                   c->null_offsets ? NULL : c->o, c->nseg, c->excl, c->rev, NULL);
+  CHECK(st == want, "segmented %s: %s, want %s (%s)", what, pscan_status_name(st),
+        pscan_status_name(want), pscan_last_error(ctx));
+  CHECK(test_is_poisoned(out, bytes) && memcmp(keep, in, bytes) == 0, "segmented %s: out written",
+        what);
+  free(keep);
+}
+
 static void test_bad_input(void) {
   pscan_ctx *ctx = ctx_for(2);
   enum { N = 64 };
@@ -663,16 +685,16 @@ static void test_bad_input(void) {
   int64_t empty[2] = {0, 8};
   BAD((a.shape = empty, a.in = a.out = NULL), PSCAN_OK, "empty with NULL pointers");
   BAD((a.ndim = MAXD, a.axis = -1), PSCAN_OK, "8 dimensions");
-#ifndef TEST_AXIS_ON_CUDA /* out inside in's buffer: host pointers only */
-  BAD(a.out = (int32_t *)in + 3, PSCAN_ERR_OVERLAP, "out shifted into in");
-  int64_t tr[2] = {1, 8};
-  BAD((a.out = (int32_t *)in, a.out_strides = tr), PSCAN_ERR_OVERLAP, "in place transposed");
-  BAD((a.out = (int32_t *)in, a.out_type = PSCAN_I64), PSCAN_ERR_OVERLAP, "in place widening");
-  int64_t negs[2] = {-8, 1}; /* reaches below out: out's view covers in's buffer end */
-  BAD((a.out = (int32_t *)in + 63, a.out_strides = negs), PSCAN_ERR_OVERLAP,
-      "negative strides into in");
-  BAD((a.out = (int32_t *)in, a.in = in), PSCAN_OK, "in place");
-#endif
+  if (!B->device) { /* out inside in's buffer: host pointers only */
+    BAD(a.out = (int32_t *)in + 3, PSCAN_ERR_OVERLAP, "out shifted into in");
+    int64_t tr[2] = {1, 8};
+    BAD((a.out = (int32_t *)in, a.out_strides = tr), PSCAN_ERR_OVERLAP, "in place transposed");
+    BAD((a.out = (int32_t *)in, a.out_type = PSCAN_I64), PSCAN_ERR_OVERLAP, "in place widening");
+    int64_t negs[2] = {-8, 1}; /* reaches below out: out's view covers in's buffer end */
+    BAD((a.out = (int32_t *)in + 63, a.out_strides = negs), PSCAN_ERR_OVERLAP,
+        "negative strides into in");
+    BAD((a.out = (int32_t *)in, a.in = in), PSCAN_OK, "in place");
+  }
 #undef BAD
 
   /* segmented */
@@ -681,80 +703,49 @@ static void test_bad_input(void) {
                PSCAN_OK);
   CHECK_STATUS(pscan_segmented_scan(NULL, in, out, PSCAN_I32, PSCAN_SUM, off, 4, 0, 0, NULL),
                PSCAN_ERR_INVALID_ARGUMENT);
-  struct {
-    int64_t o[5];
-    size_t nseg;
-    pscan_dtype t;
-    pscan_op op;
-    int null_offsets, excl, rev;
-    int64_t out_shift; /* elements */
-    pscan_status want;
-    const char *what;
-  } cases[] = {
-      {{1, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "offsets[0] != 0"},
-      {{0, 3, 2, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "decreasing offsets"},
-      {{0, 3, 3, 10, 9}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "last offset below the one before"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 1, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "offsets NULL"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_F64, PSCAN_AND, 0, 0, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "and on f64"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 3, 0, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "exclusive 3"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 2, 0, PSCAN_ERR_INVALID_ARGUMENT,
-       "reverse 2"},
-      {{0, 3, 3, 10, 16}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, -5, PSCAN_ERR_OVERLAP,
-       "out overlapping in"},
-      {{0, 0, 0, 0, INT64_MAX}, 4, PSCAN_I32, PSCAN_SUM, 0, 0, 0, 0, PSCAN_ERR_OVERFLOW,
-       "n overflows"},
-  };
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-#ifdef TEST_AXIS_ON_CUDA
-    if (cases[k].out_shift < 0) /* out inside in's buffer: host pointers only */
-      continue;
-#endif
-    int32_t *o = out + N + cases[k].out_shift;
-    if (cases[k].out_shift < 0)
-      o = in + 5;
+  /* Each refusal: the good call above with one change; out poisoned and checked untouched. */
+  seg_call seg_good = {.o = {0, 3, 3, 10, 16}, .nseg = 4, .t = PSCAN_I32, .op = PSCAN_SUM};
+#define SEG_BAD(change, status, what)                                                 \
+  do {                                                                                \
+    seg_call c = seg_good;                                                            \
+    change;                                                                           \
+    expect_seg_refused(ctx, &c, in, out, N, status, what);                            \
+  } while (0)
+  SEG_BAD(c.o[0] = 1, PSCAN_ERR_INVALID_ARGUMENT, "offsets[0] != 0");
+  SEG_BAD(c.o[2] = 2, PSCAN_ERR_INVALID_ARGUMENT, "decreasing offsets");
+  SEG_BAD(c.o[4] = 9, PSCAN_ERR_INVALID_ARGUMENT, "last offset below the one before");
+  SEG_BAD(c.null_offsets = 1, PSCAN_ERR_INVALID_ARGUMENT, "offsets NULL");
+  SEG_BAD((c.t = PSCAN_F64, c.op = PSCAN_AND), PSCAN_ERR_INVALID_ARGUMENT, "and on f64");
+  SEG_BAD(c.excl = 3, PSCAN_ERR_INVALID_ARGUMENT, "exclusive 3");
+  SEG_BAD(c.rev = 2, PSCAN_ERR_INVALID_ARGUMENT, "reverse 2");
+  if (!B->device) /* out inside in's buffer: host pointers only */
+    SEG_BAD(c.out_in_in = 1, PSCAN_ERR_OVERLAP, "out overlapping in");
+  SEG_BAD((c.o[1] = c.o[2] = c.o[3] = 0, c.o[4] = INT64_MAX), PSCAN_ERR_OVERFLOW, "n overflows");
+#undef SEG_BAD
+  if (!B->device) { /* host pointers */
+    int64_t *off_out = (int64_t *)(void *)out;
     test_poison(out, ob);
-    int32_t keep[N * 4];
-    memcpy(keep, in, ib);
-    pscan_status st = call_segmented(ctx, in, o, ib, cases[k].t, cases[k].op,
-                                     cases[k].null_offsets ? NULL : cases[k].o, cases[k].nseg,
-                                     cases[k].excl, cases[k].rev, NULL);
-    CHECK(st == cases[k].want, "segmented %s: %s, want %s (%s)", cases[k].what,
-          pscan_status_name(st), pscan_status_name(cases[k].want), pscan_last_error(ctx));
-    CHECK(test_is_poisoned(out, ob) && memcmp(keep, in, ib) == 0, "segmented %s: out written",
-          cases[k].what);
+    off_out[0] = 0, off_out[1] = 4;
+    CHECK_STATUS(pscan_segmented_scan(ctx, in, out, PSCAN_I32, PSCAN_SUM, off_out, 1, 0, 0, NULL),
+                 PSCAN_ERR_OVERLAP);
+    CHECK_STATUS(
+        pscan_segmented_scan(ctx, in, out, PSCAN_I32, PSCAN_SUM, off, SIZE_MAX, 0, 0, NULL),
+        PSCAN_ERR_OVERFLOW);
+    int64_t zero_n[3] = {0, 0, 0};
+    CHECK_STATUS(
+        pscan_segmented_scan(ctx, NULL, NULL, PSCAN_I32, PSCAN_SUM, zero_n, 2, 0, 0, NULL),
+        PSCAN_OK);
   }
-#ifndef TEST_AXIS_ON_CUDA /* host pointers */
-  int64_t *off_out = (int64_t *)(void *)out;
-  test_poison(out, ob);
-  off_out[0] = 0, off_out[1] = 4;
-  CHECK_STATUS(pscan_segmented_scan(ctx, in, out, PSCAN_I32, PSCAN_SUM, off_out, 1, 0, 0, NULL),
-               PSCAN_ERR_OVERLAP);
-  CHECK_STATUS(pscan_segmented_scan(ctx, in, out, PSCAN_I32, PSCAN_SUM, off, SIZE_MAX, 0, 0, NULL),
-               PSCAN_ERR_OVERFLOW);
-  int64_t zero_n[3] = {0, 0, 0};
-  CHECK_STATUS(pscan_segmented_scan(ctx, NULL, NULL, PSCAN_I32, PSCAN_SUM, zero_n, 2, 0, 0, NULL),
-               PSCAN_OK);
-#endif
   free(in);
   free(out);
 }
 
-int main(void) {
-  uint64_t seed = test_init("test_axis");
-#ifdef TEST_AXIS_ON_CUDA
-  if (pscan_create(&cuda_ctx, PSCAN_BACKEND_CUDA) != PSCAN_OK) {
-    printf("SKIP: no usable CUDA device (%s)\n", pscan_last_error(NULL));
-    return 77;
-  }
-#else
-  (void)cuda_ctx;
-#endif
+int main(int argc, char **argv) {
+  B = test_backend_pick(argc, argv);
+  ctx_for(1); /* SKIP (77) here without the backend */
+  char program[64];
+  snprintf(program, sizeof program, "test_axis --backend %s", B->name);
+  uint64_t seed = test_init(program);
   test_bad_input();
   test_regimes(seed);
   test_lengths(seed);
@@ -764,6 +755,5 @@ int main(void) {
   test_random(seed);
   for (int t = 0; t < 4; t++)
     pscan_destroy(ctxs[t]);
-  pscan_destroy(cuda_ctx);
   return test_finish();
 }

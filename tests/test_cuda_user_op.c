@@ -32,22 +32,17 @@ typedef struct op_case {
   "aff compose(aff x, aff y) { aff r; r.a = x.a * y.a; r.b = y.a * x.b + y.b; return r; }\n"
 typedef struct { uint32_t a, b; } aff32;
 typedef struct { uint64_t a, b; } aff64;
-static void ref_aff32(void *o, const void *pa, const void *pb) {
-  aff32 x, y, r;
-  memcpy(&x, pa, sizeof x);
-  memcpy(&y, pb, sizeof y);
-  r.a = x.a * y.a;
-  r.b = y.a * x.b + y.b;
-  memcpy(o, &r, sizeof r);
-}
-static void ref_aff64(void *o, const void *pa, const void *pb) {
-  aff64 x, y, r;
-  memcpy(&x, pa, sizeof x);
-  memcpy(&y, pb, sizeof y);
-  r.a = x.a * y.a;
-  r.b = y.a * x.b + y.b;
-  memcpy(o, &r, sizeof r);
-}
+#define REF_AFFINE(T)                                                                      \
+  static void ref_##T(void *o, const void *pa, const void *pb) {                           \
+    T x, y, r;                                                                             \
+    memcpy(&x, pa, sizeof x);                                                              \
+    memcpy(&y, pb, sizeof y);                                                              \
+    r.a = x.a * y.a;                                                                       \
+    r.b = y.a * x.b + y.b;                                                                 \
+    memcpy(o, &r, sizeof r);                                                               \
+  }
+REF_AFFINE(aff32)
+REF_AFFINE(aff64)
 static void ref_add(void *o, const void *pa, const void *pb) {
   int32_t x, y;
   memcpy(&x, pa, 4);

@@ -9,15 +9,7 @@ cmake_minimum_required(VERSION 3.25)
 
 set(prefix "${WORK_DIR}/prefix")
 
-# Runs a command; fails the test with its output unless it succeeds.
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n${out}\n${err}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/install_run.cmake") # run(WHAT COMMAND...)
 
 # Runs a consumer program, which prints "ok" when its scans are right.
 function(run_consumer exe)

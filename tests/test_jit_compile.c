@@ -29,14 +29,8 @@ static const char affine_f64[] =
     "  struct affine64 r; r.a = x.a * y.a; r.b = y.a * x.b + y.b; return r; }\n";
 
 static pscan_op_desc combine(const char *src, const char *type, const char *name, size_t size) {
-  pscan_op_desc d;
-  memset(&d, 0, sizeof d);
-  d.kind = PSCAN_KIND_COMBINE;
-  d.source = src;
-  d.type_name = type;
-  d.name = name;
-  d.elem_size = size;
-  return d;
+  return (pscan_op_desc){.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = type,
+                         .name = name, .elem_size = size};
 }
 
 /* The cubin is an ELF image for the device. */

@@ -327,20 +327,14 @@ static void run_one(suite *s, const scan_case *c, const setting *st, bool in_pla
 /* ---- the type matrix ---- */
 
 static void type_matrix(suite *s) {
-  for (int in = 0; in < REF_NTYPES; in++) {
-    for (int out = 0; out < REF_NTYPES; out++) {
-      if (!ref_pair_valid((pscan_dtype)in, (pscan_dtype)out))
-        continue;
-      s->pairs++;
-      for (int op = 0; op < REF_NOPS; op++) {
-        if (!ref_op_valid((pscan_dtype)in, (pscan_op)op))
-          continue;
-        s->pair_ops++;
-        scan_case c = {(pscan_dtype)in, (pscan_dtype)out, (pscan_op)op, 0, 0};
-        for (c.mode = 0; c.mode < NMODES; c.mode++)
-          s->p->type_sizes(s, c);
-      }
-    }
+  ref_pair_op po[REF_MAX_PAIR_OPS];
+  size_t npo = ref_pair_ops(po);
+  for (size_t k = 0; k < npo; k++) {
+    s->pairs += k == 0 || po[k].in != po[k - 1].in || po[k].out != po[k - 1].out;
+    s->pair_ops++;
+    scan_case c = {po[k].in, po[k].out, po[k].op, 0, 0};
+    for (c.mode = 0; c.mode < NMODES; c.mode++)
+      s->p->type_sizes(s, c);
   }
   CHECK(s->pairs == 23 && s->pair_ops == 152,
         "expected 23 type pairs and 152 (pair, op), got %u, %u", s->pairs, s->pair_ops);
@@ -404,26 +398,18 @@ static void cpu_type_sizes(suite *s, scan_case c) {
    sizes are the edges of the current default (64 KiB of input); were it to change, they would
    still be valid cases, and 2^17 + 1 has several partitions for every type. */
 static void cpu_strategy_matrix(suite *s) {
-  unsigned pair_ops = 0;
-  for (int in = 0; in < REF_NTYPES; in++)
-    for (int out = 0; out < REF_NTYPES; out++) {
-      if (!ref_pair_valid((pscan_dtype)in, (pscan_dtype)out))
-        continue;
-      for (int op = 0; op < REF_NOPS; op++) {
-        if (!ref_op_valid((pscan_dtype)in, (pscan_op)op))
-          continue;
-        pair_ops++;
-        scan_case c = {(pscan_dtype)in, (pscan_dtype)out, (pscan_op)op, (int)(pair_ops % NMODES),
-                       0};
-        size_t guess = (size_t)(64 << 10) / ref_dtype_size(c.in_type);
-        size_t full[] = {guess - 1, guess + 1, 2 * guess + 1, (size_t)1 << 17 | 1};
-        size_t quick[] = {(size_t)1 << 17 | 1};
-        if (s->quick)
-          cpu_sizes(s, c, 0, quick, 1);
-        else
-          cpu_sizes(s, c, 0, full, sizeof full / sizeof *full);
-      }
-    }
+  ref_pair_op po[REF_MAX_PAIR_OPS];
+  size_t npo = ref_pair_ops(po);
+  for (size_t k = 0; k < npo; k++) {
+    scan_case c = {po[k].in, po[k].out, po[k].op, (int)((k + 1) % NMODES), 0};
+    size_t guess = (size_t)(64 << 10) / ref_dtype_size(c.in_type);
+    size_t full[] = {guess - 1, guess + 1, 2 * guess + 1, (size_t)1 << 17 | 1};
+    size_t quick[] = {(size_t)1 << 17 | 1};
+    if (s->quick)
+      cpu_sizes(s, c, 0, quick, 1);
+    else
+      cpu_sizes(s, c, 0, full, sizeof full / sizeof *full);
+  }
 }
 
 /* ---- CUDA: sizes around tiles and waves, then every strategy on a few pairs ---- */

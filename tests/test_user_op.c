@@ -48,41 +48,40 @@ static void dev_back(void *host, void *dev, size_t bytes) {
 
 /* The calls, on host buffers: on the CUDA build through device mirrors of in and out (the slack
    included; one buffer when in place). */
-static pscan_status do_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
-                            const pscan_user_op *op, size_t size, int excl, const void *init) {
+/* A scan (scan true; flag: exclusive) or a select (flag 0) or partition (flag 1). */
+static pscan_status do_call(pscan_ctx *ctx, bool scan, const void *in, void *out, size_t n,
+                            const pscan_user_op *op, size_t size, int flag, const void *init,
+                            size_t *count) {
+  const void *lib_in = in;
+  void *lib_out = out;
 #ifdef TEST_USER_OP_ON_CUDA
   size_t ob = (n + SLACK) * size;
-  void *dout = dev_copy(out, ob), *din = in == out ? dout : dev_copy(in, n * size);
-  pscan_status s = pscan_scan_op(ctx, din, dout, n, op, excl, init);
-  dev_back(out, dout, ob);
-  if (din != dout)
-    CUDA_OK(cudaFree(din));
-  CUDA_OK(cudaFree(dout));
-  return s;
+  lib_out = dev_copy(out, ob);
+  lib_in = in == out ? lib_out : dev_copy(in, n * size);
 #else
   (void)size;
-  return pscan_scan_op(ctx, in, out, n, op, excl, init);
 #endif
+  pscan_status s = scan   ? pscan_scan_op(ctx, lib_in, lib_out, n, op, flag, init)
+                   : flag ? pscan_partition_op(ctx, lib_in, lib_out, n, op, count)
+                          : pscan_select_op(ctx, lib_in, lib_out, n, op, count);
+#ifdef TEST_USER_OP_ON_CUDA
+  dev_back(out, lib_out, ob);
+  if (lib_in != lib_out)
+    CUDA_OK(cudaFree((void *)(uintptr_t)lib_in));
+  CUDA_OK(cudaFree(lib_out));
+#endif
+  return s;
+}
+
+static pscan_status do_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
+                            const pscan_user_op *op, size_t size, int excl, const void *init) {
+  return do_call(ctx, true, in, out, n, op, size, excl, init, NULL);
 }
 
 static pscan_status do_select(pscan_ctx *ctx, const void *in, void *out, size_t n,
                               const pscan_user_op *op, size_t size, int partition,
                               size_t *count) {
-#ifdef TEST_USER_OP_ON_CUDA
-  size_t ob = (n + SLACK) * size;
-  void *dout = dev_copy(out, ob), *din = in == out ? dout : dev_copy(in, n * size);
-  pscan_status s = partition ? pscan_partition_op(ctx, din, dout, n, op, count)
-                             : pscan_select_op(ctx, din, dout, n, op, count);
-  dev_back(out, dout, ob);
-  if (din != dout)
-    CUDA_OK(cudaFree(din));
-  CUDA_OK(cudaFree(dout));
-  return s;
-#else
-  (void)size;
-  return partition ? pscan_partition_op(ctx, in, out, n, op, count)
-                   : pscan_select_op(ctx, in, out, n, op, count);
-#endif
+  return do_call(ctx, false, in, out, n, op, size, partition, NULL, count);
 }
 
 static pscan_ctx *make_ctx(int threads) {

@@ -60,43 +60,38 @@ static const char uo_mat3_src[] =
     "      r.m[3*i+j] = x.m[3*i]*y.m[j] + x.m[3*i+1]*y.m[3+j] + x.m[3*i+2]*y.m[6+j];\n"
     "  return r;\n"
     "}\n";
-static void uo_mat_mul(uint32_t *r, const uint32_t *x, const uint32_t *y, int d) {
+/* r = x y, d x d, on the elements' bytes (unaligned). */
+static void uo_mat_mul(void *r, const void *x, const void *y, int d) {
+  uint32_t a[9], b[9], c[9];
+  size_t bytes = (size_t)(d * d) * sizeof a[0];
+  memcpy(a, x, bytes);
+  memcpy(b, y, bytes);
   for (int i = 0; i < d; i++)
     for (int j = 0; j < d; j++) {
       uint32_t s = 0;
       for (int k = 0; k < d; k++)
-        s += x[d * i + k] * y[d * k + j];
-      r[d * i + j] = s;
+        s += a[d * i + k] * b[d * k + j];
+      c[d * i + j] = s;
     }
+  memcpy(r, c, bytes);
 }
 static void uo_mat2_fn(void *out, const void *a, const void *b, void *u) {
-  uo_mat2 x, y, r;
   (void)u;
-  memcpy(&x, a, sizeof x);
-  memcpy(&y, b, sizeof y);
-  uo_mat_mul(r.m, x.m, y.m, 2);
-  memcpy(out, &r, sizeof r);
+  uo_mat_mul(out, a, b, 2);
 }
 static void uo_mat3_fn(void *out, const void *a, const void *b, void *u) {
-  uo_mat3 x, y, r;
   (void)u;
-  memcpy(&x, a, sizeof x);
-  memcpy(&y, b, sizeof y);
-  uo_mat_mul(r.m, x.m, y.m, 3);
-  memcpy(out, &r, sizeof r);
+  uo_mat_mul(out, a, b, 3);
 }
-static void uo_fill_mat2(test_rng *r, void *e) {
-  uo_mat2 v;
-  for (int i = 0; i < 4; i++)
-    v.m[i] = (uint32_t)test_below(r, 5);
-  memcpy(e, &v, sizeof v);
+/* d x d entries below bound. */
+static void uo_fill_mat(test_rng *r, void *e, int d, uint64_t bound) {
+  uint32_t v[9];
+  for (int i = 0; i < d * d; i++)
+    v[i] = (uint32_t)test_below(r, bound);
+  memcpy(e, v, (size_t)(d * d) * sizeof v[0]);
 }
-static void uo_fill_mat3(test_rng *r, void *e) {
-  uo_mat3 v;
-  for (int i = 0; i < 9; i++)
-    v.m[i] = (uint32_t)test_below(r, 4);
-  memcpy(e, &v, sizeof v);
-}
+static void uo_fill_mat2(test_rng *r, void *e) { uo_fill_mat(r, e, 2, 5); }
+static void uo_fill_mat3(test_rng *r, void *e) { uo_fill_mat(r, e, 3, 4); }
 
 /* ---- complex product (exact on the units 1, -1, i, -i) ---- */
 typedef struct { double re, im; } uo_complex;

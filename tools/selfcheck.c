@@ -35,25 +35,19 @@ static void ref_i32_sum(const void *in_, void *out_, size_t n) {
     out[i] = (int32_t)(acc += (uint32_t)in[i]);
 }
 
-static void ref_i32_excl_init(const void *in_, void *out_, size_t n) {
-  const int32_t *in = in_;
-  int32_t *out = out_;
-  uint32_t acc = (uint32_t)EXCL_INIT;
+/* The exclusive i32 sum from acc (wrapping). */
+static void ref_i32_excl_from(const int32_t *in, int32_t *out, size_t n, uint32_t acc) {
   for (size_t i = 0; i < n; i++) {
     out[i] = (int32_t)acc;
     acc += (uint32_t)in[i];
   }
 }
 
-static void ref_i32_excl(const void *in_, void *out_, size_t n) {
-  const int32_t *in = in_;
-  int32_t *out = out_;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < n; i++) {
-    out[i] = (int32_t)acc;
-    acc += (uint32_t)in[i];
-  }
+static void ref_i32_excl_init(const void *in, void *out, size_t n) {
+  ref_i32_excl_from(in, out, n, (uint32_t)EXCL_INIT);
 }
+
+static void ref_i32_excl(const void *in, void *out, size_t n) { ref_i32_excl_from(in, out, n, 0); }
 
 static void ref_i64_max(const void *in_, void *out_, size_t n) {
   const int64_t *in = in_;
@@ -63,21 +57,17 @@ static void ref_i64_max(const void *in_, void *out_, size_t n) {
     out[i] = acc = in[i] > acc ? in[i] : acc;
 }
 
-static void ref_f64_sum(const void *in_, void *out_, size_t n) {
-  const double *in = in_;
-  double *out = out_;
-  double acc = 0;
-  for (size_t i = 0; i < n; i++)
-    out[i] = acc += in[i];
-}
-
-static void ref_u8_u64_sum(const void *in_, void *out_, size_t n) {
-  const uint8_t *in = in_;
-  uint64_t *out = out_;
-  uint64_t acc = 0;
-  for (size_t i = 0; i < n; i++)
-    out[i] = acc += in[i];
-}
+/* The inclusive sum of IN_T elements in OUT_T, left to right. */
+#define REF_SUM(name, IN_T, OUT_T)                                                                 \
+  static void name(const void *in_, void *out_, size_t n) {                                        \
+    const IN_T *in = in_;                                                                          \
+    OUT_T *out = out_;                                                                             \
+    OUT_T acc = 0;                                                                                 \
+    for (size_t i = 0; i < n; i++)                                                                 \
+      out[i] = acc += in[i];                                                                       \
+  }
+REF_SUM(ref_f64_sum, double, double)
+REF_SUM(ref_u8_u64_sum, uint8_t, uint64_t)
 
 /* ---- Inputs ---- */
 

@@ -312,28 +312,20 @@ def _scan_user(x, op, axis, out, exclusive, reverse, init, ctx, stream):
     return A.finish(result)
 
 
-def cumsum(x, axis=-1, dtype=None, out=None, exclusive=False, reverse=False, *, init=None,
-           ctx=None, stream=None):
-    """Cumulative sum along axis: scan(x, "sum", ...). See pscan.scan."""
-    return scan(x, "sum", axis, dtype, out, exclusive, reverse, init, ctx=ctx, stream=stream)
+def _running(op, doc):
+    """cumsum, cumprod, cummin, cummax: scan(x, op, ...) under their own name."""
+    def running(x, axis=-1, dtype=None, out=None, exclusive=False, reverse=False, *, init=None,
+                ctx=None, stream=None):
+        return scan(x, op, axis, dtype, out, exclusive, reverse, init, ctx=ctx, stream=stream)
+    running.__name__ = running.__qualname__ = "cum" + op
+    running.__doc__ = f"{doc} along axis: scan(x, {op!r}, ...). See pscan.scan."
+    return running
 
 
-def cumprod(x, axis=-1, dtype=None, out=None, exclusive=False, reverse=False, *, init=None,
-            ctx=None, stream=None):
-    """Cumulative product along axis: scan(x, "prod", ...). See pscan.scan."""
-    return scan(x, "prod", axis, dtype, out, exclusive, reverse, init, ctx=ctx, stream=stream)
-
-
-def cummin(x, axis=-1, dtype=None, out=None, exclusive=False, reverse=False, *, init=None,
-           ctx=None, stream=None):
-    """Running minimum along axis (NaN propagates): scan(x, "min", ...). See pscan.scan."""
-    return scan(x, "min", axis, dtype, out, exclusive, reverse, init, ctx=ctx, stream=stream)
-
-
-def cummax(x, axis=-1, dtype=None, out=None, exclusive=False, reverse=False, *, init=None,
-           ctx=None, stream=None):
-    """Running maximum along axis (NaN propagates): scan(x, "max", ...). See pscan.scan."""
-    return scan(x, "max", axis, dtype, out, exclusive, reverse, init, ctx=ctx, stream=stream)
+cumsum = _running("sum", "Cumulative sum")
+cumprod = _running("prod", "Cumulative product")
+cummin = _running("min", "Running minimum (NaN propagates)")
+cummax = _running("max", "Running maximum (NaN propagates)")
 
 
 def segmented_scan(x, offsets, op="sum", exclusive=False, reverse=False, init=None, *, out=None,

@@ -1,5 +1,5 @@
 # Type stubs for the contexts, scans and user operators (see the docstrings in _api.py).
-from typing import Any, Literal, Optional, Sequence, TypeVar, Union
+from typing import Any, Literal, Optional, Protocol, Sequence, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -39,22 +39,15 @@ def scan(x: Array, op: Union[OpName, Op] = "sum", axis: Optional[int] = -1,
          dtype: Optional[DTypeLike] = None, out: Optional[Array] = None, exclusive: bool = False,
          reverse: bool = False, init: Any = None, *, ctx: Optional[Context] = None,
          stream: Optional[Stream] = None) -> Array: ...
-def cumsum(x: Array, axis: Optional[int] = -1, dtype: Optional[DTypeLike] = None,
-           out: Optional[Array] = None, exclusive: bool = False, reverse: bool = False, *,
-           init: Any = None, ctx: Optional[Context] = None,
-           stream: Optional[Stream] = None) -> Array: ...
-def cumprod(x: Array, axis: Optional[int] = -1, dtype: Optional[DTypeLike] = None,
-            out: Optional[Array] = None, exclusive: bool = False, reverse: bool = False, *,
-            init: Any = None, ctx: Optional[Context] = None,
-            stream: Optional[Stream] = None) -> Array: ...
-def cummin(x: Array, axis: Optional[int] = -1, dtype: Optional[DTypeLike] = None,
-           out: Optional[Array] = None, exclusive: bool = False, reverse: bool = False, *,
-           init: Any = None, ctx: Optional[Context] = None,
-           stream: Optional[Stream] = None) -> Array: ...
-def cummax(x: Array, axis: Optional[int] = -1, dtype: Optional[DTypeLike] = None,
-           out: Optional[Array] = None, exclusive: bool = False, reverse: bool = False, *,
-           init: Any = None, ctx: Optional[Context] = None,
-           stream: Optional[Stream] = None) -> Array: ...
+class _Running(Protocol):  # cumsum, cumprod, cummin, cummax: scan with the op fixed
+    def __call__(self, x: Array, axis: Optional[int] = -1, dtype: Optional[DTypeLike] = None,
+                 out: Optional[Array] = None, exclusive: bool = False, reverse: bool = False, *,
+                 init: Any = None, ctx: Optional[Context] = None,
+                 stream: Optional[Stream] = None) -> Array: ...
+cumsum: _Running
+cumprod: _Running
+cummin: _Running
+cummax: _Running
 def segmented_scan(x: Array, offsets: Union[Array, Sequence[int]], op: OpName = "sum",
                    exclusive: bool = False, reverse: bool = False, init: Any = None, *,
                    out: Optional[Array] = None, ctx: Optional[Context] = None,

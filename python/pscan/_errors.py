@@ -20,6 +20,11 @@ class Error(Exception):
 
     status = "PSCAN_ERR_INTERNAL"
 
+    def __init_subclass__(cls, status: str | None = None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if status is not None:  # class XError(Error, ..., status="PSCAN_ERR_X")
+            cls.status = status
+
     def __init__(self, status: str | None = None, detail: str = ""):
         if status is not None:
             self.status = status
@@ -30,9 +35,8 @@ class Error(Exception):
         return (type(self), (self.status, self.detail))
 
 
-class InvalidArgumentError(Error, ValueError):
+class InvalidArgumentError(Error, ValueError, status="PSCAN_ERR_INVALID_ARGUMENT"):
     """PSCAN_ERR_INVALID_ARGUMENT: a value, shape or combination the call does not accept."""
-    status = "PSCAN_ERR_INVALID_ARGUMENT"
 
 
 class DTypeError(InvalidArgumentError, TypeError):
@@ -40,44 +44,36 @@ class DTypeError(InvalidArgumentError, TypeError):
     operation does not accept (bitwise operators on floats). Also a TypeError."""
 
 
-class UnsupportedError(Error, NotImplementedError):
+class UnsupportedError(Error, NotImplementedError, status="PSCAN_ERR_UNSUPPORTED"):
     """PSCAN_ERR_UNSUPPORTED: a valid request this build or backend cannot serve."""
-    status = "PSCAN_ERR_UNSUPPORTED"
 
 
-class OverlapError(Error, ValueError):
+class OverlapError(Error, ValueError, status="PSCAN_ERR_OVERLAP"):
     """PSCAN_ERR_OVERLAP: input and output overlap without being the same array."""
-    status = "PSCAN_ERR_OVERLAP"
 
 
-class SizeOverflowError(Error, OverflowError):
+class SizeOverflowError(Error, OverflowError, status="PSCAN_ERR_OVERFLOW"):
     """PSCAN_ERR_OVERFLOW: a size does not fit in size_t."""
-    status = "PSCAN_ERR_OVERFLOW"
 
 
-class OutOfMemoryError(Error, MemoryError):
+class OutOfMemoryError(Error, MemoryError, status="PSCAN_ERR_OUT_OF_MEMORY"):
     """PSCAN_ERR_OUT_OF_MEMORY."""
-    status = "PSCAN_ERR_OUT_OF_MEMORY"
 
 
-class NoDeviceError(Error, RuntimeError):
+class NoDeviceError(Error, RuntimeError, status="PSCAN_ERR_NO_DEVICE"):
     """PSCAN_ERR_NO_DEVICE: the CUDA backend was asked for and no GPU is usable."""
-    status = "PSCAN_ERR_NO_DEVICE"
 
 
-class WrongMemoryError(Error, ValueError):
+class WrongMemoryError(Error, ValueError, status="PSCAN_ERR_WRONG_MEMORY"):
     """PSCAN_ERR_WRONG_MEMORY: arrays on different devices, or memory the backend cannot reach."""
-    status = "PSCAN_ERR_WRONG_MEMORY"
 
 
-class DeviceError(Error, RuntimeError):
+class DeviceError(Error, RuntimeError, status="PSCAN_ERR_DEVICE"):
     """PSCAN_ERR_DEVICE: a CUDA runtime or driver error."""
-    status = "PSCAN_ERR_DEVICE"
 
 
-class InternalError(Error, RuntimeError):
+class InternalError(Error, RuntimeError, status="PSCAN_ERR_INTERNAL"):
     """PSCAN_ERR_INTERNAL."""
-    status = "PSCAN_ERR_INTERNAL"
 
 
 # Indexed by the numeric pscan_status (PSCAN_OK is 0 and has no class).

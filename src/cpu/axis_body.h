@@ -26,37 +26,6 @@
 #define AX_PREFETCH_ROWS 4 /* rows ahead that the side-by-side scan prefetches */
 #endif
 
-/* One line: out[i * os] = the scan of in[0], in[is], ...; carry NULL: from in[0] (inclusive) or
-   the identity (exclusive), else from *carry. */
-AX_INLINE void NAME(ax_line_body)(int op, const void *in_, ptrdiff_t is, void *out_,
-                                      ptrdiff_t os, size_t n, const void *carry, int exclusive) {
-  const IN_T *in = in_;
-  ACC_T *out = out_;
-  ACC_T acc;
-  size_t i = 0;
-  if (carry) {
-    memcpy(&acc, carry, sizeof acc);
-  } else {
-    acc = (ACC_T)in[0];
-    if (exclusive)
-      pscan__identity(ACC_E, (pscan_op)op, &out[0]);
-    else
-      out[0] = acc;
-    i = 1;
-  }
-  if (exclusive)
-    for (; i < n; i++) {
-      ACC_T x = (ACC_T)in[(ptrdiff_t)i * is];
-      out[(ptrdiff_t)i * os] = acc;
-      acc = COMBINE(op, acc, x);
-    }
-  else
-    for (; i < n; i++) {
-      acc = COMBINE(op, acc, (ACC_T)in[(ptrdiff_t)i * is]);
-      out[(ptrdiff_t)i * os] = acc;
-    }
-}
-
 /* *acc = in[0] ⊕ in[is] ⊕ ... (n >= 1 elements). */
 AX_INLINE void NAME(ax_line_reduce_body)(int op, const void *in_, ptrdiff_t is, size_t n,
                                              void *acc_) {
@@ -162,7 +131,7 @@ AX_INLINE void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, siz
 #define AX_STAMP_OP(E, opname, int_only)                                                          \
   static void NAME(ax_line_##opname)(const void *in, ptrdiff_t is, void *out, ptrdiff_t os,       \
                                      size_t n, const void *carry, int exclusive) {               \
-    NAME(ax_line_body)(PSCAN_##E, in, is, out, os, n, carry, exclusive);                         \
+    NAME(scan_strided)(PSCAN_##E, in, is, out, os, n, carry, exclusive); /* kernel_body.h */     \
   }                                                                                              \
   static void NAME(ax_line_reduce_##opname)(const void *in, ptrdiff_t is, size_t n, void *acc) { \
     NAME(ax_line_reduce_body)(PSCAN_##E, in, is, n, acc);                                        \

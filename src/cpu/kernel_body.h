@@ -7,6 +7,14 @@
  * are computed in an unsigned type of at least int's width: they wrap without undefined
  * behaviour, for signed types and for the small types that would otherwise promote to int. */
 
+#ifndef KB_ALWAYS_INLINE
+#if defined(__GNUC__)
+#define KB_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define KB_ALWAYS_INLINE static inline
+#endif
+#endif
+
 #define IN_T PSCAN__CAT(PSCAN__CTYPE_, PAIR_IN)
 #define ACC_T PSCAN__CAT(PSCAN__CTYPE_, PAIR_OUT)
 #define WRAP_T PSCAN__CAT(PSCAN__WRAP_, PAIR_OUT)
@@ -48,9 +56,14 @@ static inline void NAME(reduce_body)(int op, const void *in_, size_t n, void *ac
   memcpy(acc_, &acc, sizeof acc);
 }
 
-/* When out == in (same type), in[i] is read before out[i] is written. */
-static inline void NAME(scan_incl_body)(int op, const void *in_, void *out_, size_t n,
-                                        const void *carry) {
+/* The inclusive or exclusive scan of in[0], in[is], ... into out[0], out[os], ... (strides in
+   elements), from *carry, or without one from in[0] (out[0] gets in[0], or for an exclusive scan
+   the identity). The flat kernels below pass strides 1 and a constant exclusive; the axis lines
+   (axis_body.h) their own. Always inlined, so that each caller's constants fold. When out and in
+   are the same, in[i] is read before out[i] is written. */
+KB_ALWAYS_INLINE void NAME(scan_strided)(int op, const void *in_, ptrdiff_t is, void *out_,
+                                         ptrdiff_t os, size_t n, const void *carry,
+                                         int exclusive) {
   const IN_T *in = in_;
   ACC_T *out = out_;
   ACC_T acc;
@@ -59,34 +72,23 @@ static inline void NAME(scan_incl_body)(int op, const void *in_, void *out_, siz
     acc = NAME(load_acc)(carry);
   } else {
     acc = (ACC_T)in[0];
-    out[0] = acc;
+    if (exclusive)
+      pscan__identity(ACC_E, (pscan_op)op, &out[0]);
+    else
+      out[0] = acc;
     i = 1;
   }
-  for (; i < n; i++) {
-    acc = NAME(combine_v)(op, acc, (ACC_T)in[i]);
-    out[i] = acc;
-  }
-}
-
-static inline void NAME(scan_excl_body)(int op, const void *in_, void *out_, size_t n,
-                                        const void *carry) {
-  const IN_T *in = in_;
-  ACC_T *out = out_;
-  ACC_T acc;
-  size_t i = 0;
-  if (carry) {
-    acc = NAME(load_acc)(carry);
-  } else {
-    ACC_T x = (ACC_T)in[0];
-    pscan__identity(ACC_E, (pscan_op)op, &out[0]);
-    acc = x;
-    i = 1;
-  }
-  for (; i < n; i++) {
-    ACC_T x = (ACC_T)in[i];
-    out[i] = acc;
-    acc = NAME(combine_v)(op, acc, x);
-  }
+  if (exclusive)
+    for (; i < n; i++) {
+      ACC_T x = (ACC_T)in[(ptrdiff_t)i * is];
+      out[(ptrdiff_t)i * os] = acc;
+      acc = NAME(combine_v)(op, acc, x);
+    }
+  else
+    for (; i < n; i++) {
+      acc = NAME(combine_v)(op, acc, (ACC_T)in[(ptrdiff_t)i * is]);
+      out[(ptrdiff_t)i * os] = acc;
+    }
 }
 
 static inline void NAME(propagate_incl_body)(int op, void *out_, size_t n, const void *carry) {
@@ -119,12 +121,12 @@ static inline void NAME(propagate_excl_body)(int op, void *out_, size_t n, const
   static void NAME(scan_incl_##opname)(const pscan__cpu_op *self, const void *in, void *out,      \
                                        size_t n, const void *carry, void *scratch) {             \
     (void)self, (void)scratch;                                                                   \
-    NAME(scan_incl_body)(PSCAN_##E, in, out, n, carry);                                          \
+    NAME(scan_strided)(PSCAN_##E, in, 1, out, 1, n, carry, 0);                                          \
   }                                                                                              \
   static void NAME(scan_excl_##opname)(const pscan__cpu_op *self, const void *in, void *out,      \
                                        size_t n, const void *carry, void *scratch) {             \
     (void)self, (void)scratch;                                                                   \
-    NAME(scan_excl_body)(PSCAN_##E, in, out, n, carry);                                          \
+    NAME(scan_strided)(PSCAN_##E, in, 1, out, 1, n, carry, 1);                                          \
   }                                                                                              \
   static void NAME(propagate_incl_##opname)(const pscan__cpu_op *self, void *out, size_t n,       \
                                             const void *carry) {                                 \
@@ -175,5 +177,7 @@ static const pscan__cpu_op *const NAME(ops)[PSCAN_OP_COUNT] = {PSCAN_OPS(TABLE_E
 #undef IS_FLOAT
 #undef ACC_E
 #undef NAME
+#ifndef KB_KEEP_PAIR /* axis_pair.h stamps axis_body.h for the same pair next */
 #undef PAIR_IN
 #undef PAIR_OUT
+#endif

@@ -24,11 +24,24 @@ static char *prefix_slot(const pscan__cpu_job *job, size_t k) {
   return aggregate_slot(job, k) + job->op->acc_size;
 }
 
-/* This thread's contiguous share [*first, *last) of the partitions. */
-static void my_partitions(const pscan__cpu_job *job, int tid, int nthreads, size_t *first,
-                          size_t *last) {
-  *first = job->nparts * (size_t)tid / (size_t)nthreads;
-  *last = job->nparts * (size_t)(tid + 1) / (size_t)nthreads;
+/* One phase: fn on every partition, each thread taking a contiguous run of them. */
+typedef void (*part_fn)(const pscan__cpu_job *job, size_t k, int tid);
+typedef struct phase {
+  const pscan__cpu_job *job;
+  part_fn fn;
+} phase;
+
+static void phase_task(void *arg, int tid, int nthreads) {
+  const phase *p = arg;
+  size_t first = p->job->nparts * (size_t)tid / (size_t)nthreads;
+  size_t last = p->job->nparts * (size_t)(tid + 1) / (size_t)nthreads;
+  for (size_t k = first; k < last; k++)
+    p->fn(p->job, k, tid);
+}
+
+static void run_phase(pscan__pool *pool, pscan__cpu_job *job, part_fn fn) {
+  phase p = {job, fn};
+  pscan__pool_run(pool, phase_task, &p, job->nthreads);
 }
 
 /* Exclusive prefixes of the partitions from their aggregates, in order, on one thread. Partition
@@ -54,63 +67,47 @@ static const void *partition_prefix(const pscan__cpu_job *job, size_t k) {
   return k > 0 || job->init ? prefix_slot(job, k) : NULL;
 }
 
-static void reduce_task(void *arg, int tid, int nthreads) {
-  const pscan__cpu_job *job = arg;
-  size_t first, last;
-  my_partitions(job, tid, nthreads, &first, &last);
-  for (size_t k = first; k < last; k++)
-    job->op->reduce(job->op, pscan__part_in(job, k), pscan__part_len(job, k),
-                    aggregate_slot(job, k));
+static void reduce_part(const pscan__cpu_job *job, size_t k, int tid) {
+  (void)tid;
+  job->op->reduce(job->op, pscan__part_in(job, k), pscan__part_len(job, k),
+                  aggregate_slot(job, k));
 }
 
-static void rescan_task(void *arg, int tid, int nthreads) {
-  const pscan__cpu_job *job = arg;
+static void rescan_part(const pscan__cpu_job *job, size_t k, int tid) {
   const pscan__cpu_op *op = job->op;
-  size_t first, last;
-  my_partitions(job, tid, nthreads, &first, &last);
-  for (size_t k = first; k < last; k++)
-    (job->exclusive ? op->scan_excl : op->scan_incl)(
-        op, pscan__part_in(job, k), pscan__part_out(job, k), pscan__part_len(job, k),
-        partition_prefix(job, k), pscan__thread_scratch(job, tid));
+  (job->exclusive ? op->scan_excl : op->scan_incl)(
+      op, pscan__part_in(job, k), pscan__part_out(job, k), pscan__part_len(job, k),
+      partition_prefix(job, k), pscan__thread_scratch(job, tid));
 }
 
 void pscan__cpu_scan_reduce_then_scan(pscan__pool *pool, pscan__cpu_job *job) {
-  pscan__pool_run(pool, reduce_task, job, job->nthreads);
+  run_phase(pool, job, reduce_part);
   scan_aggregates(job);
-  pscan__pool_run(pool, rescan_task, job, job->nthreads);
+  run_phase(pool, job, rescan_part);
 }
 
 /* Local inclusive scans; the last output of a partition is its total. */
-static void local_scan_task(void *arg, int tid, int nthreads) {
-  const pscan__cpu_job *job = arg;
+static void local_scan_part(const pscan__cpu_job *job, size_t k, int tid) {
   const pscan__cpu_op *op = job->op;
-  size_t first, last;
-  my_partitions(job, tid, nthreads, &first, &last);
-  for (size_t k = first; k < last; k++) {
-    size_t len = pscan__part_len(job, k);
-    char *out = pscan__part_out(job, k);
-    op->scan_incl(op, pscan__part_in(job, k), out, len, NULL, pscan__thread_scratch(job, tid));
-    memcpy(aggregate_slot(job, k), out + (len - 1) * op->acc_size, op->acc_size);
-  }
+  size_t len = pscan__part_len(job, k);
+  char *out = pscan__part_out(job, k);
+  op->scan_incl(op, pscan__part_in(job, k), out, len, NULL, pscan__thread_scratch(job, tid));
+  memcpy(aggregate_slot(job, k), out + (len - 1) * op->acc_size, op->acc_size);
 }
 
-static void propagate_task(void *arg, int tid, int nthreads) {
-  const pscan__cpu_job *job = arg;
+static void propagate_part(const pscan__cpu_job *job, size_t k, int tid) {
   const pscan__cpu_op *op = job->op;
-  size_t first, last;
-  my_partitions(job, tid, nthreads, &first, &last);
-  for (size_t k = first; k < last; k++) {
-    const void *prefix = partition_prefix(job, k);
-    size_t len = pscan__part_len(job, k);
-    if (job->exclusive)
-      op->propagate_excl(op, pscan__part_out(job, k), len, prefix);
-    else if (prefix)
-      op->propagate_incl(op, pscan__part_out(job, k), len, prefix);
-  }
+  const void *prefix = partition_prefix(job, k);
+  size_t len = pscan__part_len(job, k);
+  (void)tid;
+  if (job->exclusive)
+    op->propagate_excl(op, pscan__part_out(job, k), len, prefix);
+  else if (prefix)
+    op->propagate_incl(op, pscan__part_out(job, k), len, prefix);
 }
 
 void pscan__cpu_scan_then_propagate(pscan__pool *pool, pscan__cpu_job *job) {
-  pscan__pool_run(pool, local_scan_task, job, job->nthreads);
+  run_phase(pool, job, local_scan_part);
   scan_aggregates(job);
-  pscan__pool_run(pool, propagate_task, job, job->nthreads);
+  run_phase(pool, job, propagate_part);
 }

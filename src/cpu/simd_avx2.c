@@ -27,20 +27,7 @@
 /* ---- The vector operators (on integer-typed vectors; floats cast inside) ---- */
 #define VOP(name, expr)                                                                            \
   static AVX2 inline __m256i name(__m256i a, __m256i b) { return expr; }
-VOP(vadd_i32, _mm256_add_epi32(a, b))
-VOP(vadd_i64, _mm256_add_epi64(a, b))
-VOP(vadd_f32, _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b))))
-VOP(vadd_f64, _mm256_castpd_si256(_mm256_add_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b))))
-VOP(vmul_i32, _mm256_mullo_epi32(a, b))
-VOP(vmul_f32, _mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b))))
-VOP(vmul_f64, _mm256_castpd_si256(_mm256_mul_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b))))
-VOP(vmin_i32, _mm256_min_epi32(a, b))
-VOP(vmin_u32, _mm256_min_epu32(a, b))
-VOP(vmax_i32, _mm256_max_epi32(a, b))
-VOP(vmax_u32, _mm256_max_epu32(a, b))
-VOP(vand, _mm256_and_si256(a, b))
-VOP(vor, _mm256_or_si256(a, b))
-VOP(vxor, _mm256_xor_si256(a, b))
+SIMD_COMMON_VOPS(VOP, _mm256, si256)
 
 /* The variants and their uses: the list both vector widths share (simd_lists.h). */
 #define AVX2_VARIANTS SIMD_COMMON_VARIANTS
@@ -97,17 +84,11 @@ static AVX2 inline __m256i v_shift_in(__m256i s, __m256i c, int elem) {
   return _mm256_blend_epi32(_mm256_permute4x64_epi64(s, 0x93), c, 0x03);
 }
 
-#define SIMD_ISA avx2
 #define SIMD_TARGET AVX2
 #define SIMD_BYTES 32
 #define SIMD_VARIANTS AVX2_VARIANTS
 #define SIMD_USES AVX2_USES
-#include "simd_body.h"
+#endif /* x86-64 */
 
-#else /* not x86-64: the portable kernels only */
-void pscan__cpu_avx2_init(void) {}
-const pscan__cpu_op *pscan__cpu_avx2_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
-  (void)in, (void)acc, (void)op;
-  return NULL;
-}
-#endif
+#define SIMD_ISA avx2
+#include "simd_body.h"

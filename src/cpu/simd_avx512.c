@@ -26,29 +26,12 @@
 /* ---- The vector operators (on integer-typed vectors; floats cast inside) ---- */
 #define VOP(name, expr)                                                                            \
   static AVX512 inline __m512i name(__m512i a, __m512i b) { return expr; }
-#define PS(x) _mm512_castsi512_ps(x)
-#define PD(x) _mm512_castsi512_pd(x)
-VOP(vadd_i32, _mm512_add_epi32(a, b))
-VOP(vadd_i64, _mm512_add_epi64(a, b))
-VOP(vadd_f32, _mm512_castps_si512(_mm512_add_ps(PS(a), PS(b))))
-VOP(vadd_f64, _mm512_castpd_si512(_mm512_add_pd(PD(a), PD(b))))
-VOP(vmul_i32, _mm512_mullo_epi32(a, b))
+SIMD_COMMON_VOPS(VOP, _mm512, si512)
 VOP(vmul_i64, _mm512_mullo_epi64(a, b))
-VOP(vmul_f32, _mm512_castps_si512(_mm512_mul_ps(PS(a), PS(b))))
-VOP(vmul_f64, _mm512_castpd_si512(_mm512_mul_pd(PD(a), PD(b))))
-VOP(vmin_i32, _mm512_min_epi32(a, b))
-VOP(vmin_u32, _mm512_min_epu32(a, b))
-VOP(vmax_i32, _mm512_max_epi32(a, b))
-VOP(vmax_u32, _mm512_max_epu32(a, b))
 VOP(vmin_i64, _mm512_min_epi64(a, b))
 VOP(vmin_u64, _mm512_min_epu64(a, b))
 VOP(vmax_i64, _mm512_max_epi64(a, b))
 VOP(vmax_u64, _mm512_max_epu64(a, b))
-VOP(vand, _mm512_and_si512(a, b))
-VOP(vor, _mm512_or_si512(a, b))
-VOP(vxor, _mm512_xor_si512(a, b))
-#undef PS
-#undef PD
 
 /* The variants: the shared list (simd_lists.h) plus what AVX-512 adds for 64-bit lanes. */
 #define AVX512_VARIANTS(X)                                                                         \
@@ -108,17 +91,11 @@ static AVX512 inline __m512i v_shift_in(__m512i s, __m512i c, int elem) {
   return elem == 4 ? _mm512_alignr_epi32(s, c, 15) : _mm512_alignr_epi64(s, c, 7);
 }
 
-#define SIMD_ISA avx512
 #define SIMD_TARGET AVX512
 #define SIMD_BYTES 64
 #define SIMD_VARIANTS AVX512_VARIANTS
 #define SIMD_USES AVX512_USES
-#include "simd_body.h"
+#endif /* x86-64 */
 
-#else /* not x86-64: the portable kernels only */
-void pscan__cpu_avx512_init(void) {}
-const pscan__cpu_op *pscan__cpu_avx512_op(pscan_dtype in, pscan_dtype acc, pscan_op op) {
-  (void)in, (void)acc, (void)op;
-  return NULL;
-}
-#endif
+#define SIMD_ISA avx512
+#include "simd_body.h"

@@ -1,5 +1,6 @@
 /* Include-template: the instruction-set-independent half of a SIMD kernel file (simd_avx2.c,
- * simd_avx512.c). The including file defines, for its vector width:
+ * simd_avx512.c). The including file defines, for its vector width (off x86-64 only SIMD_ISA:
+ * this file then gives entry points that offer no kernels):
  *
  *   SIMD_ISA          the name in the public entry points: pscan__cpu_<SIMD_ISA>_init, _op
  *   SIMD_TARGET       the function attribute that enables the instruction set
@@ -25,6 +26,15 @@
 #define SIMD_CAT_(a, b, c) a##b##c
 #define SIMD_CAT(a, b, c) SIMD_CAT_(a, b, c)
 #define SIMD_PUBLIC(f) SIMD_CAT(pscan__cpu_, SIMD_ISA, f)
+
+#if !(defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)))
+/* Not x86-64 (the including file defines only SIMD_ISA): the portable kernels only. */
+void SIMD_PUBLIC(_init)(void) {}
+const pscan__cpu_op *SIMD_PUBLIC(_op)(pscan_dtype in, pscan_dtype acc, pscan_op op) {
+  (void)in, (void)acc, (void)op;
+  return NULL;
+}
+#else
 
 typedef simd_v (*simd_op_fn)(simd_v, simd_v);
 
@@ -179,6 +189,8 @@ const pscan__cpu_op *SIMD_PUBLIC(_op)(pscan_dtype in, pscan_dtype acc, pscan_op 
 #undef SIMD_FIND
   return NULL;
 }
+
+#endif /* x86-64 */
 
 #undef SIMD_PUBLIC
 #undef SIMD_CAT

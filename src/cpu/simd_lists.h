@@ -27,6 +27,27 @@
   X(x32_xor, 4, vxor, 0, I32, XOR)                                      \
   X(x64_xor, 8, vxor, 0, I64, XOR)
 
+/* The vector operators the common variants name, for one width: VOP(name, expression of the
+ * integer-typed vectors a and b), W the intrinsics' prefix (_mm256, _mm512), SI the integer
+ * vector's suffix (si256, si512); floats are cast inside. */
+#define SIMD_CAST_PS(W, SI, x) W##_cast##SI##_ps(x)
+#define SIMD_CAST_PD(W, SI, x) W##_cast##SI##_pd(x)
+#define SIMD_COMMON_VOPS(VOP, W, SI)                                                               \
+  VOP(vadd_i32, W##_add_epi32(a, b))                                                               \
+  VOP(vadd_i64, W##_add_epi64(a, b))                                                               \
+  VOP(vadd_f32, W##_castps_##SI(W##_add_ps(SIMD_CAST_PS(W, SI, a), SIMD_CAST_PS(W, SI, b))))       \
+  VOP(vadd_f64, W##_castpd_##SI(W##_add_pd(SIMD_CAST_PD(W, SI, a), SIMD_CAST_PD(W, SI, b))))       \
+  VOP(vmul_i32, W##_mullo_epi32(a, b))                                                             \
+  VOP(vmul_f32, W##_castps_##SI(W##_mul_ps(SIMD_CAST_PS(W, SI, a), SIMD_CAST_PS(W, SI, b))))       \
+  VOP(vmul_f64, W##_castpd_##SI(W##_mul_pd(SIMD_CAST_PD(W, SI, a), SIMD_CAST_PD(W, SI, b))))       \
+  VOP(vmin_i32, W##_min_epi32(a, b))                                                               \
+  VOP(vmin_u32, W##_min_epu32(a, b))                                                               \
+  VOP(vmax_i32, W##_max_epi32(a, b))                                                               \
+  VOP(vmax_u32, W##_max_epu32(a, b))                                                               \
+  VOP(vand, W##_and_##SI(a, b))                                                                    \
+  VOP(vor, W##_or_##SI(a, b))                                                                      \
+  VOP(vxor, W##_xor_##SI(a, b))
+
 /* Which (type, op) each variant serves: X(type, op, variant). */
 #define SIMD_COMMON_USES(X)                                                                        \
   X(I32, SUM, i32_sum) X(U32, SUM, i32_sum) X(I64, SUM, i64_sum) X(U64, SUM, i64_sum)              \

@@ -102,6 +102,17 @@ static void write_counts(size_t *num, uint64_t *global_offset, uint64_t *global_
     *global_count = total;
 }
 
+/* A call's own arguments: ctx, and its count pointer (named what). A rank that fails here still
+   takes part in the agreement, so that no rank waits for it. */
+static pscan_status check_call(pscan_ctx *ctx, const char *fn, const void *count,
+                               const char *what) {
+  if (!ctx)
+    return pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  if (!count)
+    return pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, what);
+  return PSCAN_OK;
+}
+
 /* ---- select_if ---- */
 
 pscan_status pscan_mpi_select_if(pscan_ctx *ctx, MPI_Comm comm, const void *in, void *out,
@@ -110,14 +121,9 @@ pscan_status pscan_mpi_select_if(pscan_ctx *ctx, MPI_Comm comm, const void *in, 
                                  uint64_t *global_count) {
   static const char fn[] = "pscan_mpi_select_if";
   static const char *const names[] = {"type", "cmp", "value"};
-  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
-  pscan_status local = PSCAN_OK;
   int64_t fields[3] = {0};
   size_t dummy = 0, size = 0;
-  if (!ctx)
-    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  else if (!num_selected)
-    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: num_selected is NULL", fn);
+  pscan_status local = check_call(ctx, fn, num_selected, "num_selected");
   if (local == PSCAN_OK)
     local = pscan_mpi__core(ctx, pscan_select_if(ctx, NULL, NULL, 0, type, cmp, value, &dummy));
   if (local == PSCAN_OK) {
@@ -284,13 +290,8 @@ pscan_status pscan_mpi_run_length_encode(pscan_ctx *ctx, MPI_Comm comm, const vo
                                          uint64_t *global_offset, uint64_t *global_count) {
   static const char fn[] = "pscan_mpi_run_length_encode";
   static const char *const names[] = {"type"};
-  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
-  pscan_status local = PSCAN_OK;
   size_t dummy = 0, size = 0;
-  if (!ctx)
-    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  else if (!num_runs)
-    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: num_runs is NULL", fn);
+  pscan_status local = check_call(ctx, fn, num_runs, "num_runs");
   if (local == PSCAN_OK)
     local = pscan_mpi__core(ctx, pscan_run_length_encode(ctx, NULL, NULL, NULL, 0, type, &dummy));
   if (local == PSCAN_OK) {
@@ -326,13 +327,8 @@ pscan_status pscan_mpi_reduce_by_key(pscan_ctx *ctx, MPI_Comm comm, const void *
                                      uint64_t *global_offset, uint64_t *global_count) {
   static const char fn[] = "pscan_mpi_reduce_by_key";
   static const char *const names[] = {"key_type", "val_type", "op"};
-  /* a rank with a NULL ctx still takes part in the agreement, so that no rank waits for it */
-  pscan_status local = PSCAN_OK;
   size_t dummy = 0;
-  if (!ctx)
-    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  else if (!num_runs)
-    local = pscan_mpi__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: num_runs is NULL", fn);
+  pscan_status local = check_call(ctx, fn, num_runs, "num_runs");
   if (local == PSCAN_OK)
     local = pscan_mpi__core(ctx, pscan_reduce_by_key(ctx, NULL, key_type, NULL, val_type, NULL,
                                                      NULL, 0, op, &dummy));

@@ -147,10 +147,10 @@ typedef struct {
   uint64_t sum;
 } entry_header;
 
-static bool read_all(int fd, void *buf, size_t size) {
-  char *p = buf;
+/* Reads (or writes) all size bytes, retrying after signals; false on an error or an early end. */
+static bool transfer_all(int fd, char *p, size_t size, bool writing) {
   while (size) {
-    ssize_t r = read(fd, p, size);
+    ssize_t r = writing ? write(fd, p, size) : read(fd, p, size);
     if (r < 0 && errno == EINTR)
       continue;
     if (r <= 0)
@@ -161,18 +161,10 @@ static bool read_all(int fd, void *buf, size_t size) {
   return true;
 }
 
+static bool read_all(int fd, void *buf, size_t size) { return transfer_all(fd, buf, size, false); }
+
 static bool write_all(int fd, const void *buf, size_t size) {
-  const char *p = buf;
-  while (size) {
-    ssize_t r = write(fd, p, size);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return false;
-    p += r;
-    size -= (size_t)r;
-  }
-  return true;
+  return transfer_all(fd, (char *)(uintptr_t)buf, size, true); /* not written to */
 }
 
 bool pscan__cache_load(const char *key, const char *suffix, void **data, size_t *size) {

@@ -217,10 +217,7 @@ static int run_sweep(const bench_opts *o, bench_cpu *b, bench_csv *csv, bench_pl
       progress_clear();
       sysinfo_cpu_snapshot(&after);
       g.others_known = sysinfo_cpu_others(&before, &after, &g.others, &g.steal);
-      bench_print_group(&g);
-      if (csv->f)
-        bench_csv_group(csv->f, &g, machine);
-      if (plots && !bench_plot_add(plots, &g))
+      if (!bench_report_group(&g, csv, machine, plots))
         return 1;
     }
   return 0;
@@ -250,35 +247,26 @@ static void print_header(const bench_opts *o, const char *machine) {
   fflush(stdout);
 }
 
+/* Drops repeated entries of list (n entries of size bytes), keeping the first of each; returns
+   how many are left. */
+static int dedupe_list(void *list, int n, size_t size) {
+  char *p = list;
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    int j = 0;
+    while (j < k && memcmp(p + (size_t)j * size, p + (size_t)i * size, size) != 0)
+      j++;
+    if (j == k)
+      memmove(p + (size_t)k++ * size, p + (size_t)i * size, size);
+  }
+  return k;
+}
+
 /* Drops repeated entries of the lists, keeping the first of each. */
 static void dedupe(bench_opts *o) {
-  int k = 0;
-  for (int i = 0; i < o->nthreads; i++) {
-    int j = 0;
-    while (j < k && o->threads[j] != o->threads[i])
-      j++;
-    if (j == k)
-      o->threads[k++] = o->threads[i];
-  }
-  o->nthreads = k;
-  k = 0;
-  for (int i = 0; i < o->nsizes; i++) {
-    int j = 0;
-    while (j < k && o->sizes[j] != o->sizes[i])
-      j++;
-    if (j == k)
-      o->sizes[k++] = o->sizes[i];
-  }
-  o->nsizes = k;
-  k = 0;
-  for (int i = 0; i < o->ntypes; i++) {
-    int j = 0;
-    while (j < k && o->types[j] != o->types[i])
-      j++;
-    if (j == k)
-      o->types[k++] = o->types[i];
-  }
-  o->ntypes = k;
+  o->nthreads = dedupe_list(o->threads, o->nthreads, sizeof o->threads[0]);
+  o->nsizes = dedupe_list(o->sizes, o->nsizes, sizeof o->sizes[0]);
+  o->ntypes = dedupe_list(o->types, o->ntypes, sizeof o->types[0]);
 }
 
 /* ---- pscan bench --gpu (bench_gpu.c) ---- */

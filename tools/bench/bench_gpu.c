@@ -297,10 +297,7 @@ static int sweep(gpu_bench *g, const pscan_dtype *types, int ntypes, const size_
               cli_format_count(sizes[s], count, sizeof count));
       if (measure(g, types[t], sizes[s], reps, &grp))
         return 1;
-      bench_print_group(&grp);
-      if (csv->f)
-        bench_csv_group(csv->f, &grp, machine);
-      if (plots && !bench_plot_add(plots, &grp))
+      if (!bench_report_group(&grp, csv, machine, plots))
         return 1;
     }
   return 0;

@@ -19,6 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 
+bool bench_report_group(const bench_group *g, const bench_csv *csv, const char *machine,
+                        bench_plot *plots) {
+  bench_print_group(g);
+  if (csv->f)
+    bench_csv_group(csv->f, g, machine);
+  return !plots || bench_plot_add(plots, g);
+}
+
 bool bench_plot_add(bench_plot *p, const bench_group *g) {
   if (p->count + g->count > p->cap) {
     int cap = p->cap ? p->cap : 256;

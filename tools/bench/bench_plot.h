@@ -2,8 +2,9 @@
 #ifndef PSCAN_TOOL_BENCH_PLOT_H
 #define PSCAN_TOOL_BENCH_PLOT_H
 
-#include "result.h"
 #include "plot/plot.h"
+#include "report.h"
+#include "result.h"
 
 #include <stdbool.h>
 
@@ -14,6 +15,10 @@ typedef struct bench_plot {
 } bench_plot;
 /* Keeps g's results; false after printing why (out of memory). */
 bool bench_plot_add(bench_plot *p, const bench_group *g);
+/* A measured group, reported wherever the run sends it: the table on stdout, CSV rows where csv
+   has a file, kept for the plots where plots is not NULL; false as bench_plot_add. */
+bool bench_report_group(const bench_group *g, const bench_csv *csv, const char *machine,
+                        bench_plot *plots);
 void bench_plot_free(bench_plot *p);
 /* Whether PREFIX's directory is writable, checked before the run; false after printing why. */
 bool bench_plot_check(const char *prefix);

@@ -2,8 +2,9 @@
 #define _GNU_SOURCE
 #include "sysinfo.h"
 
+#include "cpu/cpu.h"
+
 #include <dlfcn.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,15 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-int sysinfo_cpus(void) {
-#ifdef CPU_COUNT
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return CPU_COUNT(&set);
-#endif
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
-}
+/* The CPU backend's own count, the one its thread pool is sized by. */
+int sysinfo_cpus(void) { return pscan__cpu_hardware_threads(); }
 
 /* The value of the first line of /proc/cpuinfo starting with key, trimmed, into buf. */
 static bool cpuinfo_field(const char *key, char *buf, size_t len) {

@@ -97,14 +97,19 @@ typedef struct source {
   long long size, mtime_s, mtime_ns;
 } source;
 
-static void source_free(source *s) {
-  if (s->map) {
-    map_unregister(s->map);
-    munmap(s->map, s->len);
+/* Unmaps map (len bytes; NULL: none), closes fd (-1: none), frees owned. */
+static void release_data(void *map, size_t len, int fd, void *owned) {
+  if (map) {
+    map_unregister(map);
+    munmap(map, len);
   }
-  if (s->fd >= 0)
-    close(s->fd);
-  free(s->owned);
+  if (fd >= 0)
+    close(fd);
+  free(owned);
+}
+
+static void source_free(source *s) {
+  release_data(s->map, s->len, s->fd, s->owned);
   *s = (source){.fd = -1};
 }
 
@@ -256,13 +261,7 @@ bool aio_load(const char *path, int type, aio_array *a, aio_err *err) {
 }
 
 void aio_free(aio_array *a) {
-  if (a->map) {
-    map_unregister(a->map);
-    munmap(a->map, a->map_len);
-  }
-  if (a->fd >= 0)
-    close(a->fd);
-  free(a->owned);
+  release_data(a->map, a->map_len, a->fd, a->owned);
   *a = (aio_array){.fd = -1};
 }
 

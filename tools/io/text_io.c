@@ -92,21 +92,16 @@ static num_result parse_unsigned(const char *s, pscan_dtype t, void *out) {
 static num_result parse_float(const char *s, pscan_dtype t, void *out) {
   char *end;
   errno = 0;
-  if (t == PSCAN_F32) {
-    float v = strtof(s, &end);
-    if (!consumed(s, end))
-      return NUM_GARBAGE;
-    if (errno == ERANGE && isinf(v))
-      return NUM_RANGE;
-    memcpy(out, &v, sizeof v);
-  } else {
-    double v = strtod(s, &end);
-    if (!consumed(s, end))
-      return NUM_GARBAGE;
-    if (errno == ERANGE && isinf(v))
-      return NUM_RANGE;
-    memcpy(out, &v, sizeof v);
-  }
+  float f = 0;
+  double d = t == PSCAN_F32 ? (f = strtof(s, &end)) : strtod(s, &end); /* f32: d is f, widened */
+  if (!consumed(s, end))
+    return NUM_GARBAGE;
+  if (errno == ERANGE && isinf(d))
+    return NUM_RANGE;
+  if (t == PSCAN_F32)
+    memcpy(out, &f, sizeof f);
+  else
+    memcpy(out, &d, sizeof d);
   return NUM_OK;
 }
 

@@ -166,43 +166,29 @@ static size_t align_head(char *dst, const char *src, size_t bytes, size_t vec) {
   return head;
 }
 
-__attribute__((target("avx2"))) static void copy_stream_avx2(char *dst, const char *src,
-                                                              size_t bytes) {
-  size_t i = align_head(dst, src, bytes, 32);
-  for (; i + 128 <= bytes; i += 128) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
-    __m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 32));
-    __m256i c = _mm256_loadu_si256((const __m256i *)(src + i + 64));
-    __m256i d = _mm256_loadu_si256((const __m256i *)(src + i + 96));
-    _mm256_stream_si256((__m256i *)(dst + i), a);
-    _mm256_stream_si256((__m256i *)(dst + i + 32), b);
-    _mm256_stream_si256((__m256i *)(dst + i + 64), c);
-    _mm256_stream_si256((__m256i *)(dst + i + 96), d);
+/* A streaming copy with vectors of type V (target TARGET): four unaligned loads, four aligned
+   non-temporal stores per step, then single vectors, then the plain tail. */
+#define COPY_STREAM(NAME, TARGET, V, LOADU, STREAM)                                               \
+  __attribute__((target(TARGET))) static void NAME(char *dst, const char *src, size_t bytes) {    \
+    const size_t w = sizeof(V);                                                                   \
+    size_t i = align_head(dst, src, bytes, w);                                                    \
+    for (; i + 4 * w <= bytes; i += 4 * w) {                                                      \
+      V a = LOADU((const V *)(src + i));                                                          \
+      V b = LOADU((const V *)(src + i + w));                                                      \
+      V c = LOADU((const V *)(src + i + 2 * w));                                                  \
+      V d = LOADU((const V *)(src + i + 3 * w));                                                  \
+      STREAM((V *)(dst + i), a);                                                                  \
+      STREAM((V *)(dst + i + w), b);                                                              \
+      STREAM((V *)(dst + i + 2 * w), c);                                                          \
+      STREAM((V *)(dst + i + 3 * w), d);                                                          \
+    }                                                                                             \
+    for (; i + w <= bytes; i += w)                                                                \
+      STREAM((V *)(dst + i), LOADU((const V *)(src + i)));                                        \
+    memcpy(dst + i, src + i, bytes - i);                                                          \
+    _mm_sfence(); /* non-temporal stores are weakly ordered: visible before returning */          \
   }
-  for (; i + 32 <= bytes; i += 32)
-    _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
-  memcpy(dst + i, src + i, bytes - i);
-  _mm_sfence(); /* non-temporal stores are weakly ordered: make them visible before returning */
-}
-
-__attribute__((target("sse2"))) static void copy_stream_sse2(char *dst, const char *src,
-                                                             size_t bytes) {
-  size_t i = align_head(dst, src, bytes, 16);
-  for (; i + 64 <= bytes; i += 64) {
-    __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
-    __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-    __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
-    __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-    _mm_stream_si128((__m128i *)(dst + i), a);
-    _mm_stream_si128((__m128i *)(dst + i + 16), b);
-    _mm_stream_si128((__m128i *)(dst + i + 32), c);
-    _mm_stream_si128((__m128i *)(dst + i + 48), d);
-  }
-  for (; i + 16 <= bytes; i += 16)
-    _mm_stream_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
-  memcpy(dst + i, src + i, bytes - i);
-  _mm_sfence();
-}
+COPY_STREAM(copy_stream_avx2, "avx2", __m256i, _mm256_loadu_si256, _mm256_stream_si256)
+COPY_STREAM(copy_stream_sse2, "sse2", __m128i, _mm_loadu_si128, _mm_stream_si128)
 #endif
 
 typedef void (*copy_fn)(char *dst, const char *src, size_t bytes);

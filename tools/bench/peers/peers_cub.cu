@@ -3,6 +3,8 @@
 // only in a CUDA build; the library stays C11 and depends on neither.
 #include "peers_cub.h"
 
+#include "cub_temp.cuh"
+
 #include "lists.h"
 
 #include <cub/device/device_scan.cuh>
@@ -15,29 +17,15 @@
 
 namespace {
 
-// CUB's temporary storage, kept between calls and grown when a call needs more.
-void *temp = nullptr;
-size_t temp_bytes = 0;
-
-cudaError_t grow_temp(size_t bytes) {
-  if (bytes <= temp_bytes)
-    return cudaSuccess;
-  cudaFree(temp);
-  temp = nullptr;
-  temp_bytes = 0;
-  cudaError_t e = cudaMalloc(&temp, bytes ? bytes : 1);
-  if (e == cudaSuccess)
-    temp_bytes = bytes;
-  return e;
-}
+cub_temp temp; // CUB's temporary storage
 
 template <class T> cudaError_t cub_scan(const T *in, T *out, size_t n, cudaStream_t s) {
   size_t bytes = 0;
   cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, (int64_t)n, s);
   if (e == cudaSuccess)
-    e = grow_temp(bytes);
+    e = temp.grow(bytes);
   if (e == cudaSuccess)
-    e = cub::DeviceScan::InclusiveSum(temp, bytes, in, out, (int64_t)n, s);
+    e = cub::DeviceScan::InclusiveSum(temp.p, bytes, in, out, (int64_t)n, s);
   return e;
 }
 
@@ -75,7 +63,5 @@ extern "C" int peer_gpu_scan(peer_gpu p, pscan_dtype t, const void *d_in, void *
 }
 
 extern "C" void peer_gpu_release(void) {
-  cudaFree(temp);
-  temp = nullptr;
-  temp_bytes = 0;
+  temp.release();
 }

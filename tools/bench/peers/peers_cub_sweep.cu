@@ -2,6 +2,8 @@
 // compaction calls. Bench code, compiled only in a CUDA build; the library depends on none of it.
 #include "peers_cub_sweep.h"
 
+#include "cub_temp.cuh"
+
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_run_length_encode.cuh>
@@ -14,22 +16,8 @@ namespace {
 
 const int kBlocks = 2048, kThreads = 256;
 
-// CUB's temporary storage, grown when a call needs more.
-void *temp = nullptr;
-size_t temp_bytes = 0;
+cub_temp temp; // CUB's temporary storage
 unsigned long long *d_sum = nullptr;
-
-cudaError_t grow_temp(size_t bytes) {
-  if (bytes <= temp_bytes)
-    return cudaSuccess;
-  cudaFree(temp);
-  temp = nullptr;
-  temp_bytes = 0;
-  cudaError_t e = cudaMalloc(&temp, bytes ? bytes : 1);
-  if (e == cudaSuccess)
-    temp_bytes = bytes;
-  return e;
-}
 
 __device__ void put_int(void *d, size_t es, size_t i, unsigned long long v) {
   switch (es) {
@@ -104,8 +92,8 @@ template <class T> struct Less {
     void *tmp = nullptr;                                                                          \
     cudaError_t e = call_with_temp;                                                               \
     if (e == cudaSuccess)                                                                         \
-      e = grow_temp(bytes);                                                                       \
-    tmp = temp;                                                                                   \
+      e = temp.grow(bytes);                                                                       \
+    tmp = temp.p;                                                                                 \
     return e == cudaSuccess ? (call_with_temp) : e;                                               \
   } while (0)
 
@@ -174,9 +162,7 @@ extern "C" int sweep_cub_call(const sweep_point *p, const sweep_gpu_bufs *b) {
 }
 
 extern "C" void sweep_cub_release(void) {
-  cudaFree(temp);
-  temp = nullptr;
-  temp_bytes = 0;
+  temp.release();
   cudaFree(d_sum);
   d_sum = nullptr;
 }

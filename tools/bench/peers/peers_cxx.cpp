@@ -88,6 +88,20 @@ template <class T> void scan(peer_cxx p, int threads, const void *in_, void *out
   }
 }
 
+// The compaction peers: f(std::execution::par) in the thread count's arena for PEER_STD_PAR,
+// else f() (no policy: the sequential algorithm).
+template <class F> size_t with_policy(peer_cxx p, int threads, F f) {
+#ifdef PEERS_HAVE_TBB
+  if (p == PEER_STD_PAR) {
+    size_t count = 0;
+    arena(threads).execute([&] { count = f(std::execution::par); });
+    return count;
+  }
+#endif
+  (void)p, (void)threads;
+  return f();
+}
+
 } // namespace
 
 extern "C" bool peer_cxx_available(peer_cxx p) {
@@ -124,34 +138,15 @@ extern "C" void peer_cxx_scan(peer_cxx p, int threads, pscan_dtype t, const void
 extern "C" size_t peer_cxx_select(peer_cxx p, int threads, const int32_t *in, int32_t *out,
                                   size_t n, int32_t threshold) {
   auto keep = [threshold](int32_t x) { return x < threshold; };
-  (void)threads;
-#ifdef PEERS_HAVE_TBB
-  if (p == PEER_STD_PAR) {
-    size_t count = 0;
-    arena(threads).execute([&] {
-      count = (size_t)(std::copy_if(std::execution::par, in, in + n, out, keep) - out);
-    });
-    return count;
-  }
-#endif
-  (void)p;
-  return (size_t)(std::copy_if(in, in + n, out, keep) - out);
+  return with_policy(p, threads, [&](auto... policy) {
+    return (size_t)(std::copy_if(policy..., in, in + n, out, keep) - out);
+  });
 }
 
 extern "C" size_t peer_cxx_partition(peer_cxx p, int threads, const int32_t *in, int32_t *kept,
                                      int32_t *rejected, size_t n, int32_t threshold) {
   auto keep = [threshold](int32_t x) { return x < threshold; };
-  (void)threads;
-#ifdef PEERS_HAVE_TBB
-  if (p == PEER_STD_PAR) {
-    size_t count = 0;
-    arena(threads).execute([&] {
-      count = (size_t)(std::partition_copy(std::execution::par, in, in + n, kept, rejected, keep)
-                           .first - kept);
-    });
-    return count;
-  }
-#endif
-  (void)p;
-  return (size_t)(std::partition_copy(in, in + n, kept, rejected, keep).first - kept);
+  return with_policy(p, threads, [&](auto... policy) {
+    return (size_t)(std::partition_copy(policy..., in, in + n, kept, rejected, keep).first - kept);
+  });
 }
