@@ -25,8 +25,9 @@
  * and the last partition closes the last run. reduce_by_key reads its values a second time (from
  * cache) after the look-back, so it does not run in place (nor does pscan.h allow it).
  * scan_by_key has the same aggregate as reduce_by_key (heads, and the reduction since the last
- * one); after the look-back each partition scans its segments (scan_segments), the first one
- * continuing from the carry. It writes only its own range, so it may run in place.
+ * one); after the look-back each partition scans its segments (pscan__cpu_scan_segments in
+ * compact_short_runs.c), the first one continuing from the carry. It writes only its own range,
+ * so it may run in place.
  *
  * Why in place (out == in: select_if, select_flagged, unique, run_length_encode's values) is
  * safe, in the same single pass:
@@ -48,6 +49,8 @@
  * lands where a sequential stable compaction would put it. The same holds with the chained
  * look-back and on one thread. flags and counts_out never overlap out (api.c refuses that), and
  * select's comparison value is copied by api.c before the call (it may lie inside out). */
+#include "compact_out.h"
+#include "compact_short_runs.h"
 #include "compact_simd.h"
 #include "cpu.h"
 
@@ -190,45 +193,6 @@ static char *last_slot(const pscan__cpu_job *job, size_t k) {
   return pscan__lb_prefix(job, k) + job->op->acc_size;
 }
 
-/* ---- The copies out of a partition's buffer ----
-   Where the output is streamed, the whole 64-byte lines of dst are written with non-temporal
-   stores and the partial lines at its ends with plain ones: a partial line written
-   non-temporally leaves the write-combining buffer as a partial write, which the memory
-   controller completes with a read (and the neighbouring partition, on another core, writes the
-   rest of that line). No fence here: a partition's outputs are read only by the caller, after
-   the pool's completion, so each thread fences its streamed stores once, when it runs out of
-   partitions (end_streams), instead of once per copy (a fence waits for every store in flight:
-   per partition, under a saturated memory bus, a stall of the order of a microsecond). */
-static void copy_out(void *dst, const void *src, size_t bytes, bool stream) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (stream && bytes >= 256) {
-    char *d = dst;
-    const char *s = src;
-    size_t head = (64 - (uintptr_t)d % 64) % 64;
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
-    for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
-      for (int j = 0; j < 64; j += 16)
-        _mm_stream_si128((__m128i *)(void *)(d + j),
-                         _mm_loadu_si128((const __m128i *)(const void *)(s + j)));
-    memcpy(d, s, bytes);
-    return;
-  }
-#endif
-  (void)stream;
-  memcpy(dst, src, bytes);
-}
-
-/* Orders this thread's streamed stores before its completion of the task (see copy_out). */
-static void end_streams(bool stream) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (stream)
-    _mm_sfence();
-#else
-  (void)stream;
-#endif
-}
-
 /* ---- The single-pass task ---- */
 
 typedef struct compact_task {
@@ -283,132 +247,6 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   *kept = heads - skip;
   *first_pos = pos ? pos + skip : NULL;
   return buf + skip * size;
-}
-
-/* ---- Short runs ----
-   The operator's reduce and scan kernels (SIMD where the CPU has it) pay a fixed cost per call:
-   vector setup, masked loads, a horizontal fold of the lanes through combine. Over a long run it
-   vanishes; at run length 1 it is the whole cost (reduce_by_key: ~100 ns a run, 50x a copy of
-   the run's bytes). Runs shorter than SHORT_RUN are folded here with combine (a run of one is a
-   copy), segments shorter than SHORT_SEGMENT are scanned here (the SIMD scan kernels' setup is
-   cheaper: from 3 items on they beat a combine per item). The by-key operators accumulate in
-   their value type (backend.c: builtin(val, val, op)), so a value is an accumulator, and
-   acc_size <= 8. */
-enum { SHORT_RUN = 16, SHORT_SEGMENT = 3, STREAM_SEGMENT = 1024 };
-
-/* memcpy of one value of vs bytes (1, 2, 4 or 8) with a constant size, so that it compiles to a
-   move rather than a call. */
-static inline void copy_val(void *dst, const void *src, size_t vs) {
-  switch (vs) {
-  case 1: memcpy(dst, src, 1); break;
-  case 2: memcpy(dst, src, 2); break;
-  case 4: memcpy(dst, src, 4); break;
-  default: memcpy(dst, src, 8); break;
-  }
-}
-
-/* The end m of the stretch of heads i, i + 1, ... (i >= 1) each one item after the one before:
-   pos[j] - pos[j - 1] == 1 for i <= j < m. */
-static size_t unit_stretch(const size_t *pos, size_t i, size_t kept) {
-  size_t m = i + 1;
-  while (m < kept && pos[m] - pos[m - 1] == 1)
-    m++;
-  return m;
-}
-
-/* *acc = v[0] ⊕ ... ⊕ v[len-1] (len >= 1). */
-static void run_reduce(const pscan__cpu_op *vop, const char *v, size_t len, size_t vs, void *acc) {
-  if (len >= SHORT_RUN) {
-    vop->reduce(vop, v, len, acc);
-    return;
-  }
-  copy_val(acc, v, vs);
-  for (size_t j = 1; j < len; j++)
-    vop->combine(vop, acc, acc, v + j * vs);
-}
-
-/* The segment in[0..len) scanned into out (may equal in), starting from *from (NULL: from in[0]
-   when inclusive; the identity *ident when exclusive). */
-static void short_scan(const pscan__cpu_op *vop, int exclusive, const char *in, char *out,
-                       size_t len, size_t vs, const void *from, const void *ident) {
-  uint64_t acc, x;
-  if (exclusive) {
-    copy_val(&acc, from ? from : ident, vs);
-    for (size_t j = 0; j < len; j++) {
-      copy_val(&x, in + j * vs, vs); /* read before the write: in place */
-      copy_val(out + j * vs, &acc, vs);
-      vop->combine(vop, &acc, &acc, &x);
-    }
-    return;
-  }
-  if (from)
-    vop->combine(vop, &acc, from, in);
-  else
-    copy_val(&acc, in, vs);
-  copy_val(out, &acc, vs);
-  for (size_t j = 1; j < len; j++) {
-    vop->combine(vop, &acc, &acc, in + j * vs);
-    copy_val(out + j * vs, &acc, vs);
-  }
-}
-
-/* scan_by_key, partition [start, start + len) once its look-back is done: one scan per segment
-   between heads (pos[0..kept)), each starting from init (NULL: from its first value, or the
-   identity when exclusive); the segment that comes in from the predecessors (before the first
-   local head, k > 0) starts from init ⊕ carry, carry being the reduction of the values since the
-   last head before this partition. In place is safe: a partition writes only its own range,
-   which only it reads, and the scan kernels read in[i] before writing out[i]. Segments shorter
-   than SHORT_SEGMENT are scanned by short_scan. */
-static void scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop, size_t start,
-                          size_t len, const size_t *pos, size_t kept, const uint64_t *carry,
-                          void *scratch, bool stream) {
-  size_t vs = c->val_size, lo = start, end = start + len;
-  const char *vin = c->vals_in;
-  char *vout = c->vals_out;
-  uint64_t ident = 0;
-  bool have_ident = false;
-  for (size_t i = 0; i <= kept; i++) {
-    size_t hi = i < kept ? pos[i] : end;
-    if (i > 0 && hi - lo == 1 && !c->exclusive && !c->init) {
-      /* Segments of one item, inclusive, no init: each is its own value. A stretch of them
-         (segments i .. j, segment t = [pos[t - 1], its end)) is one copy. */
-      size_t j = i;
-      while (j < kept && (j + 1 < kept ? pos[j + 1] : end) - pos[j] == 1)
-        j++;
-      hi = j < kept ? pos[j] : end;
-      memmove(vout + lo * vs, vin + lo * vs, (hi - lo) * vs); /* in place: the same range */
-      lo = hi;
-      i = j;
-      continue;
-    }
-    if (hi > lo) {
-      uint64_t first;
-      const void *from = c->init;
-      if (i == 0 && carry) { /* the segment coming in from the predecessors */
-        if (c->init)
-          vop->combine(vop, &first, c->init, carry);
-        else
-          memcpy(&first, carry, vs);
-        from = &first;
-      }
-      if (hi - lo >= SHORT_SEGMENT) {
-        /* Long segments of a streamed output with non-temporal stores (no read-for-ownership
-           of vals_out); the stream kernels fence before they return, a cost that a segment of
-           STREAM_SEGMENT items hides. */
-        pscan__cpu_scan(vop, c->exclusive, stream && hi - lo >= STREAM_SEGMENT, vin + lo * vs,
-                        vout + lo * vs, hi - lo, from, scratch, NULL);
-      } else {
-        if (c->exclusive && !from && !have_ident) { /* the identity, from the kernel itself */
-          uint64_t one;
-          memcpy(&one, vin + lo * vs, vs);
-          vop->scan_excl(vop, &one, &ident, 1, NULL, scratch);
-          have_ident = true;
-        }
-        short_scan(vop, c->exclusive, vin + lo * vs, vout + lo * vs, hi - lo, vs, from, &ident);
-      }
-    }
-    lo = hi;
-  }
 }
 
 /* ---- reduce_by_key and scan_by_key with the AVX-512 kernels (compact_simd.h) ----
@@ -557,8 +395,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     pscan__lb_publish(job, k, PSCAN__STATUS_P);
     /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
     if (seg_scan) {
-      scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL, kernel_scratch,
-                    job->stream);
+      pscan__cpu_scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL,
+                               kernel_scratch, job->stream);
       continue;
     }
     if (kept)
