@@ -18,16 +18,24 @@ _DL_CPU = (1, 3)
 _DL_CUDA = (2, 13)
 
 
+# The array libraries' own types, by type: a dictionary lookup instead of the tests below on
+# every call (a small call's overhead is measured in microseconds: docs/PERFORMANCE.md).
+_FAMILY_OF_TYPE: dict = {np.ndarray: "numpy"}
+
+
 def family(x) -> str:
     """'numpy', 'torch', 'cupy', 'jax', 'cai' (anything with __cuda_array_interface__), 'dlpack'."""
+    f = _FAMILY_OF_TYPE.get(type(x))
+    if f is not None:
+        return f
     if isinstance(x, np.ndarray):
         return "numpy"
     mod = type(x).__module__.partition(".")[0]
-    if mod == "torch":
-        return "torch"
-    if mod == "cupy":
-        return "cupy"
+    if mod in ("torch", "cupy"):
+        _FAMILY_OF_TYPE[type(x)] = mod
+        return mod
     if mod in ("jax", "jaxlib"):
+        _FAMILY_OF_TYPE[type(x)] = "jax"
         return "jax"
     if hasattr(x, "__cuda_array_interface__"):
         return "cai"
@@ -99,6 +107,8 @@ def dtype(x, fam: str) -> np.dtype:
 
 
 def shape(x) -> tuple:
+    if isinstance(x, np.ndarray):  # a tuple of ints already
+        return x.shape
     return tuple(map(int, x.shape))
 
 
@@ -112,7 +122,7 @@ def for_core(x, fam: str):
         return x
     if fam == "torch":  # its own accessors are much faster than its Python-level __dlpack__
         es = x.element_size()
-        return (x.data_ptr(), tuple(x.shape), tuple(s * es for s in x.stride()), es)
+        return (x.data_ptr(), tuple(x.shape), tuple([s * es for s in x.stride()]), es)
     if fam == "cupy":
         return (x.data.ptr, x.shape, x.strides, x.itemsize)
     if fam == "cai":
