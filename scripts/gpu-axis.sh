@@ -9,8 +9,9 @@
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
 # lbcols: test_axis --backend cuda (quick) with every PSCAN_CUDA_AXIS_LB_COLS (32..256) and with
 #         PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000 (the 3-pass side-by-side scan alone).
-# ab: pscan_axis_bench --gpu alternating with the same run under the environment $AB_ENV
-#     (e.g. AB_ENV="PSCAN_CUDA_AXIS_LB_MIN_LINES=2048 PSCAN_CUDA_AXIS_LB_COLS=256"), two rounds.
+# ab: pscan_axis_bench --gpu by default and under each environment set of $AB_ENV (sets separated
+#     by ';', e.g. AB_ENV="PSCAN_CUDA_AXIS_LB_COLS=256;PSCAN_CUDA_AXIS_LB_MIN_LINES=99999999"),
+#     $AB_ROUNDS rounds (default 2); a table of % of copy, one column per run.
 # Results (logs, CSV) go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" axis-summary.txt "build test sanitize bench peers" -- "$@"
 
@@ -58,24 +59,26 @@ if has bench; then
     tee "$OUT/axis-bench-cpu.txt" | tee -a "$OUT/axis-summary.txt"
 fi
 if has ab; then
-  for round in 1 2; do
-    for side in default ab; do
-      log "pscan_axis_bench --gpu ($side${AB_ENV:+: $AB_ENV}, round $round)"
-      run=(./build-gpu/pscan_axis_bench)
-      # shellcheck disable=SC2206
-      [[ $side == ab ]] && run=(env ${AB_ENV:-} ./build-gpu/pscan_axis_bench)
-      "${run[@]}" --gpu --reps 11 --csv "$OUT/axis-ab-$side-$round.csv" 2>&1 | grep -v segmented |
-        tee -a "$OUT/axis-summary.txt" >/dev/null
+  # the default, then each environment set of $AB_ENV (sets separated by ';'), $AB_ROUNDS rounds
+  IFS=';' read -ra ab_envs <<<"${AB_ENV:-}"
+  ab_envs=("" "${ab_envs[@]}")
+  csvs=()
+  for round in $(seq "${AB_ROUNDS:-2}"); do
+    for i in "${!ab_envs[@]}"; do
+      log "pscan_axis_bench --gpu (env: ${ab_envs[$i]:-default}, round $round)"
+      # shellcheck disable=SC2086
+      env ${ab_envs[$i]} ./build-gpu/pscan_axis_bench --gpu --reps 11 --csv "$OUT/axis-ab-$i-$round.csv" \
+        >"$OUT/axis-ab-$i-$round.txt" 2>&1 || status=1
+      csvs+=("$OUT/axis-ab-$i-$round.csv")
     done
   done
-  log "A/B (% of copy, default vs ab, two rounds)"
-  python3 - "$OUT"/axis-ab-{default-1,ab-1,default-2,ab-2}.csv <<'PY' | tee -a "$OUT/axis-summary.txt"
+  log "A/B: % of copy by environment (columns: default, then AB_ENV's sets in order; rounds after each other)"
+  python3 - "${csvs[@]}" <<'PY' | tee -a "$OUT/axis-summary.txt"
 import csv, sys
 runs = [{(r["dtype"], r["shape"], r["axis_or_k"]): r["pct_of_copy"] for r in csv.DictReader(open(f))
          if r["kind"] == "axis"} for f in sys.argv[1:]]
-print("dtype shape              axis  default   ab  default   ab")
 for key in runs[0]:
-    print("%-5s %-18s %4s " % key + " ".join("%7s" % run.get(key, "-") for run in runs))
+    print("%-5s %-18s %4s " % key + " ".join("%6s" % run.get(key, "-")[:6] for run in runs))
 PY
 fi
 if has peers; then

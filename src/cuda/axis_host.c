@@ -94,8 +94,8 @@ static unsigned side_lb_cols(uint64_t nlines) {
   return nlines <= 32 ? 32 : 64;
 }
 
-/* Lines side by side in one pass (side_lb): one allocation holds the tile counter, the flags and
-   the chunks' reductions and inclusive prefixes. */
+/* Lines side by side in one pass (side_lb): one allocation holds the tile counter and the status
+   words of the chunks' reductions and inclusive prefixes. */
 static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
                                 pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
   p->lb_cols = side_lb_cols(p->nlines);
@@ -105,13 +105,11 @@ static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *
   p->nchunks = ((uint64_t)p->len + rows - 1) / rows;
   if (p->nchunks * ncb > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
-  const size_t flag_bytes = (8 + p->nchunks * ncb * sizeof(unsigned) + 15) / 16 * 16;
-  char *buf = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, flag_bytes + 2 * p->nchunks * p->nlines * acc_size,
+  char *buf = NULL; /* the counter, 8 bytes apart for the 16-byte words, then the words */
+  PSCAN__CHECK(device_alloc(ctx, stream, 16 + 2 * p->nchunks * p->nlines * PSCAN__AXIS_LB_WORD(acc_size),
                             (void **)&buf));
-  p->lb_counter = (unsigned long long *)buf;
-  p->lb_flags = (unsigned *)(buf + 8);
-  p->agg = buf + flag_bytes;
+  p->lb_counter = (unsigned long long *)(buf + 8);
+  p->agg = buf + 16;
   int e = k->side_lb(p, stream);
   cudaFreeAsync(buf, (cudaStream_t)stream);
   AX_CHECK(ctx, e, "axis scan (side by side, one pass)");

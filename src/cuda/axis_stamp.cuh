@@ -208,29 +208,20 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_scan_kernel)(c
 }
 
 /* Lines side by side in one pass: decoupled look-back (Merrill & Garland, NVR-2016-002) along
-   the axis, per column, with a window of predecessors read at once. A block is G = AX_THREADS /
-   lb_cols row groups of lb_cols columns (one column per thread, G x AX_LB_ROWS rows held in
-   registers: narrow arrays get tall tiles). Tile t, taken in order from a counter, is chunk
-   k = t / ncb of column block cb = t % ncb. It publishes its columns' reductions under one flag
-   per tile (1: reductions, 2: inclusive prefixes), then reads the flags of G x AX_LB_PER
-   predecessors at once and folds their values back to the nearest inclusive prefix (window after
-   window), publishes its own, and scans its rows from the prefix: 2n data movement plus two
-   accumulators per column and chunk. Reading a window rather than one predecessor at a time lets
-   the chain of inclusive prefixes advance a window per round trip: one predecessor per step cost
-   ~80 ns a chunk in series (docs/PERFORMANCE.md, "Axis scans on the GPU"). A tile waits only on
-   tiles taken before it, so every wait ends. */
+   the axis, per column. A block is G = AX_THREADS / lb_cols row groups of lb_cols columns (one
+   column per thread; G x AX_LB_ROWS rows held in registers, so narrow arrays get tall tiles).
+   Tile t, taken in order from a counter, is chunk k = t / ncb of column block cb = t % ncb. Each
+   column of a tile publishes its reduction, then its inclusive prefix, in one status word per
+   column and chunk (the 1-D scan's words, scan_ops.cuh: value and epoch in one access, so no
+   fence and no block-wide flag), folds its predecessors back to the nearest inclusive prefix a
+   window at a time, and scans its rows from the prefix: 2n data movement. A window is
+   G x AX_LB_PER chunks: row group g reads slice g (AX_LB_PER words in flight at once). A tile
+   waits only on tiles taken before it, so every wait ends. */
 #define AX_LB_ROWS PSCAN__AXIS_LB_ROWS(ACC_SIZE)
-#define AX_LB_PER 16 /* predecessors a row group folds per look-back round */
+#define AX_LB_PER 8  /* predecessors a row group reads per look-back round */
+#define AX_LB_EPOCH 1 /* the words are zeroed before each launch */
 
-static __device__ __forceinline__ void NAME(ax_lb_publish)(unsigned *flag, unsigned v) {
-  __threadfence(); /* this thread's accumulator before the flag */
-  __syncthreads();
-  if (threadIdx.x == 0)
-    atomicExch(flag, v);
-}
-
-/* part[g * cols + column] for g in [g0, g1) folded in order (the block's row groups, or the
-   window's slices, nearest last). */
+/* part[g * cols + column] for g in [g0, g1), folded in order onto acc. */
 static __device__ __forceinline__ ACC_T NAME(ax_lb_fold_parts)(const ACC_T *part, unsigned cols,
                                                               unsigned column, unsigned g0,
                                                               unsigned g1, ACC_T acc) {
@@ -239,68 +230,82 @@ static __device__ __forceinline__ ACC_T NAME(ax_lb_fold_parts)(const ACC_T *part
   return acc;
 }
 
-/* The fold of the chunks before chunk k of column block cb back to the nearest inclusive prefix
-   (which holds init), for the thread's column (all threads return it). Each round takes a window
-   of up to groups x AX_LB_PER predecessors: one thread per predecessor reads its flag (waiting
-   for a reduction at least), then row group g loads slice g of the window's values (AX_LB_PER
-   loads in flight at once; slice 0 the nearest) and the slices are folded farthest first. */
+/* The word of chunk j, column c: its inclusive prefix (returns 2), else its reduction (1), else
+   nothing yet (0). */
+static __device__ __forceinline__ int NAME(ax_lb_read)(const pscan__cuda_axis_params *p,
+                                                       uint64_t j, uint64_t c, ACC_T *v) {
+  const uint64_t at = j * p->nlines + c, words = p->nchunks * p->nlines;
+  if (NAME(read_word)(p->agg, words + at, AX_LB_EPOCH, v))
+    return 2;
+  return NAME(read_word)(p->agg, at, AX_LB_EPOCH, v) ? 1 : 0;
+}
+
+/* The fold of the chunks before chunk k back to the nearest inclusive prefix (which holds init),
+   for the thread's column c, returned by every row group. Rounds are block-wide (they share
+   part_s / has_s); a column whose prefix is found sits the later rounds out. */
 static __device__ ACC_T NAME(ax_lb_look_back)(const pscan__cuda_axis_params *p, uint64_t k,
-                                              uint64_t cb, uint64_t ncb, unsigned cols,
-                                              unsigned g, uint64_t c, bool live, ACC_T *part_s,
-                                              unsigned *stop_s) {
-  const unsigned groups = AX_THREADS / cols, window = groups * AX_LB_PER;
-  const ACC_T *aggs = (const ACC_T *)p->agg, *incls = aggs + p->nchunks * p->nlines;
+                                              unsigned cols, unsigned g, uint64_t c, bool live,
+                                              ACC_T *part_s, unsigned char *has_s) {
+  const unsigned groups = AX_THREADS / cols, window = groups * AX_LB_PER, column = threadIdx.x % cols;
   ACC_T back = NAME(identity)();
-  for (uint64_t hi = k;;) { /* predecessors hi - 1, hi - 2, ... (i = 0, 1, ... in the window) */
-    const unsigned w = hi < window ? (unsigned)hi : window;
-    if (threadIdx.x == 0)
-      *stop_s = w;
-    __syncthreads();
-    if (threadIdx.x < w) {
-      const unsigned *flag = p->lb_flags + (hi - 1 - threadIdx.x) * ncb + cb;
-      unsigned f, ns = PSCAN__BACKOFF_FIRST_NS;
-      while ((f = *(volatile const unsigned *)flag) == 0)
-        pscan__backoff(&ns);
-      if (f == 2)
-        atomicMin(stop_s, threadIdx.x); /* the nearest inclusive prefix ends the fold */
-    }
-    __syncthreads();
-    __threadfence(); /* the flags before the values they publish */
-    const unsigned stop = *stop_s, used = stop < w ? stop + 1 : w, i0 = g * AX_LB_PER;
-    ACC_T v[AX_LB_PER], slice = NAME(identity)();
+  bool found = !live;
+  for (uint64_t hi = k;; hi = hi > window ? hi - window : 0) {
+    /* slice g of the window: predecessors hi - 1 - i, i in [g * AX_LB_PER, +AX_LB_PER) */
+    ACC_T v[AX_LB_PER];
+    unsigned incl = 0, pending = 0;
 #pragma unroll
     for (int j = 0; j < AX_LB_PER; j++) {
-      const unsigned i = i0 + j;
+      const uint64_t i = (uint64_t)g * AX_LB_PER + j;
       v[j] = NAME(identity)();
-      if (live && i < used)
-        v[j] = *(volatile const ACC_T *)((i == stop ? incls : aggs) + (hi - 1 - i) * p->nlines + c);
+      if (!found && i < hi)
+        pending |= 1u << j;
     }
+    for (unsigned ns = PSCAN__BACKOFF_FIRST_NS; pending; pscan__backoff(&ns)) {
 #pragma unroll
-    for (int j = AX_LB_PER - 1; j >= 0; j--) /* farthest first */
-      slice = NAME(op)(slice, v[j]);
-    part_s[threadIdx.x] = slice;
+      for (int j = 0; j < AX_LB_PER; j++)
+        if (pending >> j & 1) {
+          const int st = NAME(ax_lb_read)(p, hi - 1 - ((uint64_t)g * AX_LB_PER + j), c, &v[j]);
+          if (st)
+            pending &= ~(1u << j);
+          if (st == 2)
+            incl |= 1u << j;
+        }
+      if (!pending)
+        break;
+    }
+    /* this slice folded from its nearest inclusive prefix (or its farthest word) to slice start */
+    const int stop = incl ? __ffs(incl) - 1 : AX_LB_PER - 1;
+    ACC_T part = NAME(identity)();
+#pragma unroll
+    for (int j = AX_LB_PER - 1; j >= 0; j--)
+      if (j <= stop)
+        part = NAME(op)(part, v[j]);
+    part_s[threadIdx.x] = part;
+    has_s[threadIdx.x] = incl != 0;
     __syncthreads();
-    ACC_T win = NAME(identity)();
-    for (unsigned s = groups; s-- > 0;)
-      win = NAME(op)(win, part_s[s * cols + threadIdx.x % cols]);
-    back = NAME(op)(win, back);
-    __syncthreads(); /* part_s and stop_s free for the next round */
-    if (stop < w)
+    if (!found) { /* the slices, nearest first, up to the first holding an inclusive prefix */
+      ACC_T win = NAME(identity)();
+      for (unsigned s = 0; s < groups && !found; s++) {
+        win = NAME(op)(part_s[s * cols + column], win);
+        found = has_s[s * cols + column] || hi <= window;
+      }
+      back = NAME(op)(win, back);
+    }
+    if (!__syncthreads_or(!found)) /* also: part_s and has_s free for the next round */
       return back;
-    hi -= w;
   }
 }
 
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_lb_kernel)(const pscan__cuda_axis_params p) {
   __shared__ unsigned long long tile_s;
-  __shared__ unsigned stop_s;
   __shared__ ACC_T part_s[AX_THREADS];
+  __shared__ unsigned char has_s[AX_THREADS];
   if (threadIdx.x == 0)
     tile_s = atomicAdd(p.lb_counter, 1ull);
   __syncthreads();
   const unsigned cols = p.lb_cols, groups = AX_THREADS / cols, g = threadIdx.x / cols;
   const uint64_t ncb = (p.nlines + cols - 1) / cols, t = tile_s;
-  const uint64_t k = t / ncb, cb = t % ncb, c = cb * cols + threadIdx.x % cols;
+  const uint64_t k = t / ncb, c = (t % ncb) * cols + threadIdx.x % cols;
   int64_t io = 0, oo = 0;
   const bool live = NAME(ax_column)(&p, c, &io, &oo);
   const int64_t r0 = (int64_t)k * p.rows + (int64_t)g * AX_LB_ROWS;
@@ -324,19 +329,17 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_lb_kernel)(con
   const ACC_T before = NAME(ax_lb_fold_parts)(part_s, cols, column, 0, g, NAME(identity)());
   const ACC_T tile = NAME(ax_lb_fold_parts)(part_s, cols, column, g, groups, before);
   __syncthreads();
-  ACC_T *aggs = (ACC_T *)p.agg, *incls = aggs + p.nchunks * p.nlines;
+  const uint64_t at = k * p.nlines + c, words = p.nchunks * p.nlines;
   ACC_T prefix = NAME(ax_start)(&p);
   if (k > 0) {
     if (live && g == 0)
-      aggs[k * p.nlines + c] = tile;
-    NAME(ax_lb_publish)(p.lb_flags + k * ncb + cb, 1);
-    prefix = NAME(ax_lb_look_back)(&p, k, cb, ncb, cols, g, c, live, part_s, &stop_s);
+      NAME(publish)(p.agg, at, tile, AX_LB_EPOCH);
+    prefix = NAME(ax_lb_look_back)(&p, k, cols, g, c, live, part_s, has_s);
   }
-  if (live && g == 0)
-    incls[k * p.nlines + c] = NAME(op)(prefix, tile);
-  NAME(ax_lb_publish)(p.lb_flags + k * ncb + cb, 2);
   if (!live)
     return;
+  if (g == 0)
+    NAME(publish)(p.agg, words + at, NAME(op)(prefix, tile), AX_LB_EPOCH);
   ACC_T *out = (ACC_T *)p.out + oo;
   ACC_T acc = NAME(op)(prefix, before);
 #pragma unroll
@@ -374,10 +377,11 @@ static int NAME(ax_launch_side_carry)(const pscan__cuda_axis_params *p, void *st
   NAME(ax_side_carry_kernel)<<<NAME(ax_side_grid)(p, 1), AX_THREADS, 0, (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
-/* Zeroes the counter and flags (p->lb_counter, then p->lb_flags) first. */
+/* Zeroes the counter and the status words (p->lb_counter, p->agg after it) first. */
 static int NAME(ax_launch_side_lb)(const pscan__cuda_axis_params *p, void *stream) {
   const uint64_t ncb = (p->nlines + p->lb_cols - 1) / p->lb_cols;
-  int e = (int)cudaMemsetAsync(p->lb_counter, 0, 8 + p->nchunks * ncb * sizeof(unsigned),
+  int e = (int)cudaMemsetAsync(p->lb_counter, 0,
+                               8 + 2 * p->nchunks * p->nlines * PSCAN__AXIS_LB_WORD(ACC_SIZE),
                                (cudaStream_t)stream);
   if (e)
     return e;
@@ -395,6 +399,7 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
 #undef AX_SHORT_LINE
 #undef AX_LB_ROWS
 #undef AX_LB_PER
+#undef AX_LB_EPOCH
 #undef NAME
 #undef IN_T
 #undef ACC_T
