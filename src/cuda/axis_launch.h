@@ -32,13 +32,10 @@ typedef struct pscan__cuda_axis_params {
      carries: this is such a scan (axis_host.c, run_side), whose exclusive start without init
      is the internal identity, not the API's. */
   int reduce_last, carries;
-  /* side_lb: the tile counter, right before agg, which holds a status word per column and
-     chunk for the reductions, then as many for the inclusive prefixes (2 x nchunks x nlines
-     words of PSCAN__AXIS_LB_WORD bytes; the launcher zeroes counter and words); lb_cols columns
-     per block (32, 64, 128 or 256), so PSCAN__AXIS_THREADS / lb_cols row groups and rows = that
-     many times PSCAN__AXIS_LB_ROWS rows per chunk. */
+  /* side_lb: the tile counter and one flag per tile (zeroed by the launcher); agg then holds
+     the chunks' reductions and, after them, their inclusive prefixes (2 x nchunks x nlines). */
   unsigned long long *lb_counter;
-  unsigned lb_cols;
+  unsigned *lb_flags;
 } pscan__cuda_axis_params;
 
 /* Threads per block of every axis kernel: side by side, one column each (the host sizes grids,
@@ -46,8 +43,6 @@ typedef struct pscan__cuda_axis_params {
 #define PSCAN__AXIS_THREADS 256
 /* Rows per chunk of side_lb, by the accumulator's size (its rows are held in registers). */
 #define PSCAN__AXIS_LB_ROWS(acc_size) ((acc_size) <= 4 ? 32 : 16)
-/* Bytes of a status word of side_lb: the value and an epoch in one access. */
-#define PSCAN__AXIS_LB_WORD(acc_size) ((acc_size) <= 4 ? 8 : 16)
 
 /* Launchers of one (input type, accumulation type, op); each returns a cudaError_t as int.
    lines: one warp per line, any strides (Kogge-Stone across the warp, 32 elements a step).
@@ -61,7 +56,7 @@ typedef struct pscan__cuda_axis_kernels {
   int (*side_carry)(const pscan__cuda_axis_params *p, void *stream);
   int (*side_scan)(const pscan__cuda_axis_params *p, void *stream);
   /* Lines side by side in one pass (decoupled look-back along the axis), nchunks chunks of
-     rows rows, lb_cols columns per block. */
+     PSCAN__AXIS_LB_ROWS rows. */
   int (*side_lb)(const pscan__cuda_axis_params *p, void *stream);
 } pscan__cuda_axis_kernels;
 

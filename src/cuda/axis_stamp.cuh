@@ -208,108 +208,32 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_scan_kernel)(c
 }
 
 /* Lines side by side in one pass: decoupled look-back (Merrill & Garland, NVR-2016-002) along
-   the axis, per column. A block is G = AX_THREADS / lb_cols row groups of lb_cols columns (one
-   column per thread; G x AX_LB_ROWS rows held in registers, so narrow arrays get tall tiles).
-   Tile t, taken in order from a counter, is chunk k = t / ncb of column block cb = t % ncb. Each
-   column of a tile publishes its reduction, then its inclusive prefix, in one status word per
-   column and chunk (the 1-D scan's words, scan_ops.cuh: value and epoch in one access, so no
-   fence and no block-wide flag), folds its predecessors back to the nearest inclusive prefix a
-   window at a time, and scans its rows from the prefix: 2n data movement. A window is
-   G x AX_LB_PER chunks: row group g reads slice g (AX_LB_PER words in flight at once). A tile
-   waits only on tiles taken before it, so every wait ends. */
+   the axis, per column. Tile t, taken in order from a counter, is chunk k = t / ncb (AX_LB_ROWS
+   rows, held in registers) of column block cb = t % ncb (AX_THREADS columns, one per thread). It
+   publishes its columns' reductions under one flag per tile (1: reductions, 2: inclusive
+   prefixes), folds the earlier chunks of its column block back to the nearest inclusive prefix,
+   publishes its own, and scans its rows from the prefix: 2n data movement plus two accumulators
+   per column and chunk. A tile waits only on tiles taken before it, so every wait ends. */
 #define AX_LB_ROWS PSCAN__AXIS_LB_ROWS(ACC_SIZE)
-#define AX_LB_PER 8  /* predecessors a row group reads per look-back round */
-#define AX_LB_EPOCH 1 /* the words are zeroed before each launch */
 
-/* part[g * cols + column] for g in [g0, g1), folded in order onto acc. */
-static __device__ __forceinline__ ACC_T NAME(ax_lb_fold_parts)(const ACC_T *part, unsigned cols,
-                                                              unsigned column, unsigned g0,
-                                                              unsigned g1, ACC_T acc) {
-  for (unsigned g = g0; g < g1; g++)
-    acc = NAME(op)(acc, part[g * cols + column]);
-  return acc;
-}
-
-/* The word of chunk j, column c: its inclusive prefix (returns 2), else its reduction (1), else
-   nothing yet (0). */
-static __device__ __forceinline__ int NAME(ax_lb_read)(const pscan__cuda_axis_params *p,
-                                                       uint64_t j, uint64_t c, ACC_T *v) {
-  const uint64_t at = j * p->nlines + c, words = p->nchunks * p->nlines;
-  if (NAME(read_word)(p->agg, words + at, AX_LB_EPOCH, v))
-    return 2;
-  return NAME(read_word)(p->agg, at, AX_LB_EPOCH, v) ? 1 : 0;
-}
-
-/* The fold of the chunks before chunk k back to the nearest inclusive prefix (which holds init),
-   for the thread's column c, returned by every row group. Rounds are block-wide (they share
-   part_s / has_s); a column whose prefix is found sits the later rounds out. */
-static __device__ ACC_T NAME(ax_lb_look_back)(const pscan__cuda_axis_params *p, uint64_t k,
-                                              unsigned cols, unsigned g, uint64_t c, bool live,
-                                              ACC_T *part_s, unsigned char *has_s) {
-  const unsigned groups = AX_THREADS / cols, window = groups * AX_LB_PER, column = threadIdx.x % cols;
-  ACC_T back = NAME(identity)();
-  bool found = !live;
-  for (uint64_t hi = k;; hi = hi > window ? hi - window : 0) {
-    /* slice g of the window: predecessors hi - 1 - i, i in [g * AX_LB_PER, +AX_LB_PER) */
-    ACC_T v[AX_LB_PER];
-    unsigned incl = 0, pending = 0;
-#pragma unroll
-    for (int j = 0; j < AX_LB_PER; j++) {
-      const uint64_t i = (uint64_t)g * AX_LB_PER + j;
-      v[j] = NAME(identity)();
-      if (!found && i < hi)
-        pending |= 1u << j;
-    }
-    for (unsigned ns = PSCAN__BACKOFF_FIRST_NS; pending; pscan__backoff(&ns)) {
-#pragma unroll
-      for (int j = 0; j < AX_LB_PER; j++)
-        if (pending >> j & 1) {
-          const int st = NAME(ax_lb_read)(p, hi - 1 - ((uint64_t)g * AX_LB_PER + j), c, &v[j]);
-          if (st)
-            pending &= ~(1u << j);
-          if (st == 2)
-            incl |= 1u << j;
-        }
-      if (!pending)
-        break;
-    }
-    /* this slice folded from its nearest inclusive prefix (or its farthest word) to slice start */
-    const int stop = incl ? __ffs(incl) - 1 : AX_LB_PER - 1;
-    ACC_T part = NAME(identity)();
-#pragma unroll
-    for (int j = AX_LB_PER - 1; j >= 0; j--)
-      if (j <= stop)
-        part = NAME(op)(part, v[j]);
-    part_s[threadIdx.x] = part;
-    has_s[threadIdx.x] = incl != 0;
-    __syncthreads();
-    if (!found) { /* the slices, nearest first, up to the first holding an inclusive prefix */
-      ACC_T win = NAME(identity)();
-      for (unsigned s = 0; s < groups && !found; s++) {
-        win = NAME(op)(part_s[s * cols + column], win);
-        found = has_s[s * cols + column] || hi <= window;
-      }
-      back = NAME(op)(win, back);
-    }
-    if (!__syncthreads_or(!found)) /* also: part_s and has_s free for the next round */
-      return back;
-  }
+static __device__ __forceinline__ void NAME(ax_lb_publish)(unsigned *flag, unsigned v) {
+  __threadfence(); /* this thread's accumulator before the flag */
+  __syncthreads();
+  if (threadIdx.x == 0)
+    atomicExch(flag, v);
 }
 
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_lb_kernel)(const pscan__cuda_axis_params p) {
   __shared__ unsigned long long tile_s;
-  __shared__ ACC_T part_s[AX_THREADS];
-  __shared__ unsigned char has_s[AX_THREADS];
   if (threadIdx.x == 0)
     tile_s = atomicAdd(p.lb_counter, 1ull);
   __syncthreads();
-  const unsigned cols = p.lb_cols, groups = AX_THREADS / cols, g = threadIdx.x / cols;
-  const uint64_t ncb = (p.nlines + cols - 1) / cols, t = tile_s;
-  const uint64_t k = t / ncb, c = (t % ncb) * cols + threadIdx.x % cols;
+  const uint64_t ncb = (p.nlines + AX_THREADS - 1) / AX_THREADS, t = tile_s;
+  const uint64_t k = t / ncb, cb = t % ncb, c = cb * AX_THREADS + threadIdx.x;
   int64_t io = 0, oo = 0;
   const bool live = NAME(ax_column)(&p, c, &io, &oo);
-  const int64_t r0 = (int64_t)k * p.rows + (int64_t)g * AX_LB_ROWS;
-  const int rows = r0 >= p.len ? 0 : p.len - r0 < AX_LB_ROWS ? (int)(p.len - r0) : AX_LB_ROWS;
+  const int64_t r0 = (int64_t)k * AX_LB_ROWS;
+  const int rows = p.len - r0 < AX_LB_ROWS ? (int)(p.len - r0) : AX_LB_ROWS;
   const IN_T *in = (const IN_T *)p.in + io;
   ACC_T x[AX_LB_ROWS], agg = NAME(identity)();
   if (live) {
@@ -322,32 +246,39 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_lb_kernel)(con
       if (r < rows)
         agg = NAME(op)(agg, x[r]);
   }
-  /* the row groups before this thread's, and the whole tile, per column */
-  part_s[threadIdx.x] = agg;
-  __syncthreads();
-  const unsigned column = threadIdx.x % cols;
-  const ACC_T before = NAME(ax_lb_fold_parts)(part_s, cols, column, 0, g, NAME(identity)());
-  const ACC_T tile = NAME(ax_lb_fold_parts)(part_s, cols, column, g, groups, before);
-  __syncthreads();
-  const uint64_t at = k * p.nlines + c, words = p.nchunks * p.nlines;
+  ACC_T *aggs = (ACC_T *)p.agg, *incls = aggs + p.nchunks * p.nlines;
   ACC_T prefix = NAME(ax_start)(&p);
   if (k > 0) {
-    if (live && g == 0)
-      NAME(publish)(p.agg, at, tile, AX_LB_EPOCH);
-    prefix = NAME(ax_lb_look_back)(&p, k, cols, g, c, live, part_s, has_s);
+    if (live)
+      aggs[k * p.nlines + c] = agg;
+    NAME(ax_lb_publish)(p.lb_flags + k * ncb + cb, 1);
+    ACC_T back = NAME(identity)(); /* the chunks passed so far, farther ones on the left */
+    for (uint64_t j = k - 1;; j--) {
+      unsigned f, ns = PSCAN__BACKOFF_FIRST_NS;
+      while ((f = *(volatile unsigned *)(p.lb_flags + j * ncb + cb)) == 0)
+        pscan__backoff(&ns);
+      __threadfence();
+      const ACC_T *from = f == 2 ? incls : aggs;
+      if (live)
+        back = NAME(op)(*(volatile const ACC_T *)(from + j * p.nlines + c), back);
+      if (f == 2)
+        break;
+    }
+    prefix = back; /* an inclusive prefix already holds init */
   }
+  if (live)
+    incls[k * p.nlines + c] = NAME(op)(prefix, agg);
+  NAME(ax_lb_publish)(p.lb_flags + k * ncb + cb, 2);
   if (!live)
     return;
-  if (g == 0)
-    NAME(publish)(p.agg, words + at, NAME(op)(prefix, tile), AX_LB_EPOCH);
   ACC_T *out = (ACC_T *)p.out + oo;
-  ACC_T acc = NAME(op)(prefix, before);
+  ACC_T acc = prefix;
 #pragma unroll
   for (int r = 0; r < AX_LB_ROWS; r++) {
     if (r < rows) {
       const ACC_T next = NAME(op)(acc, x[r]);
       ACC_T v = p.exclusive ? acc : next;
-      if (p.exclusive && r0 == 0 && r == 0 && !p.has_init)
+      if (p.exclusive && k == 0 && r == 0 && !p.has_init)
         v = NAME(api_identity)();
       out[(r0 + r) * p.so] = v;
       acc = next;
@@ -377,11 +308,10 @@ static int NAME(ax_launch_side_carry)(const pscan__cuda_axis_params *p, void *st
   NAME(ax_side_carry_kernel)<<<NAME(ax_side_grid)(p, 1), AX_THREADS, 0, (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
-/* Zeroes the counter and the status words (p->lb_counter, p->agg after it) first. */
+/* Zeroes the counter and flags (p->lb_counter, then p->lb_flags) first. */
 static int NAME(ax_launch_side_lb)(const pscan__cuda_axis_params *p, void *stream) {
-  const uint64_t ncb = (p->nlines + p->lb_cols - 1) / p->lb_cols;
-  int e = (int)cudaMemsetAsync(p->lb_counter, 0,
-                               8 + 2 * p->nchunks * p->nlines * PSCAN__AXIS_LB_WORD(ACC_SIZE),
+  const uint64_t ncb = (p->nlines + AX_THREADS - 1) / AX_THREADS;
+  int e = (int)cudaMemsetAsync(p->lb_counter, 0, 8 + p->nchunks * ncb * sizeof(unsigned),
                                (cudaStream_t)stream);
   if (e)
     return e;
@@ -398,8 +328,6 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
 #undef AX_ITEMS
 #undef AX_SHORT_LINE
 #undef AX_LB_ROWS
-#undef AX_LB_PER
-#undef AX_LB_EPOCH
 #undef NAME
 #undef IN_T
 #undef ACC_T
