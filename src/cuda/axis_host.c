@@ -154,13 +154,8 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
-    int64_t io = 0, oo = 0;
-    size_t idx = line;
-    for (int d = v->nb - 1; d >= 0; d--) {
-      int64_t i = (int64_t)(idx % (size_t)v->b[d].len);
-      idx /= (size_t)v->b[d].len;
-      io += i * v->b[d].is, oo += i * v->b[d].os;
-    }
+    int64_t io, oo;
+    pscan__axis_line_offsets(v, line, &io, &oo);
     pscan__scan_call flat = {.in = v->in + io * (int64_t)c->in_size,
                              .out = v->out + oo * (int64_t)c->out_size, .n = (size_t)v->len,
                              .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
