@@ -189,15 +189,12 @@ static pscan_status run_axis(pscan_ctx *ctx, const char *fn, const pscan__axis_c
 }
 
 /* ---- User operators along an axis (CPU backend; the CUDA backend's are cuda/jit/jit_axis.c) ----
-   Each line is scanned by the backend's scan_op, the path of pscan_scan_op: a contiguous forward
-   line in place of the caller's memory, any other line gathered into scratch (backwards for
-   reverse), scanned there in place and scattered back. Every line is read whole before any of it
-   is written, so the in-place view (in == out, equal strides) is safe. */
+   Each line of the normalised views (axis_norm.h: reverse is a negative axis stride) is scanned
+   by the backend's scan_op, the path of pscan_scan_op: a line contiguous forward in both views
+   in place of the caller's memory, any other line gathered into scratch, scanned there in place
+   and scattered back. Every line is read whole before any of it is written, so the in-place view
+   (in == out, equal strides) is safe. */
 
-/* Offsets (elements) of in and out for line number idx, over the dimensions other than axis. */
-/* Each line through the backend's scan_op, in the normalised views (axis_norm.h): a line that is
-   contiguous in both views (reverse included, as a flipped base) is scanned where it lies, any
-   other is gathered into a scratch line and scattered back. */
 static pscan_status run_user_op_lines(pscan_ctx *ctx, const char *fn, const pscan__axis_call *c,
                                       void *impl) {
   pscan__axis_norm v;
@@ -214,21 +211,20 @@ static pscan_status run_user_op_lines(pscan_ctx *ctx, const char *fn, const psca
   }
   pscan_status st = PSCAN_OK;
   for (size_t l = 0; l < v.nlines && st == PSCAN_OK; l++) {
-    int64_t io, oo;
-    pscan__axis_line_offsets(&v, l, &io, &oo);
-    const unsigned char *src = (const unsigned char *)v.in + io * (int64_t)s;
-    unsigned char *dst = (unsigned char *)v.out + oo * (int64_t)s;
+    const void *src;
+    void *dst;
+    pscan__axis_line(c, &v, l, &src, &dst);
     if (direct) {
       st = ctx->backend->scan_op(ctx, impl, src, dst, len, c->exclusive, c->init);
       continue;
     }
     for (size_t k = 0; k < len; k++)
-      memcpy(scratch + k * s, src + (int64_t)k * v.si * (int64_t)s, s);
+      memcpy(scratch + k * s, (const char *)src + (int64_t)k * v.si * (int64_t)s, s);
     st = ctx->backend->scan_op(ctx, impl, scratch, scratch, len, c->exclusive, c->init);
     if (st != PSCAN_OK)
       break;
     for (size_t k = 0; k < len; k++)
-      memcpy(dst + (int64_t)k * v.so * (int64_t)s, scratch + k * s, s);
+      memcpy((char *)dst + (int64_t)k * v.so * (int64_t)s, scratch + k * s, s);
   }
   pscan__free(scratch);
   return st;

@@ -27,8 +27,9 @@ void pscan__axis_normalise(const pscan__axis_call *c, pscan__axis_norm *v);
    the axis, so neighbouring lines share cache lines (and a GPU's loads coalesce across them). */
 bool pscan__axis_side_by_side(const pscan__axis_norm *v);
 
-/* The element offsets (*io in the input, *oo in the output) of line `line` (0 <= line < nlines,
-   row-major over the batch dimensions) from the normalised base pointers. */
-void pscan__axis_line_offsets(const pscan__axis_norm *v, size_t line, int64_t *io, int64_t *oo);
+/* The first elements (forward along the axis) of line `line` (0 <= line < nlines, row-major over
+   the batch dimensions) in the normalised input and output views of call c. */
+void pscan__axis_line(const pscan__axis_call *c, const pscan__axis_norm *v, size_t line,
+                      const void **in, void **out);
 
 #endif /* PSCAN_AXIS_NORM_H */

@@ -154,13 +154,10 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
-    int64_t io, oo;
-    pscan__axis_line_offsets(v, line, &io, &oo);
-    pscan__scan_call flat = {.in = v->in + io * (int64_t)c->in_size,
-                             .out = v->out + oo * (int64_t)c->out_size, .n = (size_t)v->len,
-                             .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
-                             .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
-                             .out_size = c->out_size};
+    pscan__scan_call flat = {.n = (size_t)v->len, .in_type = c->in_type, .out_type = c->out_type,
+                             .op = c->op, .exclusive = c->exclusive, .init = c->init,
+                             .in_size = c->in_size, .out_size = c->out_size};
+    pscan__axis_line(c, v, line, &flat.in, &flat.out);
     PSCAN__CHECK(pscan__cuda_backend.scan(ctx, &flat));
   }
   return PSCAN_OK;

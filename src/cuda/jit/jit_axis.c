@@ -133,11 +133,11 @@ static pscan_status run_chunks(pscan_ctx *ctx, const pscan__cuda_env *env, void 
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
-    int64_t io, oo;
-    pscan__axis_line_offsets(v, line, &io, &oo);
-    PSCAN__CHECK(pscan__cuda_scan_op(ctx, c->user_impl, v->in + io * (int64_t)c->in_size,
-                                     v->out + oo * (int64_t)c->out_size, (size_t)v->len,
-                                     c->exclusive, c->init));
+    const void *in;
+    void *out;
+    pscan__axis_line(c, v, line, &in, &out);
+    PSCAN__CHECK(
+        pscan__cuda_scan_op(ctx, c->user_impl, in, out, (size_t)v->len, c->exclusive, c->init));
   }
   return PSCAN_OK;
 }
