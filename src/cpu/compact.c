@@ -88,18 +88,17 @@ typedef size_t (*gather_flagged_fn)(const uint8_t *flags, const void *in, size_t
 typedef size_t (*gather_heads_fn)(const void *in, size_t n, void *buf, size_t *pos, size_t base);
 typedef bool (*equal_fn)(const void *a, const void *b);
 
+/* The portable kernels of one type (compact_body.h). */
+typedef struct portable_kernels {
+  gather_if_fn gather_if;
+  gather_flagged_fn gather_flagged;
+  gather_heads_fn gather_heads;
+  equal_fn equal;
+} portable_kernels;
+
 /* Indexed by pscan_dtype (the order of PSCAN_TYPES). */
-#define X(E, name, ctype, kind) gather_if_##E,
-static const gather_if_fn gather_if[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
-#undef X
-#define X(E, name, ctype, kind) gather_flagged_##E,
-static const gather_flagged_fn gather_flagged[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
-#undef X
-#define X(E, name, ctype, kind) gather_heads_##E,
-static const gather_heads_fn gather_heads[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
-#undef X
-#define X(E, name, ctype, kind) equal_##E,
-static const equal_fn equal[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
+#define X(E, name, ctype, kind) {gather_if_##E, gather_flagged_##E, gather_heads_##E, equal_##E},
+static const portable_kernels portable[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
 #undef X
 
 /* ---- The operators of the look-back ---- */
@@ -211,7 +210,7 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   case PSCAN__COMPACT_SELECT_FLAGGED:
   {
     pscan__cpu_flagged_fn fn = simd_allowed() ? pscan__cpu_avx512_flagged(c->type) : NULL;
-    *kept = (fn ? fn : gather_flagged[c->type])(c->flags + start, in, len, buf);
+    *kept = (fn ? fn : portable[c->type].gather_flagged)(c->flags + start, in, len, buf);
     return buf;
   }
   case PSCAN__COMPACT_SELECT_IF:
@@ -222,7 +221,7 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
       return buf;
     }
     gather_if_fn fn = pscan__cpu_simd_gather_if(c->type);
-    *kept = (fn ? fn : gather_if[c->type])(c->cmp, c->value, in, len, buf,
+    *kept = (fn ? fn : portable[c->type].gather_if)(c->cmp, c->value, in, len, buf,
                                            c->kind == PSCAN__COMPACT_PARTITION_IF);
     return buf;
   }
@@ -237,12 +236,13 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   memcpy(last_slot(job, k), in + (len - 1) * size, size);
   pscan__lb_publish(job, k, PSCAN__STATUS_L);
   pscan__cpu_heads_fn fn = simd_allowed() ? pscan__cpu_avx512_heads(c->type) : NULL;
-  size_t heads = fn ? fn(in, len, buf, pos, start, NULL) : gather_heads[c->type](in, len, buf, pos, start);
+  size_t heads = fn ? fn(in, len, buf, pos, start, NULL)
+                    : portable[c->type].gather_heads(in, len, buf, pos, start);
   size_t skip = 0;
   if (k > 0) {
     /* The predecessor was claimed first and announces L before anything else: a short wait. */
     pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
-    skip = equal[c->type](buf, last_slot(job, k - 1)) ? 1 : 0;
+    skip = portable[c->type].equal(buf, last_slot(job, k - 1)) ? 1 : 0;
   }
   *kept = heads - skip;
   *first_pos = pos ? pos + skip : NULL;
@@ -276,7 +276,7 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   size_t kept = f->heads(in, len, seg_scan ? NULL : buf, NULL, start, bits);
   if (k > 0) { /* the keys are never written (by-key outputs are other arrays): in[0] is safe */
     pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
-    if (equal[c->type](in, last_slot(job, k - 1))) {
+    if (portable[c->type].equal(in, last_slot(job, k - 1))) {
       bits[0] &= ~(uint64_t)1;
       kept--;
     }
