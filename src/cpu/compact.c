@@ -249,6 +249,28 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   return buf + skip * size;
 }
 
+/* Publishes partition k's aggregate agg, looks back, and publishes its inclusive prefix
+   (*through); returns the exclusive one (the partitions before k; zero for the first). Without
+   positions only the counts add up (acc_size covers the count alone). */
+static pair look_back(pscan__cpu_job *job, const pscan__compact_call *c, size_t k, pair agg,
+                      char *excl_slot, pair *through) {
+  memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
+  pair before = {0, 0};
+  if (k > 0) {
+    pscan__lb_publish(job, k, PSCAN__STATUS_A);
+    pscan__lb_look_back(job, k, excl_slot);
+    memcpy(&before, excl_slot, job->op->acc_size);
+  }
+  *through = before;
+  if (has_positions(c))
+    job->op->combine(job->op, through, &before, &agg);
+  else
+    through->count += agg.count;
+  memcpy(pscan__lb_prefix(job, k), through, job->op->acc_size);
+  pscan__lb_publish(job, k, PSCAN__STATUS_P);
+  return before;
+}
+
 /* ---- reduce_by_key and scan_by_key with the AVX-512 kernels (compact_simd.h) ----
    One partition: the keys give the head bits (and, for reduce_by_key, the run keys in buf); the
    aggregate is the count of heads and the reduction of the values since the last one. One
@@ -300,17 +322,7 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   } else {
     tails = f->sum(vals, len, bits, NULL, stage, NULL, false, &agg.x);
   }
-  memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
-  pair before = {0, 0};
-  if (k > 0) {
-    pscan__lb_publish(job, k, PSCAN__STATUS_A);
-    pscan__lb_look_back(job, k, excl_slot);
-    memcpy(&before, excl_slot, job->op->acc_size);
-  }
-  pair through;
-  job->op->combine(job->op, &through, &before, &agg);
-  memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
-  pscan__lb_publish(job, k, PSCAN__STATUS_P);
+  pair through, before = look_back(job, c, k, agg, excl_slot, &through);
   if (seg_scan) {
     /* The kernel streams whole vectors where they are 64-byte aligned; a partition whose output
        is not (the default partition of 4-byte values starts every 21844 bytes) goes through the
@@ -378,21 +390,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       size_t last = kept ? pos[kept - 1] : start;
       vop->reduce(vop, vals + (last - start) * vs, start + len - last, &agg.x);
     }
-    memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
     /* 2. Publish, look back, publish the inclusive prefix. */
-    pair before = {0, 0};
-    if (k > 0) {
-      pscan__lb_publish(job, k, PSCAN__STATUS_A);
-      pscan__lb_look_back(job, k, excl_slot);
-      memcpy(&before, excl_slot, job->op->acc_size);
-    }
-    pair through = before;
-    if (has_positions(c))
-      job->op->combine(job->op, &through, &before, &agg);
-    else
-      through.count += kept;
-    memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
-    pscan__lb_publish(job, k, PSCAN__STATUS_P);
+    pair through, before = look_back(job, c, k, agg, excl_slot, &through);
     /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
     if (seg_scan) {
       pscan__cpu_scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL,
