@@ -9,6 +9,7 @@
  * init and with the identity, reverse, in place, misaligned buffers. Storage is poisoned, with slack past the views,
  * so a stray or missing write shows. Then the refusals (nothing written). Seeded
  * (PSCAN_TEST_SEED); PSCAN_TEST_QUICK=1 runs a reduced set (for compute-sanitizer). */
+#include "axis_store.h"
 #include "cuda_ok.h"
 #include "reference.h"
 #include "test.h"
@@ -145,25 +146,13 @@ static int failures, calls;
 static void run_case(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, int ndim,
                      const int64_t *shape, int axis, const layout_spec *ls, int mode, int reverse,
                      test_rng *rng) {
-  size_t s = c->size, n = 1;
-  for (int d = 0; d < ndim; d++)
-    n *= (size_t)shape[d];
-  int64_t is[PSCAN_MAX_DIMS], os[PSCAN_MAX_DIMS], ib, ob;
-  ref_axis_layout(ndim, shape, ls->perm_in, ls->neg_in, is, &ib);
-  if (ls->in_place)
-    memcpy(os, is, sizeof is), ob = ib;
-  else
-    ref_axis_layout(ndim, shape, ls->perm_out, ls->neg_out, os, &ob);
-  size_t bytes = (n + SLACK) * s;
-  char *in = test_malloc(bytes), *out = test_malloc(bytes), *exp = test_malloc(bytes);
-  for (size_t i = 0; i < n; i++)
-    c->fill(rng, in + i * s);
-  test_poison(in + n * s, SLACK * s);
-  if (ls->in_place)
-    memcpy(out, in, bytes);
-  else
-    test_poison(out, bytes);
-  memcpy(exp, out, bytes);
+  size_t s = c->size;
+  axis_store store;
+  axis_store_make(&store, ndim, shape, ls->perm_in, ls->neg_in, ls->perm_out, ls->neg_out,
+                  ls->in_place, s, SLACK, c->fill, rng);
+  const int64_t *is = store.is, *os = store.os, ib = store.ib, ob = store.ob;
+  size_t n = store.n, bytes = store.bytes;
+  char *in = store.in, *out = store.out, *exp = store.exp;
   char init[64];
   c->fill(rng, init);
   const void *use_init = mode == 1 || mode == 2 ? init : NULL;

@@ -14,6 +14,7 @@
  * are the CPU backend's and run only on the CPU build. */
 #define _GNU_SOURCE
 #include "../src/cpu/cpu.h" /* pscan__fault_arm, the seam for other engines (host combine) */
+#include "axis_store.h"
 #include "reference.h"
 #include "test.h"
 #include "user_ops.h"
@@ -346,27 +347,14 @@ static void axis_case(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op,
                       const int64_t *shape, int axis, const int *perm_in, unsigned neg_in,
                       const int *perm_out, unsigned neg_out, bool in_place, int mode,
                       test_rng *rng) {
-  size_t s = c->size, n = 1;
-  for (int d = 0; d < ndim; d++)
-    n *= (size_t)shape[d];
-  int64_t is[PSCAN_MAX_DIMS], os[PSCAN_MAX_DIMS], ib, ob;
-  ref_axis_layout(ndim, shape, perm_in, neg_in, is, &ib);
-  if (in_place)
-    memcpy(os, is, sizeof is), ob = ib;
-  else
-    ref_axis_layout(ndim, shape, perm_out, neg_out, os, &ob);
-  size_t bytes = (n + SLACK) * s;
-  char *in = test_malloc(bytes), *out = test_malloc(bytes), *exp = test_malloc(bytes),
-       *orig = test_malloc(bytes);
-  for (size_t i = 0; i < n; i++)
-    c->fill(rng, in + i * s);
-  test_poison(in + n * s, SLACK * s);
+  size_t s = c->size;
+  axis_store store;
+  axis_store_make(&store, ndim, shape, perm_in, neg_in, perm_out, neg_out, in_place, s, SLACK,
+                  c->fill, rng);
+  const int64_t *is = store.is, *os = store.os, ib = store.ib, ob = store.ob;
+  size_t bytes = store.bytes;
+  char *in = store.in, *out = store.out, *exp = store.exp, *orig = test_malloc(bytes);
   memcpy(orig, in, bytes);
-  if (in_place)
-    memcpy(out, in, bytes);
-  else
-    test_poison(out, bytes);
-  memcpy(exp, out, bytes);
   char init[64];
   c->fill(rng, init);
   const void *use_init = mode == 1 || mode == 2 ? init : NULL;
