@@ -65,13 +65,7 @@ static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, voi
 
 static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
                         pscan__cuda_axis_params *p) {
-  memset(p, 0, sizeof *p);
-  p->in = v->in, p->out = v->out, p->len = v->len, p->si = v->si, p->so = v->so, p->nb = v->nb;
-  for (int d = 0; d < v->nb; d++)
-    p->blen[d] = v->b[d].len, p->bis[d] = v->b[d].is, p->bos[d] = v->b[d].os;
-  p->nlines = v->nlines;
-  p->exclusive = c->exclusive;
-  p->has_init = c->init != NULL;
+  PSCAN__AXIS_FILL_PARAMS(p, c, v);
   if (c->init)
     memcpy(&p->init, c->init, c->out_size);
 }
