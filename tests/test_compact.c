@@ -1,5 +1,6 @@
-/* Compaction on the backend of `--backend cpu|cuda` (backend.h): pscan_select_if, pscan_select_flagged, pscan_partition_if,
- * pscan_unique, pscan_run_length_encode, pscan_reduce_by_key, pscan_scan_by_key.
+/* Compaction on the backend of `--backend cpu|cuda` (backend.h): pscan_select_if,
+ * pscan_select_flagged, pscan_partition_if, pscan_unique, pscan_run_length_encode,
+ * pscan_reduce_by_key, pscan_scan_by_key.
  *
  * Differential against the sequential references below (written from pscan.h): every type, every
  * cmp, selection ratios 0%, ~1%, 50%, ~99%, 100%, runs of length ~1, ~500 and the whole input,
