@@ -11,7 +11,8 @@
 # the i32 scan at 2^26, unique, reduce_by_key and select_if 50% at 2^25: where the warps stall;
 # $PROFILE picks some by name), [runs] (unique, run-length encoding, reduce_by_key at the run
 # lengths $RUNS, default 1,2,4,8,32,500). [sanitize] runs on $SANITIZE_TESTS (default: both suites:
-# scan_cuda, the scan suite tests/test_scan.c run with --backend cuda, and test_cuda_compact).
+# scan_cuda, the scan suite tests/test_scan.c run with --backend cuda, and test_cuda_compact, the
+# compaction suite tests/test_compact.c run with --backend cuda).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,7 @@ log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 suite() {
   case $2 in
     scan_cuda | test_cuda_scan) cmd=("./$1/tests/test_scan" --backend cuda) ;;
+    cuda_compact | test_cuda_compact) cmd=("./$1/tests/test_compact" --backend cuda) ;;
     *) cmd=("./$1/tests/$2") ;;
   esac
 }
@@ -44,7 +46,7 @@ fi
 if has fastbuild; then
   log "build (GPU tests and benchmark)"
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/build.log" 2>&1 &&
-    cmake --build build-gpu -j "$(nproc)" --target pscan_gpu_bench test_scan test_cuda_compact \
+    cmake --build build-gpu -j "$(nproc)" --target pscan_gpu_bench test_scan test_compact \
       >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
 fi
 if has quicktest; then
@@ -65,7 +67,7 @@ if has quicktest; then
 fi
 if has compacttest; then
   log "test_cuda_compact (full matrix, 2^24 stress)"
-  ./build-gpu/tests/test_cuda_compact >"$OUT/full-test_cuda_compact.log" 2>&1 || status=1
+  ./build-gpu/tests/test_compact --backend cuda >"$OUT/full-test_cuda_compact.log" 2>&1 || status=1
   tail -2 "$OUT/full-test_cuda_compact.log" | tee -a "$OUT/summary.txt"
 fi
 if has scanbench; then
@@ -150,7 +152,7 @@ if has big; then
   log "n > 2^32"
   suite build-gpu scan_cuda
   PSCAN_TEST_BIG=1 "${cmd[@]}" 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
-  PSCAN_TEST_BIG=1 ./build-gpu/tests/test_cuda_compact 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
+  PSCAN_TEST_BIG=1 ./build-gpu/tests/test_compact --backend cuda 2>&1 | tail -3 | tee -a "$OUT/summary.txt" || status=1
 fi
 if has sanitize; then
   for test in ${SANITIZE_TESTS:-scan_cuda test_cuda_compact}; do
@@ -171,7 +173,7 @@ if has perturb; then
   log "perturbed scheduling (PSCAN_CUDA_PERTURB build)"
   { cmake -S . -B build-perturb -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_CUDA_PERTURB=ON \
       -DPSCAN_BUILD_TOOLS=OFF && cmake --build build-perturb -j "$(nproc)" \
-      --target test_scan test_cuda_compact; } >"$OUT/perturb-build.log" 2>&1 || { status=1; log "PERTURB BUILD FAILED"; }
+      --target test_scan test_compact; } >"$OUT/perturb-build.log" 2>&1 || { status=1; log "PERTURB BUILD FAILED"; }
   for test in scan_cuda test_cuda_compact; do
     suite build-perturb "$test"
     PSCAN_TEST_QUICK=1 timeout 600 "${cmd[@]}" >"$OUT/perturb-$test.log" 2>&1 || status=1

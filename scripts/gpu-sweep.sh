@@ -29,7 +29,7 @@ if has build; then
   if $cpu_only; then
     cfg=(-DPSCAN_CUDA=OFF) targets=(pscan_tool test_compact)
   else
-    cfg=(-DPSCAN_CUDA=ON) targets=(pscan_tool test_compact test_cuda_compact)
+    cfg=(-DPSCAN_CUDA=ON) targets=(pscan_tool test_compact)
   fi
   cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release "${cfg[@]}" >"$OUT/sweep-build.log" 2>&1 &&
     cmake --build $B -j16 --target "${targets[@]}" \
@@ -40,7 +40,8 @@ if has test; then
   for test in test_compact test_cuda_compact; do
     log "$test (PSCAN_TEST_QUICK=1)"
     t0=$SECONDS
-    PSCAN_TEST_QUICK=1 "./$B/tests/$test" >"$OUT/sweep-$test.log" 2>&1 || { status=1; log "$test FAILED"; }
+    backend=cpu; [ "$test" = test_cuda_compact ] && backend=cuda
+    PSCAN_TEST_QUICK=1 "./$B/tests/test_compact" --backend $backend >"$OUT/sweep-$test.log" 2>&1 || { status=1; log "$test FAILED"; }
     grep -E "exact run lengths|passed" "$OUT/sweep-$test.log" | tee -a "$OUT/sweep-summary.txt"
     log "$test: $((SECONDS - t0)) s"
   done

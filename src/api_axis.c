@@ -4,6 +4,7 @@
  * Views are validated in bytes: each strided view covers the byte range from its lowest to its
  * highest element (negative strides reach below the base pointer), and in and out may share a byte
  * only as exactly the same view (same pointer, strides and element size: the in-place scan). */
+#include "axis_norm.h"
 #include "internal.h"
 
 #include <stdint.h>
@@ -188,28 +189,18 @@ static pscan_status run_axis(pscan_ctx *ctx, const char *fn, const pscan__axis_c
 }
 
 /* ---- User operators along an axis (CPU backend; the CUDA backend's are cuda/jit/jit_axis.c) ----
-   Each line is scanned by the backend's scan_op, the path of pscan_scan_op: a contiguous forward
-   line in place of the caller's memory, any other line gathered into scratch (backwards for
-   reverse), scanned there in place and scattered back. Every line is read whole before any of it
-   is written, so the in-place view (in == out, equal strides) is safe. */
-
-/* Offsets (elements) of in and out for line number idx, over the dimensions other than axis. */
-static void line_offsets(const pscan__axis_call *c, size_t idx, int64_t *io, int64_t *oo) {
-  *io = 0, *oo = 0;
-  for (int d = c->ndim; d-- > 0;) {
-    if (d == c->axis)
-      continue;
-    int64_t i = (int64_t)(idx % (size_t)c->shape[d]);
-    idx /= (size_t)c->shape[d];
-    *io += i * c->in_strides[d], *oo += i * c->out_strides[d];
-  }
-}
+   Each line of the normalised views (axis_norm.h: reverse is a negative axis stride) is scanned
+   by the backend's scan_op, the path of pscan_scan_op: a line contiguous forward in both views
+   in place of the caller's memory, any other line gathered into scratch, scanned there in place
+   and scattered back. Every line is read whole before any of it is written, so the in-place view
+   (in == out, equal strides) is safe. */
 
 static pscan_status run_user_op_lines(pscan_ctx *ctx, const char *fn, const pscan__axis_call *c,
                                       void *impl) {
-  size_t s = c->in_size, len = (size_t)c->shape[c->axis], nlines = c->n / len;
-  int64_t si = c->in_strides[c->axis], so = c->out_strides[c->axis];
-  bool direct = !c->reverse && si == 1 && so == 1;
+  pscan__axis_norm v;
+  pscan__axis_normalise(c, &v);
+  size_t s = c->in_size, len = (size_t)v.len;
+  bool direct = v.si == 1 && v.so == 1;
   unsigned char *scratch = NULL;
   if (!direct) {
     size_t bytes = (len * s + 63) / 64 * 64; /* fits: len * s <= n * s, checked by fill_shape */
@@ -218,29 +209,22 @@ static pscan_status run_user_op_lines(pscan_ctx *ctx, const char *fn, const psca
       return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory (%zu bytes of scratch)", fn,
                   bytes);
   }
-  const unsigned char *in = c->in;
-  unsigned char *out = c->out;
   pscan_status st = PSCAN_OK;
-  for (size_t l = 0; l < nlines && st == PSCAN_OK; l++) {
-    int64_t io, oo;
-    line_offsets(c, l, &io, &oo);
-    const unsigned char *src = in + io * (int64_t)s;
-    unsigned char *dst = out + oo * (int64_t)s;
+  for (size_t l = 0; l < v.nlines && st == PSCAN_OK; l++) {
+    const void *src;
+    void *dst;
+    pscan__axis_line(c, &v, l, &src, &dst);
     if (direct) {
       st = ctx->backend->scan_op(ctx, impl, src, dst, len, c->exclusive, c->init);
       continue;
     }
-    for (size_t k = 0; k < len; k++) {
-      int64_t i = (int64_t)(c->reverse ? len - 1 - k : k);
-      memcpy(scratch + k * s, src + i * si * (int64_t)s, s);
-    }
+    for (size_t k = 0; k < len; k++)
+      memcpy(scratch + k * s, (const char *)src + (int64_t)k * v.si * (int64_t)s, s);
     st = ctx->backend->scan_op(ctx, impl, scratch, scratch, len, c->exclusive, c->init);
     if (st != PSCAN_OK)
       break;
-    for (size_t k = 0; k < len; k++) {
-      int64_t i = (int64_t)(c->reverse ? len - 1 - k : k);
-      memcpy(dst + i * so * (int64_t)s, scratch + k * s, s);
-    }
+    for (size_t k = 0; k < len; k++)
+      memcpy((char *)dst + (int64_t)k * v.so * (int64_t)s, scratch + k * s, s);
   }
   pscan__free(scratch);
   return st;

@@ -50,3 +50,15 @@ bool pscan__axis_side_by_side(const pscan__axis_norm *v) {
   const pscan__axis_dim *inner = &v->b[v->nb - 1];
   return llabs(inner->is) + llabs(inner->os) < llabs(v->si) + llabs(v->so);
 }
+
+void pscan__axis_line(const pscan__axis_call *c, const pscan__axis_norm *v, size_t line,
+                      const void **in, void **out) {
+  int64_t io = 0, oo = 0;
+  for (int d = v->nb - 1; d >= 0; d--) {
+    int64_t i = (int64_t)(line % (size_t)v->b[d].len);
+    line /= (size_t)v->b[d].len;
+    io += i * v->b[d].is, oo += i * v->b[d].os;
+  }
+  *in = v->in + io * (int64_t)c->in_size;
+  *out = v->out + oo * (int64_t)c->out_size;
+}

@@ -27,4 +27,24 @@ void pscan__axis_normalise(const pscan__axis_call *c, pscan__axis_norm *v);
    the axis, so neighbouring lines share cache lines (and a GPU's loads coalesce across them). */
 bool pscan__axis_side_by_side(const pscan__axis_norm *v);
 
+/* The first elements (forward along the axis) of line `line` (0 <= line < nlines, row-major over
+   the batch dimensions) in the normalised input and output views of call c. */
+void pscan__axis_line(const pscan__axis_call *c, const pscan__axis_norm *v, size_t line,
+                      const void **in, void **out);
+
+/* Zeroes *p, the parameters of a CUDA axis launch (cuda/axis_launch.h's or cuda/jit/
+   user_axis.h's struct: the same field names), and fills its views from v and its mode from call
+   c; the init value's bytes, whose field differs, are the caller's. */
+#define PSCAN__AXIS_FILL_PARAMS(p, c, v)                                                          \
+  do {                                                                                            \
+    memset((p), 0, sizeof *(p));                                                                  \
+    (p)->in = (v)->in, (p)->out = (v)->out;                                                       \
+    (p)->len = (v)->len, (p)->si = (v)->si, (p)->so = (v)->so, (p)->nb = (v)->nb;                 \
+    for (int d_ = 0; d_ < (v)->nb; d_++)                                                          \
+      (p)->blen[d_] = (v)->b[d_].len, (p)->bis[d_] = (v)->b[d_].is, (p)->bos[d_] = (v)->b[d_].os; \
+    (p)->nlines = (v)->nlines;                                                                    \
+    (p)->exclusive = (c)->exclusive;                                                              \
+    (p)->has_init = (c)->init != NULL;                                                            \
+  } while (0)
+
 #endif /* PSCAN_AXIS_NORM_H */

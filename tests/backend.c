@@ -125,3 +125,12 @@ void test_backend_fill(const test_backend *b, void *dst, int byte, size_t bytes)
     CUDA_OK(cudaMemset(dst, byte, bytes));
 #endif
 }
+
+void test_backend_sync(const test_backend *b) {
+#ifdef TEST_HAVE_CUDA
+  if (b->device)
+    CUDA_OK(cudaDeviceSynchronize());
+#else
+  (void)b;
+#endif
+}

@@ -35,5 +35,7 @@ void test_backend_free(const test_backend *b, void *p);
 void test_backend_put(const test_backend *b, void *dst, const void *host, size_t bytes);
 void test_backend_get(const test_backend *b, void *host, const void *src, size_t bytes);
 void test_backend_fill(const test_backend *b, void *dst, int byte, size_t bytes);
+/* Waits for everything the device runs (nothing to wait for on the CPU). */
+void test_backend_sync(const test_backend *b);
 
 #endif /* PSCAN_TEST_BACKEND_H */

@@ -367,3 +367,72 @@ void ref_scan_by_key(const void *keys, pscan_dtype key_type, const void *vals, v
     i = j;
   }
 }
+
+void ref_scan_combine(const void *in, void *out, size_t n, size_t size, pscan_combine_fn fn,
+                      void *user, int exclusive, const void *init) {
+  unsigned char acc[128], next[128];
+  if (size > sizeof acc)
+    abort();
+  bool have = init != NULL;
+  if (have)
+    memcpy(acc, init, size);
+  for (size_t i = 0; i < n; i++) {
+    const unsigned char *x = (const unsigned char *)in + i * size;
+    if (have)
+      fn(next, acc, x, user);
+    else
+      memcpy(next, x, size);
+    memcpy((unsigned char *)out + i * size, exclusive ? acc : next, size);
+    memcpy(acc, next, size);
+    have = true;
+  }
+}
+
+void ref_axis_layout(int ndim, const int64_t *shape, const int *perm, unsigned neg,
+                     int64_t *strides, int64_t *base) {
+  int64_t run = 1;
+  *base = 0;
+  for (int k = ndim; k-- > 0;) {
+    int d = perm[k];
+    strides[d] = (neg >> d) & 1 ? -run : run;
+    if (strides[d] < 0)
+      *base += (shape[d] - 1) * run;
+    run *= shape[d];
+  }
+}
+
+void ref_scan_axis_combine(const pscan_axis_args *a, size_t size, pscan_combine_fn fn, void *user,
+                           const char *in, char *out, const void *init) {
+  size_t n = 1;
+  for (int d = 0; d < a->ndim; d++)
+    n *= (size_t)a->shape[d];
+  int axis = a->axis < 0 ? a->ndim + a->axis : a->axis;
+  int64_t len = a->shape[axis], s = (int64_t)size;
+  if (n == 0)
+    return;
+  char *line = malloc((size_t)len * size), *res = malloc((size_t)len * size);
+  if (!line || !res)
+    abort();
+  for (size_t l = 0; l < n / (size_t)len; l++) {
+    int64_t io = 0, oo = 0; /* line l: its batch index in row-major order, the axis left out */
+    size_t idx = l;
+    for (int d = a->ndim; d-- > 0;) {
+      if (d == axis)
+        continue;
+      int64_t i = (int64_t)(idx % (size_t)a->shape[d]);
+      idx /= (size_t)a->shape[d];
+      io += i * a->in_strides[d], oo += i * a->out_strides[d];
+    }
+    for (int64_t k = 0; k < len; k++) {
+      int64_t i = a->reverse ? len - 1 - k : k;
+      memcpy(line + k * s, in + (io + i * a->in_strides[axis]) * s, size);
+    }
+    ref_scan_combine(line, res, (size_t)len, size, fn, user, a->exclusive, init);
+    for (int64_t k = 0; k < len; k++) {
+      int64_t i = a->reverse ? len - 1 - k : k;
+      memcpy(out + (oo + i * a->out_strides[axis]) * s, res + k * s, size);
+    }
+  }
+  free(line);
+  free(res);
+}

@@ -1,8 +1,8 @@
-/* An independent sequential oracle for pscan's built-in scans and its compaction family.
+/* An independent sequential oracle for pscan's built-in scans, its compaction family and scans
+ * under a user's host combine function (along an axis too).
  *
  * Written from the contract (include/pscan.h), not from the library: it uses pscan.h only for the
- * enum values. One
- * element at a time, left to right, in the output type: integer SUM and PROD in uint64_t truncated
+ * enum values and argument types. One element at a time, left to right, in the output type: integer SUM and PROD in uint64_t truncated
  * to the type's width (so signed types wrap without undefined behaviour), float SUM and PROD in
  * the output type itself (exact whenever the true results are representable), float MIN and MAX
  * propagating NaN and, between equal operands (-0.0 and +0.0), keeping the later one. */
@@ -81,5 +81,26 @@ size_t ref_reduce_by_key(const void *keys, pscan_dtype key_type, const void *val
    init (or NULL) applied to every run. out does not overlap vals. */
 void ref_scan_by_key(const void *keys, pscan_dtype key_type, const void *vals, void *out,
                      size_t n, pscan_dtype val_type, pscan_op op, int exclusive, const void *init);
+
+/* ---- User operators (elements of any size, combined by a host function) ---- */
+
+/* The scan of n elements of size bytes (<= 128) under fn (user passed to every call): inclusive
+   (exclusive = 0) or exclusive, from init or (NULL) from the first element. out does not overlap
+   in. */
+void ref_scan_combine(const void *in, void *out, size_t n, size_t size, pscan_combine_fn fn,
+                      void *user, int exclusive, const void *init);
+
+/* Strides (elements) of shape laid out in the order of dims perm (perm[ndim - 1] varies
+   fastest), negated where neg has the dimension's bit; *base is the offset of element 0 from the
+   start of the storage. */
+void ref_axis_layout(int ndim, const int64_t *shape, const int *perm, unsigned neg,
+                     int64_t *strides, int64_t *base);
+
+/* pscan_scan_axis of a under fn, on host views: the shape, strides, axis (negative counts from
+   the end), reverse and exclusive come from a (not its pointers, init or user_op); every line of
+   the view at in is scanned by ref_scan_combine, from init or NULL, into the view at out. Elements
+   of out outside the view keep their bytes. in and out do not overlap. */
+void ref_scan_axis_combine(const pscan_axis_args *a, size_t size, pscan_combine_fn fn, void *user,
+                           const char *in, char *out, const void *init);
 
 #endif /* PSCAN_TEST_REFERENCE_H */

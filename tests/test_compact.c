@@ -1,5 +1,6 @@
-/* Compaction on the CPU backend: pscan_select_if, pscan_select_flagged, pscan_partition_if,
- * pscan_unique, pscan_run_length_encode, pscan_reduce_by_key, pscan_scan_by_key.
+/* Compaction on the backend of `--backend cpu|cuda` (backend.h): pscan_select_if,
+ * pscan_select_flagged, pscan_partition_if, pscan_unique, pscan_run_length_encode,
+ * pscan_reduce_by_key, pscan_scan_by_key.
  *
  * Differential against the sequential references below (written from pscan.h): every type, every
  * cmp, selection ratios 0%, ~1%, 50%, ~99%, 100%, runs of length ~1, ~500 and the whole input,
@@ -12,7 +13,10 @@
  * nothing, not even the count. reduce_by_key and scan_by_key (inclusive, exclusive, with and
  * without init, in place): every key type x value type, every op, values whose reductions are
  * exact in any order. Every op on runs of exactly 1, 2, 3, tile - 1 and tile + 1 items at n =
- * tile +- 1 and 2 tile +- 1, for the CPU's partitions and the CUDA kernels' tiles. */
+ * tile +- 1 and 2 tile +- 1, for the CPU's partitions and the CUDA kernels' tiles. On CUDA the
+ * buffers are mirrored to the device (compact_mirrors.h), and device arrays that start off a
+ * 16-byte boundary and (PSCAN_TEST_BIG=1) n > 2^32 are added. */
+#include "backend.h"
 #include "reference.h"
 #include "test.h"
 
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const test_backend *backend;
 static test_rng rng;
 static bool quick;
 /* PSCAN_TEST_SANITIZE=1 (compute-sanitizer on the CUDA build): a thin slice of every part, still
@@ -119,14 +124,12 @@ typedef struct config {
 
 static pscan_ctx *ctx_for(const config *c) {
   static pscan_ctx *ctx;
-#ifdef TEST_COMPACT_ON_CUDA
-  if (!ctx && pscan_create(&ctx, PSCAN_BACKEND_CUDA) != PSCAN_OK) {
-    printf("SKIP: no usable CUDA device (%s)\n", pscan_last_error(NULL));
-    exit(77);
+  if (backend->device) { /* one context: SKIP (77) where the backend cannot run */
+    if (!ctx)
+      ctx = test_backend_ctx(backend, 0);
+    test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
+    return ctx;
   }
-  test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
-  return ctx;
-#endif
   static int threads = -1;
   if (!ctx || threads != c->threads) {
     pscan_destroy(ctx);
@@ -140,15 +143,15 @@ static pscan_ctx *ctx_for(const config *c) {
 
 enum { SLACK = 16 }; /* poisoned elements past n */
 
-#ifdef TEST_COMPACT_ON_CUDA
-#include "compact_on_cuda.h"
-/* Sizes at boundaries: the CUDA kernels' tiles instead of partitions (8192 items of 1-, 2- and
-   4-byte types in the selection and run-head kernels, 4096 of 8-byte ones and by key; 2048, half
-   a by-key tile). */
-#define BOUNDARIES {8192, 4096, 2048, 0}
-#else
-#define BOUNDARIES {1, 7, 64, 0}
-#endif
+#include "compact_mirrors.h"
+
+/* Partition sizes at boundaries (with 0, the default); on CUDA the kernels' tiles instead (8192
+   items of 1-, 2- and 4-byte types in the selection and run-head kernels, 4096 of 8-byte ones and
+   by key; 2048, half a by-key tile). */
+static const int64_t *boundaries(void) {
+  static const int64_t cpu[] = {1, 7, 64, 0}, cuda[] = {8192, 4096, 2048, 0};
+  return backend->device ? cuda : cpu;
+}
 
 /* Runs op on in[0..n) (in place when in_place) and checks it against the reference. */
 static void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
@@ -285,7 +288,7 @@ static void test_matrix(void) {
 
 static void test_configs(void) {
   static const int threads[] = {1, 2, 3, 8};
-  static const int64_t parts[] = BOUNDARIES;
+  const int64_t *parts = boundaries();
   static const int algos[] = {PSCAN_ALGO_DECOUPLED_LOOKBACK, PSCAN_ALGO_CHAINED, PSCAN_ALGO_AUTO};
   unsigned round = 0;
   for (int th = 0; th < (light ? 1 : 4); th++)
@@ -340,9 +343,9 @@ static void test_in_place_stress(void) {
       }
 }
 
-#ifndef TEST_COMPACT_ON_CUDA
 /* In place with the value inside the array: the call must use the value as it was on entry,
-   though the array position holding it is overwritten while the call runs. */
+   though the array position holding it is overwritten while the call runs (CPU: on CUDA value
+   is host memory, never inside the array). */
 static void test_value_inside(void) {
   size_t n = quick ? 5000 : 50000;
   int32_t *a = test_malloc(n * sizeof *a), *want = test_malloc(n * sizeof *want);
@@ -368,7 +371,6 @@ static void test_value_inside(void) {
   free(a);
   free(want);
 }
-#endif
 
 /* ---- reduce_by_key ---- */
 
@@ -524,7 +526,7 @@ static void test_scan_by_key(void) {
   for_each_by_key_case(scan_by_key_case);
   unsigned round = 0;
   static const int threads[] = {1, 2, 3, 8};
-  static const int64_t parts[] = BOUNDARIES;
+  const int64_t *parts = boundaries();
   for (int th = 0; th < (light ? 1 : 4); th++)
     for (int p = 0; p < 4; p++)
       for (int a = 0; a < 2; a++) {
@@ -578,11 +580,8 @@ static void test_nearly_all_kept(void) {
 static void test_kept_around_out_buffer(void) {
   static const pscan_dtype types[] = {PSCAN_I32, PSCAN_F32, PSCAN_U64};
   static const int percents[] = {55, 57, 63, 64, 65, 70};
-#ifdef TEST_COMPACT_ON_CUDA
-  const size_t n = ((size_t)1 << 23) + 77; /* 1025 tiles of 8192, 2049 of 4096 */
-#else
-  const size_t n = ((size_t)1 << (quick ? 16 : 19)) + 77;
-#endif
+  /* CUDA: 1025 tiles of 8192, 2049 of 4096 */
+  const size_t n = ((size_t)1 << (backend->device ? 23 : quick ? 16 : 19)) + 77;
   const config c = {0, 0, PSCAN_ALGO_DECOUPLED_LOOKBACK};
   uint8_t *flags = test_malloc(n);
   char *in = test_malloc(n * 8);
@@ -601,11 +600,8 @@ static void test_kept_around_out_buffer(void) {
 /* ---- large: AUTO runs several threads on the default partition ---- */
 
 static void test_large(void) {
-#ifdef TEST_COMPACT_ON_CUDA
-  size_t n = (size_t)1 << (quick ? 18 : 24); /* 2048 tiles of 8192: far more than are resident */
-#else
-  size_t n = (size_t)1 << (quick ? 18 : 22);
-#endif
+  /* CUDA: 2048 tiles of 8192, far more than are resident */
+  size_t n = (size_t)1 << (quick ? 18 : backend->device ? 24 : 22);
   config c = {0, 0, PSCAN_ALGO_AUTO};
   char *in = test_malloc(n * 4);
   uint8_t *flags = test_malloc(n);
@@ -631,7 +627,6 @@ static void test_large(void) {
   free(flags);
 }
 
-#ifdef TEST_COMPACT_ON_CUDA
 /* ---- n > 2^32 on the GPU (PSCAN_TEST_BIG=1: ~4.3 GB of host and ~43 GB of device memory) ----
    u8 items; the library is called directly on device buffers (no mirrors); results are checked
    against closed forms. */
@@ -641,21 +636,19 @@ static void test_big(void) {
     return;
   size_t n = ((size_t)1 << 32) + 12345, count = 0;
   pscan_ctx *ctx = ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO});
-  uint8_t *h = test_malloc(n), *d_in = NULL, *d_out = NULL;
-  uint64_t *d_counts = NULL;
-  CUDA_OK(cudaMalloc((void **)&d_in, n));
-  CUDA_OK(cudaMalloc((void **)&d_out, n));
+  uint8_t *h = test_malloc(n), *d_in = test_backend_alloc(backend, n),
+          *d_out = test_backend_alloc(backend, n);
   double t0 = test_seconds();
   /* select_if: in[i] = i % 251, keep < 100: the kept items are 0..99 over and over. */
   for (size_t i = 0; i < n; i++)
     h[i] = (uint8_t)(i % 251);
-  CUDA_OK(cudaMemcpy(d_in, h, n, cudaMemcpyHostToDevice));
+  test_backend_put(backend, d_in, h, n);
   const uint8_t v = 100;
   pscan_status st = (pscan_select_if)(ctx, d_in, d_out, n, PSCAN_U8, PSCAN_LT, &v, &count);
   size_t want = n / 251 * 100 + (n % 251 < 100 ? n % 251 : 100);
   bool ok = st == PSCAN_OK && count == want;
   if (ok) {
-    CUDA_OK(cudaMemcpy(h, d_out, count, cudaMemcpyDeviceToHost));
+    test_backend_get(backend, h, d_out, count);
     for (size_t j = 0; ok && j < count; j++)
       ok = h[j] == (uint8_t)(j % 100);
   }
@@ -665,15 +658,15 @@ static void test_big(void) {
   size_t runs = (n + 299) / 300;
   for (size_t i = 0; i < n; i++)
     h[i] = (uint8_t)((i / 300) & 0xff);
-  CUDA_OK(cudaMemcpy(d_in, h, n, cudaMemcpyHostToDevice));
+  test_backend_put(backend, d_in, h, n);
   /* (counts_out must have room for n counts: api.c checks it overlaps nothing over that length) */
-  CUDA_OK(cudaMalloc((void **)&d_counts, n * sizeof *d_counts));
+  uint64_t *d_counts = test_backend_alloc(backend, n * sizeof *d_counts);
   st = (pscan_run_length_encode)(ctx, d_in, d_out, d_counts, n, PSCAN_U8, &count);
   ok = st == PSCAN_OK && count == runs;
   if (ok) {
     uint64_t *counts = test_malloc(runs * sizeof *counts);
-    CUDA_OK(cudaMemcpy(h, d_out, runs, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(counts, d_counts, runs * sizeof *counts, cudaMemcpyDeviceToHost));
+    test_backend_get(backend, h, d_out, runs);
+    test_backend_get(backend, counts, d_counts, runs * sizeof *counts);
     for (size_t r = 0; ok && r < runs; r++)
       ok = h[r] == (uint8_t)(r & 0xff) && counts[r] == (r + 1 < runs ? 300 : n - 300 * (runs - 1));
     free(counts);
@@ -681,20 +674,18 @@ static void test_big(void) {
   CHECK(ok, "run_length_encode u8 n = 2^32 + 12345: %s, count %zu (want %zu)",
         pscan_status_name(st), count, runs);
   printf("n > 2^32: select_if and run_length_encode on %zu u8 in %.1f s\n", n, test_seconds() - t0);
-  CUDA_OK(cudaFree(d_in));
-  CUDA_OK(cudaFree(d_out));
-  CUDA_OK(cudaFree(d_counts));
+  test_backend_free(backend, d_in);
+  test_backend_free(backend, d_out);
+  test_backend_free(backend, d_counts);
   free(h);
 }
-#endif
 
-#ifdef TEST_COMPACT_ON_CUDA
 /* ---- device arrays that do not start on a 16-byte boundary ----
-   The mirrors of the other tests are fresh cudaMalloc blocks (256-byte aligned); here in and out
+   The mirrors of the other tests are fresh device allocations (256-byte aligned); here in and out
    start 0..V-1 items past one, so that the selections' 16-byte chunk stores (compact_tile.cuh:
    store_kept_packed) meet every head length, and the keys are read item by item. i32 and u8
    items, ~50% kept, several tiles; select_if, select_flagged and partition_if against a loop,
-   called directly on the device buffers (the parentheses skip compact_on_cuda.h's mirrors). */
+   called directly on the device buffers (the parentheses skip compact_mirrors.h's mirrors). */
 static void unaligned_case(pscan_ctx *ctx, size_t size, size_t n, size_t in_off, size_t out_off) {
   unsigned char *h_in = test_malloc(n * size), *want = test_malloc(n * size);
   unsigned char *got = test_malloc(n * size);
@@ -717,13 +708,11 @@ static void unaligned_case(pscan_ctx *ctx, size_t size, size_t n, size_t in_off,
     if (h_flags[i])
       kept_fl++;
   }
-  unsigned char *d_in, *d_out;
-  uint8_t *d_flags;
-  CUDA_OK(cudaMalloc((void **)&d_in, (n + 16) * size));
-  CUDA_OK(cudaMalloc((void **)&d_out, (n + 16) * size));
-  CUDA_OK(cudaMalloc((void **)&d_flags, n));
-  CUDA_OK(cudaMemcpy(d_in + in_off * size, h_in, n * size, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(d_flags, h_flags, n, cudaMemcpyHostToDevice));
+  unsigned char *d_in = test_backend_alloc(backend, (n + 16) * size),
+                *d_out = test_backend_alloc(backend, (n + 16) * size);
+  uint8_t *d_flags = test_backend_alloc(backend, n);
+  test_backend_put(backend, d_in + in_off * size, h_in, n * size);
+  test_backend_put(backend, d_flags, h_flags, n);
   for (int op = 0; op < 3; op++) {
     size_t count = 0, w = 0, r = 0;
     const void *value = size == 4 ? (const void *)&v32 : (const void *)&v8;
@@ -744,16 +733,16 @@ static void unaligned_case(pscan_ctx *ctx, size_t size, size_t n, size_t in_off,
         memcpy(want + (n - 1 - r++) * size, x, size);
     }
     size_t written = op == 2 ? n : w;
-    CUDA_OK(cudaMemcpy(got, d_out + out_off * size, written * size, cudaMemcpyDeviceToHost));
+    test_backend_get(backend, got, d_out + out_off * size, written * size);
     CHECK(st == PSCAN_OK && count == (op == 1 ? kept_fl : kept_lt) &&
               memcmp(got, want, written * size) == 0,
           "%s %s n=%zu, in +%zu, out +%zu items: %s, count %zu (want %zu) or items differ",
           op == 0 ? "select_if" : op == 1 ? "select_flagged" : "partition_if", size == 4 ? "i32" : "u8",
           n, in_off, out_off, pscan_status_name(st), count, op == 1 ? kept_fl : kept_lt);
   }
-  CUDA_OK(cudaFree(d_in));
-  CUDA_OK(cudaFree(d_out));
-  CUDA_OK(cudaFree(d_flags));
+  test_backend_free(backend, d_in);
+  test_backend_free(backend, d_out);
+  test_backend_free(backend, d_flags);
   free(h_in);
   free(want);
   free(got);
@@ -767,9 +756,7 @@ static void test_unaligned_device(void) {
   for (size_t off = 0; off < 16; off += 5) /* u8 */
     unaligned_case(ctx, 1, 3 * 32768 + 77, off, (off * 7) % 16);
 }
-#endif
 
-#ifndef TEST_COMPACT_ON_CUDA
 /* ---- refusals write nothing, not even the count ---- */
 
 enum { RN = 100 };
@@ -876,7 +863,6 @@ static void test_refusals(void) {
 #undef REFUSED
   pscan_destroy(ctx);
 }
-#endif
 
 /* ---- exact run lengths at tile boundaries ----
    Every op on data in runs of exactly L items (L = 1, 2, 3, tile - 1, tile + 1): for unique,
@@ -921,24 +907,25 @@ static void exact_runs_case(const config *c, pscan_dtype t, size_t n, size_t L) 
   free(in), free(vals), free(flags);
 }
 
+typedef struct tile_config {
+  config c;
+  size_t tile; /* 0: the CPU's default partition, 64 KiB of input */
+} tile_config;
+
 static void test_exact_runs(void) {
-  static const struct {
-    config c;
-    size_t tile; /* 0: the CPU's default partition, 64 KiB of input */
-  } tiles[] = {
-#ifdef TEST_COMPACT_ON_CUDA
-      {{1, 0, PSCAN_ALGO_AUTO}, 8192}, {{1, 0, PSCAN_ALGO_AUTO}, 4096}
-#else
-      {{3, 64, PSCAN_ALGO_DECOUPLED_LOOKBACK}, 64}, {{2, 0, PSCAN_ALGO_CHAINED}, 0}
-#endif
-  };
+  enum { NTILES = 2 };
+  static const tile_config cpu_tiles[NTILES] = {{{3, 64, PSCAN_ALGO_DECOUPLED_LOOKBACK}, 64},
+                                                {{2, 0, PSCAN_ALGO_CHAINED}, 0}},
+                           cuda_tiles[NTILES] = {{{1, 0, PSCAN_ALGO_AUTO}, 8192},
+                                                 {{1, 0, PSCAN_ALGO_AUTO}, 4096}};
+  const tile_config *tiles = backend->device ? cuda_tiles : cpu_tiles;
   /* quick: one type of each item size; light: i32 and i64 */
   static const pscan_dtype quick_types[] = {PSCAN_I8, PSCAN_U16, PSCAN_I32, PSCAN_F64};
   static const pscan_dtype light_types[] = {PSCAN_I32, PSCAN_I64};
   const pscan_dtype *types = light ? light_types : quick ? quick_types : all_types;
   int ntypes = light ? 2 : quick ? 4 : 10;
   unsigned cases = 0;
-  for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++)
+  for (size_t k = 0; k < NTILES; k++)
     for (int ti = 0; ti < ntypes; ti++) {
       pscan_dtype t = types[ti];
       size_t tile = tiles[k].tile ? tiles[k].tile : (size_t)65536 / ref_dtype_size(t);
@@ -1008,18 +995,20 @@ static void test_geometric_runs(void) {
   printf("geometric runs: %u cases\n", cases);
 }
 
-int main(void) {
-  uint64_t seed = test_init("test_compact");
+int main(int argc, char **argv) {
+  backend = test_backend_pick(argc, argv);
+  char program[64];
+  snprintf(program, sizeof program, "test_compact --backend %s", backend->name);
+  uint64_t seed = test_init(program);
   quick = test_quick();
   light = getenv("PSCAN_TEST_SANITIZE") && getenv("PSCAN_TEST_SANITIZE")[0] == '1';
   quick = quick || light;
   rng = test_fork(seed, 1);
   double t0 = test_seconds();
-#ifdef TEST_COMPACT_ON_CUDA
-  ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}); /* SKIP (77) here without a GPU */
-#else
-  test_refusals(); /* api.c's checks, the same for both backends */
-#endif
+  if (backend->device)
+    ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}); /* SKIP (77) here without a GPU */
+  else
+    test_refusals(); /* api.c's checks, the same for both backends */
   test_matrix();
   printf("matrix: %.2f s\n", test_seconds() - t0);
   test_configs();
@@ -1029,9 +1018,8 @@ int main(void) {
   test_heads_per_tile();
   test_nearly_all_kept();
   test_kept_around_out_buffer();
-#ifndef TEST_COMPACT_ON_CUDA
-  test_value_inside(); /* (on the CUDA backend value is host memory: never inside the array) */
-#endif
+  if (!backend->device)
+    test_value_inside();
   test_by_key();
   test_by_key_heads_per_tile();
   printf("reduce_by_key: %.2f s\n", test_seconds() - t0);
@@ -1041,11 +1029,11 @@ int main(void) {
   printf("exact runs: %.2f s\n", test_seconds() - t0);
   test_geometric_runs();
   test_large();
-#ifdef TEST_COMPACT_ON_CUDA
-  test_unaligned_device();
-  printf("unaligned device arrays: %.2f s\n", test_seconds() - t0);
-  test_big();
-#endif
+  if (backend->device) {
+    test_unaligned_device();
+    printf("unaligned device arrays: %.2f s\n", test_seconds() - t0);
+    test_big();
+  }
   pscan_destroy(ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}));
   return test_finish();
 }

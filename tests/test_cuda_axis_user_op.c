@@ -9,8 +9,10 @@
  * init and with the identity, reverse, in place, misaligned buffers. Storage is poisoned, with slack past the views,
  * so a stray or missing write shows. Then the refusals (nothing written). Seeded
  * (PSCAN_TEST_SEED); PSCAN_TEST_QUICK=1 runs a reduced set (for compute-sanitizer). */
-#include "test.h"
+#include "axis_store.h"
 #include "cuda_ok.h"
+#include "reference.h"
+#include "test.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,14 +29,16 @@ typedef struct { float a, b; } affine;
 typedef struct { float m[2][2]; } mat2;
 typedef struct { float v; int32_t i; } amax;
 
-static void ref_affine(void *o, const void *pa, const void *pb) {
+static void ref_affine(void *o, const void *pa, const void *pb, void *user) {
+  (void)user;
   affine x, y, r;
   memcpy(&x, pa, sizeof x), memcpy(&y, pb, sizeof y);
   r.a = x.a * y.a;
   r.b = y.a * x.b + y.b;
   memcpy(o, &r, sizeof r);
 }
-static void ref_mat2(void *o, const void *pa, const void *pb) {
+static void ref_mat2(void *o, const void *pa, const void *pb, void *user) {
+  (void)user;
   mat2 x, y, r;
   memcpy(&x, pa, sizeof x), memcpy(&y, pb, sizeof y);
   for (int i = 0; i < 2; i++)
@@ -42,12 +46,14 @@ static void ref_mat2(void *o, const void *pa, const void *pb) {
       r.m[i][j] = x.m[i][0] * y.m[0][j] + x.m[i][1] * y.m[1][j];
   memcpy(o, &r, sizeof r);
 }
-static void ref_amax(void *o, const void *pa, const void *pb) {
+static void ref_amax(void *o, const void *pa, const void *pb, void *user) {
+  (void)user;
   amax x, y;
   memcpy(&x, pa, sizeof x), memcpy(&y, pb, sizeof y);
   memcpy(o, y.v > x.v ? &y : &x, sizeof x);
 }
-static void ref_sum(void *o, const void *pa, const void *pb) {
+static void ref_sum(void *o, const void *pa, const void *pb, void *user) {
+  (void)user;
   float x, y, r;
   memcpy(&x, pa, 4), memcpy(&y, pb, 4);
   r = x + y;
@@ -85,7 +91,7 @@ static const float id_sum = 0;
 typedef struct op_case {
   const char *what, *source, *type_name, *name;
   size_t size;
-  void (*ref)(void *out, const void *a, const void *b);
+  pscan_combine_fn ref;
   void (*fill)(test_rng *r, void *p);
   const void *identity;
   int floats; /* leading f32 fields of an element (compared with -0 == +0) */
@@ -125,75 +131,6 @@ static void canon_zeros(const op_case *c, char *buf, size_t elems) {
     }
 }
 
-/* ---- layouts and the reference ---- */
-
-/* Strides (elements) of shape laid out in the order of dims perm (the last varies fastest),
-   negated where neg has the dimension's bit; *base the offset of element 0 in the storage. */
-static void layout(int ndim, const int64_t *shape, const int *perm, unsigned neg,
-                   int64_t *strides, int64_t *base) {
-  int64_t run = 1;
-  *base = 0;
-  for (int k = ndim; k-- > 0;) {
-    int d = perm[k];
-    strides[d] = (neg >> d) & 1 ? -run : run;
-    if (strides[d] < 0)
-      *base += (shape[d] - 1) * run;
-    run *= shape[d];
-  }
-}
-
-/* The sequential scan of one line (n >= 1) of elements of c's type. */
-static void ref_line(const op_case *c, const char *in, char *out, int64_t n, int excl,
-                     const void *init) {
-  size_t s = c->size;
-  char acc[64], next[64];
-  bool have = init != NULL;
-  if (have)
-    memcpy(acc, init, s);
-  for (int64_t i = 0; i < n; i++) {
-    if (have)
-      c->ref(next, acc, in + i * (int64_t)s);
-    else
-      memcpy(next, in + i * (int64_t)s, s);
-    memcpy(out + i * (int64_t)s, excl ? acc : next, s);
-    memcpy(acc, next, s);
-    have = true;
-  }
-}
-
-/* exp (out's storage as it was) with every line of a scanned from in (host storage views). */
-static void ref_axis(const op_case *c, const pscan_axis_args *a, const char *in, char *exp,
-                     const void *init) {
-  size_t s = c->size, n = 1;
-  for (int d = 0; d < a->ndim; d++)
-    n *= (size_t)a->shape[d];
-  int axis = a->axis < 0 ? a->ndim - 1 : a->axis;
-  int64_t len = a->shape[axis];
-  char *line = test_malloc((size_t)len * s), *res = test_malloc((size_t)len * s);
-  for (size_t l = 0; l < n / (size_t)len; l++) {
-    int64_t io = 0, oo = 0;
-    size_t idx = l;
-    for (int d = a->ndim; d-- > 0;) {
-      if (d == axis)
-        continue;
-      int64_t i = (int64_t)(idx % (size_t)a->shape[d]);
-      idx /= (size_t)a->shape[d];
-      io += i * a->in_strides[d], oo += i * a->out_strides[d];
-    }
-    for (int64_t k = 0; k < len; k++) {
-      int64_t i = a->reverse ? len - 1 - k : k;
-      memcpy(line + k * (int64_t)s, in + (io + i * a->in_strides[axis]) * (int64_t)s, s);
-    }
-    ref_line(c, line, res, len, a->exclusive, init);
-    for (int64_t k = 0; k < len; k++) {
-      int64_t i = a->reverse ? len - 1 - k : k;
-      memcpy(exp + (oo + i * a->out_strides[axis]) * (int64_t)s, res + k * (int64_t)s, s);
-    }
-  }
-  free(line);
-  free(res);
-}
-
 /* ---- one call ---- */
 
 typedef struct layout_spec {
@@ -209,25 +146,13 @@ static int failures, calls;
 static void run_case(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, int ndim,
                      const int64_t *shape, int axis, const layout_spec *ls, int mode, int reverse,
                      test_rng *rng) {
-  size_t s = c->size, n = 1;
-  for (int d = 0; d < ndim; d++)
-    n *= (size_t)shape[d];
-  int64_t is[PSCAN_MAX_DIMS], os[PSCAN_MAX_DIMS], ib, ob;
-  layout(ndim, shape, ls->perm_in, ls->neg_in, is, &ib);
-  if (ls->in_place)
-    memcpy(os, is, sizeof is), ob = ib;
-  else
-    layout(ndim, shape, ls->perm_out, ls->neg_out, os, &ob);
-  size_t bytes = (n + SLACK) * s;
-  char *in = test_malloc(bytes), *out = test_malloc(bytes), *exp = test_malloc(bytes);
-  for (size_t i = 0; i < n; i++)
-    c->fill(rng, in + i * s);
-  test_poison(in + n * s, SLACK * s);
-  if (ls->in_place)
-    memcpy(out, in, bytes);
-  else
-    test_poison(out, bytes);
-  memcpy(exp, out, bytes);
+  size_t s = c->size;
+  axis_store store;
+  axis_store_make(&store, ndim, shape, ls->perm_in, ls->neg_in, ls->perm_out, ls->neg_out,
+                  ls->in_place, s, SLACK, c->fill, rng);
+  const int64_t *is = store.is, *os = store.os, ib = store.ib, ob = store.ob;
+  size_t n = store.n, bytes = store.bytes;
+  char *in = store.in, *out = store.out, *exp = store.exp;
   char init[64];
   c->fill(rng, init);
   const void *use_init = mode == 1 || mode == 2 ? init : NULL;
@@ -246,10 +171,8 @@ static void run_case(pscan_ctx *ctx, const op_case *c, const pscan_user_op *op, 
                        .shape = shape, .axis = axis, .in_strides = is, .out_strides = os,
                        .user_op = op, .exclusive = mode >= 2, .reverse = reverse,
                        .init = use_init};
-  pscan_axis_args host = a;
-  host.in = in + ib * (int64_t)s;
-  ref_axis(c, &host, in + ib * (int64_t)s, exp + ob * (int64_t)s,
-           mode == 3 ? c->identity : use_init);
+  ref_scan_axis_combine(&a, s, c->ref, NULL, in + ib * (int64_t)s, exp + ob * (int64_t)s,
+                        mode == 3 ? c->identity : use_init);
   pscan_status st = pscan_scan_axis(ctx, &a);
   CUDA_OK(cudaDeviceSynchronize());
   CUDA_OK(cudaMemcpy(out, dout, bytes, cudaMemcpyDeviceToHost));

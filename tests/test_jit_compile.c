@@ -38,7 +38,25 @@ static bool is_cubin(const void *bin, size_t size) {
   return bin && size > 64 && memcmp(bin, "\177ELF", 4) == 0;
 }
 
+/* Whether the cubin (an ELF image) holds name, e.g. in its symbol table. */
+static bool cubin_has(const void *bin, size_t size, const char *name) {
+  size_t l = strlen(name);
+  for (size_t i = 0; i + l <= size; i++)
+    if (memcmp((const char *)bin + i, name, l) == 0 && (i + l == size || !((const char *)bin)[i + l]))
+      return true;
+  return false;
+}
+
+/* Compiles d's program k for sm_90 into a cubin; the axis program's defines every kernel that
+   jit_axis.c looks up. */
 static void expect_compiles(const pscan_op_desc *d, pscan__jit_kernel k, const char *what) {
+  static const char *const axis_names[] = {
+#define NAME(id, name) name,
+      PSCAN__UA_KERNELS(NAME)
+#undef NAME
+  };
+  char label[96];
+  snprintf(label, sizeof label, "%s%s", k == PSCAN__JIT_AXIS ? "axis: " : "", what);
   void *bin = NULL;
   size_t size = 0;
   char *log = NULL;
@@ -46,11 +64,18 @@ static void expect_compiles(const pscan_op_desc *d, pscan__jit_kernel k, const c
   pscan_status s = pscan__jit_compile(NULL, d, k, 90, &bin, &size, &log);
   t = test_seconds() - t;
   if (!CHECK_STATUS(s, PSCAN_OK))
-    fprintf(stderr, "  %s: %s\n  log: %s\n", what, pscan_last_error(NULL), log ? log : "");
-  CHECK(s != PSCAN_OK || is_cubin(bin, size), "%s: a cubin (%zu bytes)", what, size);
-  printf("  %-40s %7zu bytes of cubin in %.2f s\n", what, size, t);
+    fprintf(stderr, "  %s: %s\n  log: %s\n", label, pscan_last_error(NULL), log ? log : "");
+  bool cubin = CHECK(s != PSCAN_OK || is_cubin(bin, size), "%s: a cubin (%zu bytes)", label, size);
+  if (k == PSCAN__JIT_AXIS && s == PSCAN_OK && cubin)
+    for (size_t i = 0; i < sizeof axis_names / sizeof *axis_names; i++)
+      CHECK(cubin_has(bin, size, axis_names[i]), "%s: the cubin defines %s", label, axis_names[i]);
+  printf("  %-40s %7zu bytes of cubin in %.2f s\n", label, size, t);
   pscan__free(bin);
   pscan__free(log);
+}
+
+static void expect_axis_program(const pscan_op_desc *d, const char *what) {
+  expect_compiles(d, PSCAN__JIT_AXIS, what);
 }
 
 static void test_sizes(void) {
@@ -90,37 +115,6 @@ static void test_sizes(void) {
   snprintf(src, sizeof src, mat, "double", "double");
   d = combine(src, "mat", "mul", 128);
   expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f64 matrices (128 B)");
-}
-
-/* Whether the cubin (an ELF image) holds name, e.g. in its symbol table. */
-static bool cubin_has(const void *bin, size_t size, const char *name) {
-  size_t l = strlen(name);
-  for (size_t i = 0; i + l <= size; i++)
-    if (memcmp((const char *)bin + i, name, l) == 0 && (i + l == size || !((const char *)bin)[i + l]))
-      return true;
-  return false;
-}
-
-static void expect_axis_program(const pscan_op_desc *d, const char *what) {
-  static const char *const names[] = {
-#define NAME(id, name) name,
-      PSCAN__UA_KERNELS(NAME)
-#undef NAME
-  };
-  void *bin = NULL;
-  size_t size = 0;
-  char *log = NULL;
-  double t = test_seconds();
-  pscan_status s = pscan__jit_compile(NULL, d, PSCAN__JIT_AXIS, 90, &bin, &size, &log);
-  t = test_seconds() - t;
-  if (!CHECK_STATUS(s, PSCAN_OK))
-    fprintf(stderr, "  axis %s: %s\n  log: %s\n", what, pscan_last_error(NULL), log ? log : "");
-  if (s == PSCAN_OK && CHECK(is_cubin(bin, size), "axis %s: a cubin", what))
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-      CHECK(cubin_has(bin, size, names[i]), "axis %s: the cubin defines %s", what, names[i]);
-  printf("  axis: %-34s %7zu bytes of cubin in %.2f s\n", what, size, t);
-  pscan__free(bin);
-  pscan__free(log);
 }
 
 static void test_axis_program(void) {

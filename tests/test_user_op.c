@@ -14,6 +14,8 @@
  * are the CPU backend's and run only on the CPU build. */
 #define _GNU_SOURCE
 #include "../src/cpu/cpu.h" /* pscan__fault_arm, the seam for other engines (host combine) */
+#include "axis_store.h"
+#include "reference.h"
 #include "test.h"
 #include "user_ops.h"
 
@@ -100,22 +102,9 @@ static pscan_ctx *make_ctx(int threads) {
 
 /* ---- The sequential reference ---- */
 
-static void ref_scan(const uo_case *c, const char *in, char *out, size_t n, int excl,
-                     const void *init) {
-  size_t s = c->size;
-  char acc[64], next[64];
-  bool have = init != NULL;
-  if (have)
-    memcpy(acc, init, s);
-  for (size_t i = 0; i < n; i++) {
-    if (have)
-      c->fn(next, acc, in + i * s, NULL);
-    else
-      memcpy(next, in + i * s, s);
-    memcpy(out + i * s, excl ? acc : next, s);
-    memcpy(acc, next, s);
-    have = true;
-  }
+static void ref_scan_case(const uo_case *c, const void *in, void *out, size_t n, int excl,
+                          const void *init) {
+  ref_scan_combine(in, out, n, c->size, c->fn, NULL, excl, init);
 }
 
 /* ---- Differential scans ---- */
@@ -139,7 +128,7 @@ static void check_scan(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op
     mode = 2;
   int excl = mode >= 2;
   const void *init_arg = mode == 1 || mode == 2 ? init : NULL;
-  ref_scan(c, in, want, n, excl, mode == 3 ? c->identity : init_arg);
+  ref_scan_case(c, in, want, n, excl, mode == 3 ? c->identity : init_arg);
   test_poison(out, bytes);
   if (in_place) {
     memcpy(out, in, n * s);
@@ -348,59 +337,9 @@ done:
 /* ---- Along an axis (pscan_scan_axis with user_op): the CPU backend scans line by line (the
    CUDA backend's kernels have their own test, test_cuda_axis_user_op.c; here one call through
    device mirrors, and host memory refused). An affine map of exact f64 values (non-commutative: a wrong order or a
-   wrong direction shows), against ref_scan over each line gathered by hand. ---- */
+   wrong direction shows), against ref_scan_axis_combine (reference.h). ---- */
 
 #ifndef TEST_USER_OP_ON_CUDA
-/* Strides (elements) of shape laid out in the order of dims perm (the last varies fastest),
-   negated where neg has the dimension's bit; *base the offset of element 0 in the storage. */
-static void axis_layout(int ndim, const int64_t *shape, const int *perm, unsigned neg,
-                        int64_t *strides, int64_t *base) {
-  int64_t run = 1;
-  *base = 0;
-  for (int k = ndim; k-- > 0;) {
-    int d = perm[k];
-    strides[d] = (neg >> d) & 1 ? -run : run;
-    if (strides[d] < 0)
-      *base += (shape[d] - 1) * run;
-    run *= shape[d];
-  }
-}
-
-/* The expected out storage: exp (a copy of out's storage before the call) with every line
-   scanned from in. */
-static void axis_ref(const uo_case *c, const pscan_axis_args *a, const char *in, char *exp,
-                     const void *init) {
-  size_t s = c->size, n = 1;
-  for (int d = 0; d < a->ndim; d++)
-    n *= (size_t)a->shape[d];
-  int64_t len = a->shape[a->axis];
-  if (n == 0)
-    return;
-  char *line = test_malloc((size_t)len * s), *res = test_malloc((size_t)len * s);
-  for (size_t l = 0; l < n / (size_t)len; l++) {
-    int64_t io = 0, oo = 0;
-    size_t idx = l;
-    for (int d = a->ndim; d-- > 0;) {
-      if (d == a->axis)
-        continue;
-      int64_t i = (int64_t)(idx % (size_t)a->shape[d]);
-      idx /= (size_t)a->shape[d];
-      io += i * a->in_strides[d], oo += i * a->out_strides[d];
-    }
-    for (int64_t k = 0; k < len; k++) {
-      int64_t i = a->reverse ? len - 1 - k : k;
-      memcpy(line + k * (int64_t)s, in + (io + i * a->in_strides[a->axis]) * (int64_t)s, s);
-    }
-    ref_scan(c, line, res, (size_t)len, a->exclusive, init);
-    for (int64_t k = 0; k < len; k++) {
-      int64_t i = a->reverse ? len - 1 - k : k;
-      memcpy(exp + (oo + i * a->out_strides[a->axis]) * (int64_t)s, res + k * (int64_t)s, s);
-    }
-  }
-  free(line);
-  free(res);
-}
-
 static int axis_failures;
 
 /* One call: in laid out by (perm_in, neg_in), out by (perm_out, neg_out) or in place. */
@@ -408,27 +347,14 @@ static void axis_case(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op,
                       const int64_t *shape, int axis, const int *perm_in, unsigned neg_in,
                       const int *perm_out, unsigned neg_out, bool in_place, int mode,
                       test_rng *rng) {
-  size_t s = c->size, n = 1;
-  for (int d = 0; d < ndim; d++)
-    n *= (size_t)shape[d];
-  int64_t is[PSCAN_MAX_DIMS], os[PSCAN_MAX_DIMS], ib, ob;
-  axis_layout(ndim, shape, perm_in, neg_in, is, &ib);
-  if (in_place)
-    memcpy(os, is, sizeof is), ob = ib;
-  else
-    axis_layout(ndim, shape, perm_out, neg_out, os, &ob);
-  size_t bytes = (n + SLACK) * s;
-  char *in = test_malloc(bytes), *out = test_malloc(bytes), *exp = test_malloc(bytes),
-       *orig = test_malloc(bytes);
-  for (size_t i = 0; i < n; i++)
-    c->fill(rng, in + i * s);
-  test_poison(in + n * s, SLACK * s);
+  size_t s = c->size;
+  axis_store store;
+  axis_store_make(&store, ndim, shape, perm_in, neg_in, perm_out, neg_out, in_place, s, SLACK,
+                  c->fill, rng);
+  const int64_t *is = store.is, *os = store.os, ib = store.ib, ob = store.ob;
+  size_t bytes = store.bytes;
+  char *in = store.in, *out = store.out, *exp = store.exp, *orig = test_malloc(bytes);
   memcpy(orig, in, bytes);
-  if (in_place)
-    memcpy(out, in, bytes);
-  else
-    test_poison(out, bytes);
-  memcpy(exp, out, bytes);
   char init[64];
   c->fill(rng, init);
   const void *use_init = mode == 1 || mode == 2 ? init : NULL;
@@ -436,8 +362,8 @@ static void axis_case(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op,
                        .out = out + ob * (int64_t)s, .ndim = ndim, .shape = shape, .axis = axis,
                        .in_strides = is, .out_strides = os, .user_op = op,
                        .exclusive = mode >= 2, .reverse = (int)test_below(rng, 2), .init = use_init};
-  axis_ref(c, &a, orig + ib * (int64_t)s, exp + ob * (int64_t)s,
-           mode == 3 ? c->identity : use_init);
+  ref_scan_axis_combine(&a, s, c->fn, NULL, orig + ib * (int64_t)s, exp + ob * (int64_t)s,
+                        mode == 3 ? c->identity : use_init);
   bool ok = CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_OK);
   ok = ok && CHECK(memcmp(out, exp, bytes) == 0,
                    "axis user op: ndim %d shape[axis %d] = %lld, mode %d, reverse %d, in place %d,"
@@ -465,7 +391,7 @@ static void test_axis(void) {
     return;
   }
 #ifdef TEST_USER_OP_ON_CUDA
-  /* a 3 x 4 array along axis 0 against ref_scan of each column */
+  /* a 3 x 4 array along axis 0 against ref_scan_case of each column */
   uo_affine_f64 x[12], y[12], col[3], res[3];
   for (int i = 0; i < 12; i++)
     c->fill(&rng, &x[i]);
@@ -481,7 +407,7 @@ static void test_axis(void) {
   for (int j = 0; j < 4; j++) {
     for (int i = 0; i < 3; i++)
       col[i] = x[i * 4 + j];
-    ref_scan(c, (const char *)col, (char *)res, 3, 0, NULL);
+    ref_scan_case(c, col, res, 3, 0, NULL);
     for (int i = 0; i < 3; i++)
       CHECK(memcmp(&y[i * 4 + j], &res[i], sizeof res[i]) == 0, "axis user op: (%d, %d)", i, j);
   }

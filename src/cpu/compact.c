@@ -88,18 +88,17 @@ typedef size_t (*gather_flagged_fn)(const uint8_t *flags, const void *in, size_t
 typedef size_t (*gather_heads_fn)(const void *in, size_t n, void *buf, size_t *pos, size_t base);
 typedef bool (*equal_fn)(const void *a, const void *b);
 
+/* The portable kernels of one type (compact_body.h). */
+typedef struct portable_kernels {
+  gather_if_fn gather_if;
+  gather_flagged_fn gather_flagged;
+  gather_heads_fn gather_heads;
+  equal_fn equal;
+} portable_kernels;
+
 /* Indexed by pscan_dtype (the order of PSCAN_TYPES). */
-#define X(E, name, ctype, kind) gather_if_##E,
-static const gather_if_fn gather_if[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
-#undef X
-#define X(E, name, ctype, kind) gather_flagged_##E,
-static const gather_flagged_fn gather_flagged[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
-#undef X
-#define X(E, name, ctype, kind) gather_heads_##E,
-static const gather_heads_fn gather_heads[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
-#undef X
-#define X(E, name, ctype, kind) equal_##E,
-static const equal_fn equal[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
+#define X(E, name, ctype, kind) {gather_if_##E, gather_flagged_##E, gather_heads_##E, equal_##E},
+static const portable_kernels portable[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
 #undef X
 
 /* ---- The operators of the look-back ---- */
@@ -211,7 +210,7 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   case PSCAN__COMPACT_SELECT_FLAGGED:
   {
     pscan__cpu_flagged_fn fn = simd_allowed() ? pscan__cpu_avx512_flagged(c->type) : NULL;
-    *kept = (fn ? fn : gather_flagged[c->type])(c->flags + start, in, len, buf);
+    *kept = (fn ? fn : portable[c->type].gather_flagged)(c->flags + start, in, len, buf);
     return buf;
   }
   case PSCAN__COMPACT_SELECT_IF:
@@ -222,7 +221,7 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
       return buf;
     }
     gather_if_fn fn = pscan__cpu_simd_gather_if(c->type);
-    *kept = (fn ? fn : gather_if[c->type])(c->cmp, c->value, in, len, buf,
+    *kept = (fn ? fn : portable[c->type].gather_if)(c->cmp, c->value, in, len, buf,
                                            c->kind == PSCAN__COMPACT_PARTITION_IF);
     return buf;
   }
@@ -237,16 +236,39 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   memcpy(last_slot(job, k), in + (len - 1) * size, size);
   pscan__lb_publish(job, k, PSCAN__STATUS_L);
   pscan__cpu_heads_fn fn = simd_allowed() ? pscan__cpu_avx512_heads(c->type) : NULL;
-  size_t heads = fn ? fn(in, len, buf, pos, start, NULL) : gather_heads[c->type](in, len, buf, pos, start);
+  size_t heads = fn ? fn(in, len, buf, pos, start, NULL)
+                    : portable[c->type].gather_heads(in, len, buf, pos, start);
   size_t skip = 0;
   if (k > 0) {
     /* The predecessor was claimed first and announces L before anything else: a short wait. */
     pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
-    skip = equal[c->type](buf, last_slot(job, k - 1)) ? 1 : 0;
+    skip = portable[c->type].equal(buf, last_slot(job, k - 1)) ? 1 : 0;
   }
   *kept = heads - skip;
   *first_pos = pos ? pos + skip : NULL;
   return buf + skip * size;
+}
+
+/* Publishes partition k's aggregate agg, looks back, and publishes its inclusive prefix
+   (*through); returns the exclusive one (the partitions before k; zero for the first). Without
+   positions only the counts add up (acc_size covers the count alone). */
+static pair look_back(pscan__cpu_job *job, const pscan__compact_call *c, size_t k, pair agg,
+                      char *excl_slot, pair *through) {
+  memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
+  pair before = {0, 0};
+  if (k > 0) {
+    pscan__lb_publish(job, k, PSCAN__STATUS_A);
+    pscan__lb_look_back(job, k, excl_slot);
+    memcpy(&before, excl_slot, job->op->acc_size);
+  }
+  *through = before;
+  if (has_positions(c))
+    job->op->combine(job->op, through, &before, &agg);
+  else
+    through->count += agg.count;
+  memcpy(pscan__lb_prefix(job, k), through, job->op->acc_size);
+  pscan__lb_publish(job, k, PSCAN__STATUS_P);
+  return before;
 }
 
 /* ---- reduce_by_key and scan_by_key with the AVX-512 kernels (compact_simd.h) ----
@@ -276,7 +298,7 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   size_t kept = f->heads(in, len, seg_scan ? NULL : buf, NULL, start, bits);
   if (k > 0) { /* the keys are never written (by-key outputs are other arrays): in[0] is safe */
     pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
-    if (equal[c->type](in, last_slot(job, k - 1))) {
+    if (portable[c->type].equal(in, last_slot(job, k - 1))) {
       bits[0] &= ~(uint64_t)1;
       kept--;
     }
@@ -300,17 +322,7 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   } else {
     tails = f->sum(vals, len, bits, NULL, stage, NULL, false, &agg.x);
   }
-  memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
-  pair before = {0, 0};
-  if (k > 0) {
-    pscan__lb_publish(job, k, PSCAN__STATUS_A);
-    pscan__lb_look_back(job, k, excl_slot);
-    memcpy(&before, excl_slot, job->op->acc_size);
-  }
-  pair through;
-  job->op->combine(job->op, &through, &before, &agg);
-  memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
-  pscan__lb_publish(job, k, PSCAN__STATUS_P);
+  pair through, before = look_back(job, c, k, agg, excl_slot, &through);
   if (seg_scan) {
     /* The kernel streams whole vectors where they are 64-byte aligned; a partition whose output
        is not (the default partition of 4-byte values starts every 21844 bytes) goes through the
@@ -378,21 +390,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       size_t last = kept ? pos[kept - 1] : start;
       vop->reduce(vop, vals + (last - start) * vs, start + len - last, &agg.x);
     }
-    memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
     /* 2. Publish, look back, publish the inclusive prefix. */
-    pair before = {0, 0};
-    if (k > 0) {
-      pscan__lb_publish(job, k, PSCAN__STATUS_A);
-      pscan__lb_look_back(job, k, excl_slot);
-      memcpy(&before, excl_slot, job->op->acc_size);
-    }
-    pair through = before;
-    if (has_positions(c))
-      job->op->combine(job->op, &through, &before, &agg);
-    else
-      through.count += kept;
-    memcpy(pscan__lb_prefix(job, k), &through, job->op->acc_size);
-    pscan__lb_publish(job, k, PSCAN__STATUS_P);
+    pair through, before = look_back(job, c, k, agg, excl_slot, &through);
     /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
     if (seg_scan) {
       pscan__cpu_scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL,

@@ -13,9 +13,7 @@
 #include "cpu.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
-#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#include "avx512_pack.h"
 
 enum { K_I32, K_U32, K_F32, K_I64, K_U64, K_F64 };
 
@@ -50,16 +48,6 @@ static AVX512 inline unsigned keep_mask(int k, pscan_cmp cmp, __m512i v, __m512i
 #undef INT_CASES
 #undef FP_CASES
   return 0;
-}
-
-/* Packs v's lanes in m to the low lanes, and stores the count of them at p. */
-static AVX512 inline unsigned store_packed(char *p, unsigned m, __m512i v, int elem) {
-  unsigned k = (unsigned)__builtin_popcount(m);
-  if (elem == 4)
-    _mm512_mask_storeu_epi32(p, (__mmask16)((1u << k) - 1), _mm512_maskz_compress_epi32((__mmask16)m, v));
-  else
-    _mm512_mask_storeu_epi64(p, (__mmask8)((1u << k) - 1), _mm512_maskz_compress_epi64((__mmask8)m, v));
-  return k;
 }
 
 /* Packs v's lanes in m, reversed, so that they end just below end (partition_if's back region:

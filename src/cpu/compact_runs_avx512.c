@@ -19,28 +19,16 @@
 #include "compact_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
-#define AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
-
-/* Packs v's lanes in m (16 lanes of 4 bytes, or 8 of 8) to p; returns their count. */
-static AVX512 inline unsigned packed(char *p, unsigned m, __m512i v, int elem) {
-  unsigned k = (unsigned)__builtin_popcount(m);
-  if (elem == 4)
-    _mm512_mask_storeu_epi32(p, (__mmask16)((1u << k) - 1), _mm512_maskz_compress_epi32((__mmask16)m, v));
-  else
-    _mm512_mask_storeu_epi64(p, (__mmask8)((1u << k) - 1), _mm512_maskz_compress_epi64((__mmask8)m, v));
-  return k;
-}
+#include "avx512_pack.h"
 
 /* The 64-bit positions base + i + lane of the lanes in m, packed to pos (16 lanes: two halves). */
 static AVX512 inline void packed_positions(size_t *pos, unsigned m, size_t at, int lanes) {
   const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
   __m512i p = _mm512_add_epi64(_mm512_set1_epi64((long long)at), iota);
   unsigned lo = m & 0xFF;
-  size_t k = packed((char *)pos, lo, p, 8);
+  size_t k = store_packed((char *)pos, lo, p, 8);
   if (lanes == 16)
-    packed((char *)(pos + k), m >> 8, _mm512_add_epi64(p, _mm512_set1_epi64(8)), 8);
+    store_packed((char *)(pos + k), m >> 8, _mm512_add_epi64(p, _mm512_set1_epi64(8)), 8);
 }
 
 enum { K_INT, K_F32, K_F64 };
@@ -74,7 +62,7 @@ static AVX512 inline size_t heads(int kind, int elem, const char *in, size_t n, 
     __m512i prev = load_lanes(elem, pm, in + i * elem - elem);
     unsigned m = differ(kind, elem, pm, v, prev) | (i == 0 ? 1u : 0u);
     if (buf)
-      packed(buf + sel * elem, m, v, elem);
+      store_packed(buf + sel * elem, m, v, elem);
     if (pos)
       packed_positions(pos + sel, m, base + i, (int)lanes);
     sel += (unsigned)__builtin_popcount(m);
@@ -129,7 +117,7 @@ static AVX512 inline size_t flagged(int elem, const uint8_t *flags, const char *
     __m128i f = elem == 4 ? _mm_loadu_si128((const __m128i *)(const void *)(flags + i))
                           : _mm_loadl_epi64((const __m128i *)(const void *)(flags + i));
     unsigned m = (unsigned)_mm_test_epi8_mask(f, ones) & ((1u << lanes) - 1);
-    sel += packed(buf + sel * elem, m, _mm512_loadu_si512(in + i * elem), elem);
+    sel += store_packed(buf + sel * elem, m, _mm512_loadu_si512(in + i * elem), elem);
   }
   for (; i < n; i++) { /* the tail, by the portable loop's rule */
     memcpy(buf + sel * elem, in + i * elem, (size_t)elem);
@@ -213,7 +201,7 @@ static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uin
     if (tails) {
       size_t nx = i + lanes;
       unsigned t = (h >> 1) | (unsigned)((bits[nx >> 6] >> (nx & 63)) & 1) << (lanes - 1);
-      nt += packed(tails + nt * elem, t & lm, x, elem);
+      nt += store_packed(tails + nt * elem, t & lm, x, elem);
     }
     if (out) {
       char *o = out + i * elem;

@@ -72,13 +72,7 @@ static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, voi
 
 static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
                         pscan__cuda_axis_params *p) {
-  memset(p, 0, sizeof *p);
-  p->in = v->in, p->out = v->out, p->len = v->len, p->si = v->si, p->so = v->so, p->nb = v->nb;
-  for (int d = 0; d < v->nb; d++)
-    p->blen[d] = v->b[d].len, p->bis[d] = v->b[d].is, p->bos[d] = v->b[d].os;
-  p->nlines = v->nlines;
-  p->exclusive = c->exclusive;
-  p->has_init = c->init != NULL;
+  PSCAN__AXIS_FILL_PARAMS(p, c, v);
   if (c->init)
     memcpy(&p->init, c->init, c->out_size);
 }
@@ -161,18 +155,10 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
-    int64_t io = 0, oo = 0;
-    size_t idx = line;
-    for (int d = v->nb - 1; d >= 0; d--) {
-      int64_t i = (int64_t)(idx % (size_t)v->b[d].len);
-      idx /= (size_t)v->b[d].len;
-      io += i * v->b[d].is, oo += i * v->b[d].os;
-    }
-    pscan__scan_call flat = {.in = v->in + io * (int64_t)c->in_size,
-                             .out = v->out + oo * (int64_t)c->out_size, .n = (size_t)v->len,
-                             .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
-                             .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
-                             .out_size = c->out_size};
+    pscan__scan_call flat = {.n = (size_t)v->len, .in_type = c->in_type, .out_type = c->out_type,
+                             .op = c->op, .exclusive = c->exclusive, .init = c->init,
+                             .in_size = c->in_size, .out_size = c->out_size};
+    pscan__axis_line(c, v, line, &flat.in, &flat.out);
     PSCAN__CHECK(pscan__cuda_backend.scan(ctx, &flat));
   }
   return PSCAN_OK;

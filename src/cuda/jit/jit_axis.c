@@ -133,31 +133,18 @@ static pscan_status run_chunks(pscan_ctx *ctx, const pscan__cuda_env *env, void 
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
-    int64_t io = 0, oo = 0;
-    size_t idx = line;
-    for (int d = v->nb - 1; d >= 0; d--) {
-      int64_t i = (int64_t)(idx % (size_t)v->b[d].len);
-      idx /= (size_t)v->b[d].len;
-      io += i * v->b[d].is, oo += i * v->b[d].os;
-    }
-    PSCAN__CHECK(pscan__cuda_scan_op(ctx, c->user_impl, v->in + io * (int64_t)c->in_size,
-                                     v->out + oo * (int64_t)c->out_size, (size_t)v->len,
-                                     c->exclusive, c->init));
+    const void *in;
+    void *out;
+    pscan__axis_line(c, v, line, &in, &out);
+    PSCAN__CHECK(
+        pscan__cuda_scan_op(ctx, c->user_impl, in, out, (size_t)v->len, c->exclusive, c->init));
   }
   return PSCAN_OK;
 }
 
 static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
                         pscan__user_axis_params *p) {
-  memset(p, 0, sizeof *p);
-  p->in = v->in, p->out = v->out;
-  p->len = v->len, p->si = v->si, p->so = v->so;
-  p->nb = v->nb;
-  for (int d = 0; d < v->nb; d++)
-    p->blen[d] = v->b[d].len, p->bis[d] = v->b[d].is, p->bos[d] = v->b[d].os;
-  p->nlines = v->nlines;
-  p->exclusive = c->exclusive;
-  p->has_init = c->init != NULL;
+  PSCAN__AXIS_FILL_PARAMS(p, c, v);
   if (c->init)
     memcpy(p->init, c->init, c->in_size);
   p->unit = unit_of((uintptr_t)v->in | (uintptr_t)v->out | c->in_size);
