@@ -2,11 +2,12 @@
  * thread count and the same clock.
  *
  * Timing: rounds.h, the method the CPU sweep shares: per implementation, one warm-up call (which
- * also creates thread pools and scratch and whose result is checked) and one calibration call;
- * then reps rounds, each taking one sample of every implementation in turn. A sample repeats the
- * call often enough to last ROUNDS_MIN_SAMPLE_S, so small sizes are not lost in clock resolution
- * (they then run from cache, as small scans do in real use). The result is the median sample
- * divided by the calls in it. */
+ * also creates thread pools and scratch and whose result is checked) and, unless the warm-up
+ * took longer than ROUNDS_LONG_CALL_S, one calibration call; then reps rounds, each taking one
+ * sample of every implementation in turn. A sample repeats the call often enough to last
+ * ROUNDS_MIN_SAMPLE_S, so small sizes are not lost in clock resolution (they then run from
+ * cache, as small scans do in real use). The result is the median sample divided by the calls
+ * in it. */
 #include "bench_cpu.h"
 #include "progress.h"
 #include "rounds.h"

@@ -18,8 +18,8 @@
  *
  * Timing: rounds.h, the method of `pscan bench --cpu`, so that the sweep's scan points reproduce
  * its figures: each implementation is called once (warm-up; its output is checked: the count and
- * a checksum of what it wrote, against pscan's), once more to calibrate the calls per sample,
- * then samples in rounds, one sample of each implementation per round; OpenMP and TBB peers
+ * a checksum of what it wrote, against pscan's), once more to calibrate the calls per sample
+ * (unless the warm-up took longer than ROUNDS_LONG_CALL_S), then samples in rounds, one sample of each implementation per round; OpenMP and TBB peers
  * settle after each call, outside the timing (their idle threads spin). The number of samples is
  * calibrated by time: pscan's as many as fit SAMPLES_S, 3 to MAX_PSCAN (short calls get more,
  * whose median then resists the noise of a shared machine), the copy's as many as pscan's (the

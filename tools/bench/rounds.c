@@ -51,7 +51,7 @@ int rounds_calibrate(rounds_impl *m, double big_s) {
   long most = m->max_inner > 0 ? m->max_inner : DEFAULT_MAX_INNER;
   double one = m->warm_s;
   m->warm_is_sample = big_s > 0 && m->warm_s > big_s;
-  if (!m->warm_is_sample) {
+  if (!m->warm_is_sample && m->warm_s <= ROUNDS_LONG_CALL_S) {
     int rc = timed_call(m, &one);
     if (rc != 0)
       return rc;

@@ -4,7 +4,8 @@
  *
  * Per implementation: a warm-up call (the caller checks its result), then a calibration call
  * that sets how many calls make a sample (at least ROUNDS_MIN_SAMPLE_S, so short calls are not
- * lost in the clock's resolution). Then rounds: each round takes one sample of every
+ * lost in the clock's resolution; none after a warm-up longer than ROUNDS_LONG_CALL_S: one call
+ * is then a sample). Then rounds: each round takes one sample of every
  * implementation that wants more, in turn, so a machine whose speed drifts slows them all alike
  * and the ratios between them (a scan against the copy) hold. The figure is the median sample
  * divided by the calls in it. Clock: CLOCK_MONOTONIC (timing.h).
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 
 #define ROUNDS_MIN_SAMPLE_S 2e-3
+#define ROUNDS_LONG_CALL_S (4 * ROUNDS_MIN_SAMPLE_S)
 enum { ROUNDS_MAX_SAMPLES = 1000 };
 
 typedef struct rounds_impl {
@@ -43,7 +45,8 @@ typedef struct rounds_impl {
 /* One call, timed (m->warm_s); its status. */
 int rounds_warm_up(rounds_impl *m);
 /* Sets m->inner and m->sample_s from one more timed call. Where the warm-up took longer than
-   big_s (> 0), no call is made: one call is a sample (inner 1) and the warm-up is the first
+   ROUNDS_LONG_CALL_S, no call is made: one call is a sample (inner 1) whatever the next call
+   would take. Where it took longer than big_s (> 0), the warm-up is also the first sample
    (warm_is_sample), which keeps a one-thread loop at 2^28 items to one or two calls. */
 int rounds_calibrate(rounds_impl *m, double big_s);
 /* Rounds until every implementation has its want samples (at least 1); medians into seconds.
