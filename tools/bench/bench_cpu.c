@@ -12,7 +12,6 @@
 #include "progress.h"
 #include "rounds.h"
 #include "team.h"
-#include "timing.h"
 #include "cli/cli.h"
 #include "peers/peers_cpu.h"
 #include "peers/peers_cxx.h"

@@ -252,7 +252,7 @@ static int run_points(sweep_backend *b, const sweep_point *pts, int count, int r
     if (b->fill(b, &r->p) || b->measure(b, r, reps))
       return 1;
     size_t copy_bytes = r->p.n * pscan_dtype_size(r->p.key);
-    if (r->copy_s == 0 && copy_seconds(b, &cc, copy_bytes, reps, &r->copy_s))
+    if (r->copy_s == 0 && b->copy && copy_seconds(b, &cc, copy_bytes, reps, &r->copy_s))
       return 1;
     r->copy_bytes = 2.0 * (double)copy_bytes;
     double others, steal;

@@ -9,9 +9,6 @@
  * std::inclusive_scan par); at n >= 2^26 the plain loop is left out when a parallel peer exists
  * (it cannot win there, and it would take most of the run's time).
  *
- * The copy: the streaming copy over a team of the same threads, or memcpy on one thread where
- * that is faster (up to 32 MiB: where waking the team costs more than copying from cache).
- *
  * The copy of the point's items: the streaming copy over a team of the same threads, or memcpy
  * on one thread where that is faster (up to 32 MiB: where waking the team costs more than copying
  * from cache). It is timed with pscan, in the same rounds, at every point.
@@ -19,11 +16,12 @@
  * Timing: rounds.h, the method of `pscan bench --cpu`, so that the sweep's scan points reproduce
  * its figures: each implementation is called once (warm-up; its output is checked: the count and
  * a checksum of what it wrote, against pscan's), once more to calibrate the calls per sample
- * (unless the warm-up took longer than ROUNDS_LONG_CALL_S), then samples in rounds, one sample of each implementation per round; OpenMP and TBB peers
- * settle after each call, outside the timing (their idle threads spin). The number of samples is
- * calibrated by time: pscan's as many as fit SAMPLES_S, 3 to MAX_PSCAN (short calls get more,
- * whose median then resists the noise of a shared machine), the copy's as many as pscan's (the
- * same rounds), a peer's up to reps within PEER_S, at least 1. Where one call takes longer than
+ * (unless the warm-up took longer than ROUNDS_LONG_CALL_S), then samples in rounds, one sample
+ * of each implementation per round; OpenMP and TBB peers settle after each call, outside the
+ * timing (their idle threads spin). The number of samples is calibrated by time: pscan's as
+ * many as fit SAMPLES_S, 3 to MAX_PSCAN (short calls get more, whose median then resists the
+ * noise of a shared machine), the copy's as many as pscan's (the same rounds), a peer's up to
+ * reps within PEER_S, at least 1. Where one call takes longer than
  * BIG_CALL_S the warm-up is the first sample, with no calibration call (the buffers are touched
  * before the run, so the first call pays no page faults): at 2^28 a one-thread loop then runs
  * once, and the whole sweep on 16 threads fits a 600 s device call. */
@@ -32,7 +30,6 @@
 
 #include "rounds.h"
 #include "team.h"
-#include "timing.h"
 #include "cli/cli.h"
 #include "cli/sysinfo.h"
 #include "peers/peers_cpu.h"
