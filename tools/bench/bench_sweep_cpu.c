@@ -452,13 +452,21 @@ int sweep_cpu_backend(sweep_backend *b, const sweep_opts *o) {
     return 1;
   }
   char machine[256];
-  snprintf(s->name, sizeof s->name, "the CPU backend, %d thread%s (%s)", s->threads,
-           s->threads > 1 ? "s" : "", sysinfo_machine(machine, sizeof machine));
+  int len = snprintf(s->name, sizeof s->name, "the CPU backend, %d thread%s (%s)", s->threads,
+                     s->threads > 1 ? "s" : "", sysinfo_machine(machine, sizeof machine));
+  /* The library's knobs set in the environment (docs/PERFORMANCE.md), so a run says how it ran. */
+  static const char *const knobs[] = {"PSCAN_CPU_ISA", "PSCAN_CPU_STREAM",
+                                      "PSCAN_CPU_COMPACT_PARTITION"};
+  for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+    const char *v = getenv(knobs[i]);
+    if (v && len > 0 && (size_t)len < sizeof s->name)
+      len += snprintf(s->name + len, sizeof s->name - (size_t)len, ", %s=%.24s", knobs[i], v);
+  }
   b->state = s;
   b->name = s->name;
   b->peer_kind = "the best CPU peer (one-thread loop; parallel C++ peers where built)";
   b->copy_kind = "streaming copy (non-temporal stores) on the same threads, or memcpy on one "
-                 "thread where faster (up to 32 MiB)";
+                 "thread where faster (up to 32 MiB), timed in the same rounds as pscan";
   b->default_reps = 5;
   b->available = cpu_available;
   b->open = cpu_open;
