@@ -39,6 +39,9 @@ static const shape_case shapes[] = {
     {2, {16384, 16384}, 0}, {2, {16384, 16384}, 1}, {2, {1048576, 64}, 0},
     {2, {1048576, 64}, 1},  {2, {64, 4194304}, 1},  {2, {64, 4194304}, 0},
     {2, {1000000, 256}, 0}, {2, {122996, 1024}, 1}, {1, {268435456, 0}, 0},
+    /* more side by side widths (one pass with a look-back along the axis from 32 columns) */
+    {2, {8388608, 32}, 0},  {2, {2097152, 128}, 0}, {2, {524288, 512}, 0},
+    {2, {262144, 1000}, 0}, {2, {4194304, 40}, 0},
 };
 
 static double now_ms(void) {
@@ -359,7 +362,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < nshapes; k++) {
       if (types[ti] == PSCAN_F64 && k % 3 != 0) /* f64 for a few */
         continue;
-      if (quick && k == nshapes - 1 && !b.gpu) /* 2 x 1 GiB: not in a quick CPU run */
+      if (quick && shapes[k].ndim == 1 && !b.gpu) /* 2 x 1 GiB: not in a quick CPU run */
         continue;
       bench_axis(&b, &shapes[k], types[ti]);
     }

@@ -7,6 +7,10 @@
 # bench: pscan_axis_bench --gpu (the issue's shapes, f32/i32 and f64 for a few, cudaMemcpy device
 #        to device of the same bytes, CUB scan-by-key for segments) and --cpu on every core.
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
+# lbcols: test_axis --backend cuda (quick) with every PSCAN_CUDA_AXIS_LB_COLS (32..256) and with
+#         PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000 (the 3-pass side-by-side scan alone).
+# ab: pscan_axis_bench --gpu alternating with the same run under the environment $AB_ENV
+#     (e.g. AB_ENV="PSCAN_CUDA_AXIS_LB_MIN_LINES=2048 PSCAN_CUDA_AXIS_LB_COLS=256"), two rounds.
 # Results (logs, CSV) go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" axis-summary.txt "build test sanitize bench peers" -- "$@"
 
@@ -29,6 +33,14 @@ if has test; then
     tail -1 "$OUT/axis-$test.log" | tee -a "$OUT/axis-summary.txt"
   done
 fi
+if has lbcols; then
+  for env in PSCAN_CUDA_AXIS_LB_COLS={32,128,256} PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000; do
+    log "test_axis --backend cuda (PSCAN_TEST_QUICK=1, $env)"
+    env PSCAN_TEST_QUICK=1 "$env" ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-lbcols.log" 2>&1 ||
+      { status=1; grep -m 10 FAIL "$OUT/axis-lbcols.log" | tee -a "$OUT/axis-summary.txt"; }
+    tail -1 "$OUT/axis-lbcols.log" | tee -a "$OUT/axis-summary.txt"
+  done
+fi
 if has sanitize; then
   for tool in memcheck racecheck initcheck; do
     log "compute-sanitizer $tool test_axis --backend cuda (PSCAN_TEST_QUICK=1)"
@@ -44,6 +56,27 @@ if has bench; then
   log "pscan_axis_bench (CPU, $(nproc) threads)"
   ./build-gpu/pscan_axis_bench --reps 11 --csv "$OUT/axis-bench-cpu.csv" 2>&1 |
     tee "$OUT/axis-bench-cpu.txt" | tee -a "$OUT/axis-summary.txt"
+fi
+if has ab; then
+  for round in 1 2; do
+    for side in default ab; do
+      log "pscan_axis_bench --gpu ($side${AB_ENV:+: $AB_ENV}, round $round)"
+      run=(./build-gpu/pscan_axis_bench)
+      # shellcheck disable=SC2206
+      [[ $side == ab ]] && run=(env ${AB_ENV:-} ./build-gpu/pscan_axis_bench)
+      "${run[@]}" --gpu --reps 11 --csv "$OUT/axis-ab-$side-$round.csv" 2>&1 | grep -v segmented |
+        tee -a "$OUT/axis-summary.txt" >/dev/null
+    done
+  done
+  log "A/B (% of copy, default vs ab, two rounds)"
+  python3 - "$OUT"/axis-ab-{default-1,ab-1,default-2,ab-2}.csv <<'PY' | tee -a "$OUT/axis-summary.txt"
+import csv, sys
+runs = [{(r["dtype"], r["shape"], r["axis_or_k"]): r["pct_of_copy"] for r in csv.DictReader(open(f))
+         if r["kind"] == "axis"} for f in sys.argv[1:]]
+print("dtype shape              axis  default   ab  default   ab")
+for key in runs[0]:
+    print("%-5s %-18s %4s " % key + " ".join("%7s" % run.get(key, "-") for run in runs))
+PY
 fi
 if has peers; then
   log "bench/py_axis_peers.py --gpu"

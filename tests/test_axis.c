@@ -336,7 +336,9 @@ static void test_regimes(uint64_t seed) {
       {2, 70000, 3},   /* side by side, row chunks */
       {2, 1025, 1100}, /* side by side, two column chunks */
       {2, 1000, 33},   /* many short lines (axis 1) / side (axis 0) */
-      {2, 6000, 40},   /* side by side, 188 chunks (CUDA: one pass, look-back along the axis) */
+      {2, 6000, 40},   /* side by side (CUDA: one pass, look-back along the axis) */
+      {2, 9000, 37},   /* CUDA: 71 chunks of 128 rows, two look-back windows of 64 */
+      {2, 33000, 32},  /* CUDA: 129 chunks of 256 rows, two look-back windows of 128 */
       {2, 3, 70001},   /* few long lines (axis 1) */
       {2, 1, 65537},   /* one line */
       {2, 65537, 1},   /* one line along axis 0 */

@@ -24,6 +24,7 @@
 #include "launch.h"
 
 #include <cuda_runtime_api.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* From host/backend.c: the device made current, the context's stream and multiprocessor count; and
@@ -47,10 +48,9 @@ enum {
   AX_MAX_CHUNKS = 65535,
   AX_SERIAL_CARRIES = 64, /* up to this many chunks a thread carries serially along its line */
   AX_CARRY_ROWS = 32,     /* rows per chunk in the scans of the carries */
-  /* Side by side in one pass from this many columns: its look-back costs ~80 ns per chunk in
-     series along the axis (docs/PERFORMANCE.md, "Axis scans on the GPU"), hidden only when
-     each chunk row carries ~0.5 MB (2048 columns) */
-  AX_LB_MIN_LINES = 2048
+  /* Side by side in one pass from this many columns (fewer: the 3-pass scan in chunks, whose
+     loads of a narrow row are short). PSCAN_CUDA_AXIS_LB_MIN_LINES overrides it, for A/B runs. */
+  AX_LB_MIN_LINES = 32
 };
 
 static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
@@ -76,11 +76,31 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
     memcpy(&p->init, c->init, c->out_size);
 }
 
+static uint64_t side_lb_min_lines(void) {
+  const char *env = getenv("PSCAN_CUDA_AXIS_LB_MIN_LINES");
+  return env ? strtoull(env, NULL, 10) : AX_LB_MIN_LINES;
+}
+
+/* Columns per block of side_lb: 64 (four row groups: tiles of 128 rows for 4-byte types, and a
+   look-back window of 64 chunks), 32 for arrays of up to 32 columns. PSCAN_CUDA_AXIS_LB_COLS
+   (32, 64, 128 or 256) overrides it, for A/B runs. */
+static unsigned side_lb_cols(uint64_t nlines) {
+  const char *env = getenv("PSCAN_CUDA_AXIS_LB_COLS");
+  if (env) {
+    unsigned v = (unsigned)strtoul(env, NULL, 10);
+    if (v == 32 || v == 64 || v == 128 || v == 256)
+      return v;
+  }
+  return nlines <= 32 ? 32 : 64;
+}
+
 /* Lines side by side in one pass (side_lb): one allocation holds the tile counter, the flags and
    the chunks' reductions and inclusive prefixes. */
 static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
                                 pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
-  const uint64_t rows = PSCAN__AXIS_LB_ROWS(acc_size), ncb = (p->nlines + PSCAN__AXIS_THREADS - 1) / PSCAN__AXIS_THREADS;
+  p->lb_cols = side_lb_cols(p->nlines);
+  const uint64_t rows = (uint64_t)PSCAN__AXIS_LB_ROWS(acc_size) * (PSCAN__AXIS_THREADS / p->lb_cols),
+                 ncb = (p->nlines + p->lb_cols - 1) / p->lb_cols;
   p->rows = (int64_t)rows;
   p->nchunks = ((uint64_t)p->len + rows - 1) / rows;
   if (p->nchunks * ncb > 0x7fffffffu)
@@ -125,7 +145,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");
     return PSCAN_OK;
   }
-  if (!p->carries && p->nlines >= AX_LB_MIN_LINES)
+  if (!p->carries && p->nlines >= side_lb_min_lines())
     return run_side_lb(ctx, k, p, acc_size, stream);
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =

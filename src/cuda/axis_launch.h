@@ -33,9 +33,12 @@ typedef struct pscan__cuda_axis_params {
      is the internal identity, not the API's. */
   int reduce_last, carries;
   /* side_lb: the tile counter and one flag per tile (zeroed by the launcher); agg then holds
-     the chunks' reductions and, after them, their inclusive prefixes (2 x nchunks x nlines). */
+     the chunks' reductions and, after them, their inclusive prefixes (2 x nchunks x nlines);
+     lb_cols columns per block (32, 64, 128 or 256), so PSCAN__AXIS_THREADS / lb_cols row groups
+     and rows = that many times PSCAN__AXIS_LB_ROWS rows per chunk. */
   unsigned long long *lb_counter;
   unsigned *lb_flags;
+  unsigned lb_cols;
 } pscan__cuda_axis_params;
 
 /* Threads per block of every axis kernel: side by side, one column each (the host sizes grids,
@@ -56,7 +59,7 @@ typedef struct pscan__cuda_axis_kernels {
   int (*side_carry)(const pscan__cuda_axis_params *p, void *stream);
   int (*side_scan)(const pscan__cuda_axis_params *p, void *stream);
   /* Lines side by side in one pass (decoupled look-back along the axis), nchunks chunks of
-     PSCAN__AXIS_LB_ROWS rows. */
+     rows rows, lb_cols columns per block. */
   int (*side_lb)(const pscan__cuda_axis_params *p, void *stream);
 } pscan__cuda_axis_kernels;
 

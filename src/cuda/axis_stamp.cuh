@@ -208,13 +208,19 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_scan_kernel)(c
 }
 
 /* Lines side by side in one pass: decoupled look-back (Merrill & Garland, NVR-2016-002) along
-   the axis, per column. Tile t, taken in order from a counter, is chunk k = t / ncb (AX_LB_ROWS
-   rows, held in registers) of column block cb = t % ncb (AX_THREADS columns, one per thread). It
-   publishes its columns' reductions under one flag per tile (1: reductions, 2: inclusive
-   prefixes), folds the earlier chunks of its column block back to the nearest inclusive prefix,
-   publishes its own, and scans its rows from the prefix: 2n data movement plus two accumulators
-   per column and chunk. A tile waits only on tiles taken before it, so every wait ends. */
+   the axis, per column, with a window of predecessors read at once. A block is G = AX_THREADS /
+   lb_cols row groups of lb_cols columns (one column per thread, G x AX_LB_ROWS rows held in
+   registers: narrow arrays get tall tiles). Tile t, taken in order from a counter, is chunk
+   k = t / ncb of column block cb = t % ncb. It publishes its columns' reductions under one flag
+   per tile (1: reductions, 2: inclusive prefixes), then reads the flags of G x AX_LB_PER
+   predecessors at once and folds their values back to the nearest inclusive prefix (window after
+   window), publishes its own, and scans its rows from the prefix: 2n data movement plus two
+   accumulators per column and chunk. Reading a window rather than one predecessor at a time lets
+   the chain of inclusive prefixes advance a window per round trip: one predecessor per step cost
+   ~80 ns a chunk in series (docs/PERFORMANCE.md, "Axis scans on the GPU"). A tile waits only on
+   tiles taken before it, so every wait ends. */
 #define AX_LB_ROWS PSCAN__AXIS_LB_ROWS(ACC_SIZE)
+#define AX_LB_PER 16 /* predecessors a row group folds per look-back round */
 
 static __device__ __forceinline__ void NAME(ax_lb_publish)(unsigned *flag, unsigned v) {
   __threadfence(); /* this thread's accumulator before the flag */
@@ -223,17 +229,82 @@ static __device__ __forceinline__ void NAME(ax_lb_publish)(unsigned *flag, unsig
     atomicExch(flag, v);
 }
 
+/* part[g * cols + column] for g in [g0, g1) folded in order (the block's row groups, or the
+   window's slices, nearest last). */
+static __device__ __forceinline__ ACC_T NAME(ax_lb_fold_parts)(const ACC_T *part, unsigned cols,
+                                                              unsigned column, unsigned g0,
+                                                              unsigned g1, ACC_T acc) {
+  for (unsigned g = g0; g < g1; g++)
+    acc = NAME(op)(acc, part[g * cols + column]);
+  return acc;
+}
+
+/* The fold of the chunks before chunk k of column block cb back to the nearest inclusive prefix
+   (which holds init), for the thread's column (all threads return it). Each round takes a window
+   of up to groups x AX_LB_PER predecessors: one thread per predecessor reads its flag (waiting
+   for a reduction at least), then row group g loads slice g of the window's values (AX_LB_PER
+   loads in flight at once; slice 0 the nearest) and the slices are folded farthest first. */
+static __device__ ACC_T NAME(ax_lb_look_back)(const pscan__cuda_axis_params *p, uint64_t k,
+                                              uint64_t cb, uint64_t ncb, unsigned cols,
+                                              unsigned g, uint64_t c, bool live, ACC_T *part_s,
+                                              unsigned *stop_s) {
+  const unsigned groups = AX_THREADS / cols, window = groups * AX_LB_PER;
+  const ACC_T *aggs = (const ACC_T *)p->agg, *incls = aggs + p->nchunks * p->nlines;
+  ACC_T back = NAME(identity)();
+  for (uint64_t hi = k;;) { /* predecessors hi - 1, hi - 2, ... (i = 0, 1, ... in the window) */
+    const unsigned w = hi < window ? (unsigned)hi : window;
+    if (threadIdx.x == 0)
+      *stop_s = w;
+    __syncthreads();
+    if (threadIdx.x < w) {
+      const unsigned *flag = p->lb_flags + (hi - 1 - threadIdx.x) * ncb + cb;
+      unsigned f, ns = PSCAN__BACKOFF_FIRST_NS;
+      while ((f = *(volatile const unsigned *)flag) == 0)
+        pscan__backoff(&ns);
+      if (f == 2)
+        atomicMin(stop_s, threadIdx.x); /* the nearest inclusive prefix ends the fold */
+    }
+    __syncthreads();
+    __threadfence(); /* the flags before the values they publish */
+    const unsigned stop = *stop_s, used = stop < w ? stop + 1 : w, i0 = g * AX_LB_PER;
+    ACC_T v[AX_LB_PER], slice = NAME(identity)();
+#pragma unroll
+    for (int j = 0; j < AX_LB_PER; j++) {
+      const unsigned i = i0 + j;
+      v[j] = NAME(identity)();
+      if (live && i < used)
+        v[j] = *(volatile const ACC_T *)((i == stop ? incls : aggs) + (hi - 1 - i) * p->nlines + c);
+    }
+#pragma unroll
+    for (int j = AX_LB_PER - 1; j >= 0; j--) /* farthest first */
+      slice = NAME(op)(slice, v[j]);
+    part_s[threadIdx.x] = slice;
+    __syncthreads();
+    ACC_T win = NAME(identity)();
+    for (unsigned s = groups; s-- > 0;)
+      win = NAME(op)(win, part_s[s * cols + threadIdx.x % cols]);
+    back = NAME(op)(win, back);
+    __syncthreads(); /* part_s and stop_s free for the next round */
+    if (stop < w)
+      return back;
+    hi -= w;
+  }
+}
+
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_lb_kernel)(const pscan__cuda_axis_params p) {
   __shared__ unsigned long long tile_s;
+  __shared__ unsigned stop_s;
+  __shared__ ACC_T part_s[AX_THREADS];
   if (threadIdx.x == 0)
     tile_s = atomicAdd(p.lb_counter, 1ull);
   __syncthreads();
-  const uint64_t ncb = (p.nlines + AX_THREADS - 1) / AX_THREADS, t = tile_s;
-  const uint64_t k = t / ncb, cb = t % ncb, c = cb * AX_THREADS + threadIdx.x;
+  const unsigned cols = p.lb_cols, groups = AX_THREADS / cols, g = threadIdx.x / cols;
+  const uint64_t ncb = (p.nlines + cols - 1) / cols, t = tile_s;
+  const uint64_t k = t / ncb, cb = t % ncb, c = cb * cols + threadIdx.x % cols;
   int64_t io = 0, oo = 0;
   const bool live = NAME(ax_column)(&p, c, &io, &oo);
-  const int64_t r0 = (int64_t)k * AX_LB_ROWS;
-  const int rows = p.len - r0 < AX_LB_ROWS ? (int)(p.len - r0) : AX_LB_ROWS;
+  const int64_t r0 = (int64_t)k * p.rows + (int64_t)g * AX_LB_ROWS;
+  const int rows = r0 >= p.len ? 0 : p.len - r0 < AX_LB_ROWS ? (int)(p.len - r0) : AX_LB_ROWS;
   const IN_T *in = (const IN_T *)p.in + io;
   ACC_T x[AX_LB_ROWS], agg = NAME(identity)();
   if (live) {
@@ -246,39 +317,34 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_lb_kernel)(con
       if (r < rows)
         agg = NAME(op)(agg, x[r]);
   }
+  /* the row groups before this thread's, and the whole tile, per column */
+  part_s[threadIdx.x] = agg;
+  __syncthreads();
+  const unsigned column = threadIdx.x % cols;
+  const ACC_T before = NAME(ax_lb_fold_parts)(part_s, cols, column, 0, g, NAME(identity)());
+  const ACC_T tile = NAME(ax_lb_fold_parts)(part_s, cols, column, g, groups, before);
+  __syncthreads();
   ACC_T *aggs = (ACC_T *)p.agg, *incls = aggs + p.nchunks * p.nlines;
   ACC_T prefix = NAME(ax_start)(&p);
   if (k > 0) {
-    if (live)
-      aggs[k * p.nlines + c] = agg;
+    if (live && g == 0)
+      aggs[k * p.nlines + c] = tile;
     NAME(ax_lb_publish)(p.lb_flags + k * ncb + cb, 1);
-    ACC_T back = NAME(identity)(); /* the chunks passed so far, farther ones on the left */
-    for (uint64_t j = k - 1;; j--) {
-      unsigned f, ns = PSCAN__BACKOFF_FIRST_NS;
-      while ((f = *(volatile unsigned *)(p.lb_flags + j * ncb + cb)) == 0)
-        pscan__backoff(&ns);
-      __threadfence();
-      const ACC_T *from = f == 2 ? incls : aggs;
-      if (live)
-        back = NAME(op)(*(volatile const ACC_T *)(from + j * p.nlines + c), back);
-      if (f == 2)
-        break;
-    }
-    prefix = back; /* an inclusive prefix already holds init */
+    prefix = NAME(ax_lb_look_back)(&p, k, cb, ncb, cols, g, c, live, part_s, &stop_s);
   }
-  if (live)
-    incls[k * p.nlines + c] = NAME(op)(prefix, agg);
+  if (live && g == 0)
+    incls[k * p.nlines + c] = NAME(op)(prefix, tile);
   NAME(ax_lb_publish)(p.lb_flags + k * ncb + cb, 2);
   if (!live)
     return;
   ACC_T *out = (ACC_T *)p.out + oo;
-  ACC_T acc = prefix;
+  ACC_T acc = NAME(op)(prefix, before);
 #pragma unroll
   for (int r = 0; r < AX_LB_ROWS; r++) {
     if (r < rows) {
       const ACC_T next = NAME(op)(acc, x[r]);
       ACC_T v = p.exclusive ? acc : next;
-      if (p.exclusive && k == 0 && r == 0 && !p.has_init)
+      if (p.exclusive && r0 == 0 && r == 0 && !p.has_init)
         v = NAME(api_identity)();
       out[(r0 + r) * p.so] = v;
       acc = next;
@@ -310,7 +376,7 @@ static int NAME(ax_launch_side_carry)(const pscan__cuda_axis_params *p, void *st
 }
 /* Zeroes the counter and flags (p->lb_counter, then p->lb_flags) first. */
 static int NAME(ax_launch_side_lb)(const pscan__cuda_axis_params *p, void *stream) {
-  const uint64_t ncb = (p->nlines + AX_THREADS - 1) / AX_THREADS;
+  const uint64_t ncb = (p->nlines + p->lb_cols - 1) / p->lb_cols;
   int e = (int)cudaMemsetAsync(p->lb_counter, 0, 8 + p->nchunks * ncb * sizeof(unsigned),
                                (cudaStream_t)stream);
   if (e)
@@ -328,6 +394,7 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
 #undef AX_ITEMS
 #undef AX_SHORT_LINE
 #undef AX_LB_ROWS
+#undef AX_LB_PER
 #undef NAME
 #undef IN_T
 #undef ACC_T
