@@ -2,11 +2,13 @@
 # The CPU sweep on the device machine's 16-core host, in one call (no GPU used):
 #   scripts/gpu-cpusweep.sh [build] [check] [sweep] [partab]    (default: build check sweep)
 # build:  CPU-only build (-DPSCAN_CUDA=OFF, -j16) of the tool in build-cpusweep.
-# check:  the scan against the copy by both benchmarks at the same point (i32, f64 and i8, n =
-#         $CHECK_N, 2^28 unless set; $THREADS threads, 16 unless set): `pscan bench --cpu` (its
+# check:  the scan against the copy by both benchmarks at the same points (i32, f64 and i8, n =
+#         $CHECK_N, 2^20 and 2^28 unless set; $THREADS threads, 16 unless set): `pscan bench --cpu` (its
 #         pscan auto and streaming copy) and the sweep's scan point (`--sweep --ops scan`). They
 #         share one timing method (tools/bench/rounds.c): their % of copy should agree within
-#         the machine's noise (a few points). i8 has no SIMD kernel: if both say ~25-35% of the
+#         the machine's noise (a few points). At 2^20 the old sweep read 1-6 GB/s for several
+#         dtypes (OpenMP's spinning threads); there (copies up to 32 MiB) the sweep's copy is the
+#         faster of the streaming copy and one thread's memcpy: compare pscan's GB/s. i8 has no SIMD kernel: if both say ~25-35% of the
 #         copy there, that is the kernel's speed, not the timing.
 # sweep:  the whole CPU sweep -> $OUT/compact_sweep_cpu16.csv (progress on stderr, kept in
 #         $OUT/sweep.err: a line per block with the elapsed seconds).
@@ -22,7 +24,7 @@
 . "$(dirname "$0")/gpu-common.sh" cpusweep-summary.txt "build check sweep" -- "$@"
 B=build-cpusweep
 T=${THREADS:-16}
-CN=${CHECK_N:-2^28}
+CN=${CHECK_N:-2^20,2^28}
 PN=${PARTAB_N:-2^25}
 log "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, $T threads"
 
@@ -60,18 +62,19 @@ if has check; then
   t0=$SECONDS
   if "./$B/pscan" bench --cpu --sizes "$CN" --types i32,f64,i8 --threads "$T" --reps 7 \
       --csv "$OUT/check-bench.csv" >"$OUT/check-bench.txt" 2>&1; then
-    awk -F, '$1 == "stream-copy" && $4 == T { c[$3] = $8 }
-             $1 == "pscan" && $2 == "auto" && $4 == T { p[$3] = $8; f[$3] = $9 }
-             END { for (t in p) printf "  bench --cpu  %-4s pscan %6.1f GB/s  streaming copy %6.1f GB/s  %5.1f%% of copy\n",
-                   t, p[t], c[t], 100 * f[t] }' T="$T" "$OUT/check-bench.csv" | sort |
+    awk -F, '$1 == "stream-copy" && $4 == T { c[$3 " " $5] = $8 }
+             $1 == "pscan" && $2 == "auto" && $4 == T { p[$3 " " $5] = $8; f[$3 " " $5] = $9 }
+             END { for (k in p) { split(k, a, " ")
+                   printf "  bench --cpu  %-4s n=%-10s pscan %6.1f GB/s  streaming copy %6.1f GB/s  %5.1f%% of copy\n",
+                   a[1], a[2], p[k], c[k], 100 * f[k] } }' T="$T" "$OUT/check-bench.csv" | sort |
       tee -a "$OUT/cpusweep-summary.txt"
   else
     status=1; log "bench --cpu FAILED"; tail -5 "$OUT/check-bench.txt"
   fi
   if "./$B/pscan" bench --cpu --sweep --ops scan --types i32,f64,i8 --sizes "$CN" --threads "$T" \
       --csv "$OUT/check-sweep.csv" >"$OUT/check-sweep.txt" 2>&1; then
-    awk -F, 'NR > 1 { printf "  sweep        %-4s pscan %6.1f GB/s  copy           %6.1f GB/s  %5.1f%% of copy\n",
-                 $2, $6, $8, 100 * $6 / $8 }' "$OUT/check-sweep.csv" | tee -a "$OUT/cpusweep-summary.txt"
+    awk -F, 'NR > 1 { printf "  sweep        %-4s n=%-10s pscan %6.1f GB/s  copy           %6.1f GB/s  %5.1f%% of copy\n",
+                 $2, $3, $6, $8, 100 * $6 / $8 }' "$OUT/check-sweep.csv" | sort | tee -a "$OUT/cpusweep-summary.txt"
   else
     status=1; log "sweep check FAILED"; tail -5 "$OUT/check-sweep.txt"
   fi
