@@ -5,7 +5,8 @@
 A small sweep (n = 2^12, i32 and i64, reps 1) must write the CSV with the exact header, one row
 per point: every compaction op at its run lengths (1 .. 1000 and one run, written as n) or
 selectivities (0 .. 100), -1 / 0 where they do not apply, positive speeds; the scans at every
-size asked; the summary names every op; --plot writes the charts; bad --ops is a usage error
+size asked; the summary names every op and the run's load from other processes; progress comes
+on stderr; --plot writes the charts; bad --ops is a usage error
 (exit 2) that writes nothing; --ops alone selects its op.
 Ends with "N passed, N failed" like the C tests."""
 import csv
@@ -72,6 +73,11 @@ for x in rows:
 for op in RUN_OPS + SELECT_OPS + ["inclusive_scan"]:
     check(any(line.strip().startswith(op + " ") for line in r.stdout.split("summary")[-1].splitlines()),
           f"summary names {op}")
+# the run's load from other processes, where /proc/stat tells it (Linux)
+if os.path.exists("/proc/stat"):
+    check("during the sweep, other processes kept" in r.stdout, "summary: other processes' load")
+# the progress on stderr: a line per block, the last one at the last point
+check(f"{len(rows)} of {len(rows)} points" in r.stderr, "progress: the last block's line")
 for name in ["sweep-runs-i32-4096", "sweep-select-i64-4096", "sweep-scan"] if PLOTS else []:
     # a PNG by its signature and size (test_plot.py decodes the charts)
     png = f"{plot}-{name}.png"

@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "axis.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -243,6 +244,39 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
   return PSCAN_OK;
 }
 
+/* Compaction partitions. The default ("positions"): 64 KiB of per-thread buffer (items, and for
+   the run ops 8 bytes of run heads' positions an item, which the portable path keeps), which
+   stays in cache with the input it was gathered from. PSCAN_CPU_COMPACT_PARTITION (read once)
+   picks another rule for A/B measurements (docs/PERFORMANCE.md, "CPU partition size"): "items"
+   counts the items alone (the AVX-512 run kernels keep no positions); "scan" also takes the
+   scans' larger partitions (AUTO_LARGE_*) on many threads, except in deterministic mode, whose
+   float results must not depend on the thread count. The buffer holds a whole partition, so a
+   partition longer than the input is cut to the input (the caller). */
+typedef enum { COMPACT_PART_POSITIONS, COMPACT_PART_ITEMS, COMPACT_PART_SCAN } compact_part_rule;
+static pthread_once_t compact_part_once = PTHREAD_ONCE_INIT;
+static compact_part_rule compact_part;
+
+static void choose_compact_part(void) {
+  const char *v = getenv("PSCAN_CPU_COMPACT_PARTITION");
+  compact_part = v && strcmp(v, "items") == 0 ? COMPACT_PART_ITEMS
+                 : v && strcmp(v, "scan") == 0 ? COMPACT_PART_SCAN
+                                               : COMPACT_PART_POSITIONS;
+}
+
+static size_t compact_partition(const pscan_ctx *ctx, const pscan__compact_call *c) {
+  if (ctx->params[PSCAN__SLOT_PARTITION_SIZE] > 0)
+    return (size_t)ctx->params[PSCAN__SLOT_PARTITION_SIZE];
+  pthread_once(&compact_part_once, choose_compact_part);
+  bool runs = c->kind == PSCAN__COMPACT_RUN_LENGTH || c->kind == PSCAN__COMPACT_REDUCE_BY_KEY ||
+              c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  if (compact_part == COMPACT_PART_POSITIONS)
+    return AUTO_PARTITION_BYTES / (c->size + (runs ? sizeof(size_t) : 0));
+  bool large = compact_part == COMPACT_PART_SCAN && !ctx->params[PSCAN_PARAM_DETERMINISTIC] &&
+               configured_threads(ctx) >= AUTO_LARGE_THREADS &&
+               c->n >= AUTO_LARGE_INPUT / c->size;
+  return (large ? AUTO_LARGE_PARTITION_BYTES : AUTO_PARTITION_BYTES) / c->size;
+}
+
 /* Compaction: one single-pass strategy (compact.c). ALGO picks the thread count and the look-back:
    AUTO (one thread below AUTO_SEQUENTIAL_BELOW elements, at most one per
    AUTO_MIN_ELEMS_PER_THREAD), SEQUENTIAL (one thread), CHAINED (look-back of one), any other
@@ -263,18 +297,7 @@ static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   }
   pscan__cpu_job job = {.op = &op.base, .in = c->in, .out = c->out, .n = c->n,
                         .stream = pscan__cpu_stream_output(c->n * c->size)};
-  /* The default: 64 KiB of per-thread buffer (items, and run heads' positions for run-length
-     encoding), which stays in cache with the input it was gathered from. The buffer holds a
-     whole partition, so a partition longer than the input is cut to the input. */
-  if (ctx->params[PSCAN__SLOT_PARTITION_SIZE] > 0)
-    job.part = (size_t)ctx->params[PSCAN__SLOT_PARTITION_SIZE];
-  else
-    job.part = AUTO_PARTITION_BYTES /
-               (c->size + (c->kind == PSCAN__COMPACT_RUN_LENGTH ||
-                                   c->kind == PSCAN__COMPACT_REDUCE_BY_KEY ||
-                                   c->kind == PSCAN__COMPACT_SCAN_BY_KEY
-                               ? sizeof(size_t)
-                               : 0));
+  job.part = compact_partition(ctx, c);
   if (job.part > c->n)
     job.part = c->n;
   job.nparts = (c->n - 1) / job.part + 1;

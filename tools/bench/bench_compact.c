@@ -2,12 +2,13 @@
  * instead, in the same run: std::copy_if and std::partition_copy, sequential and with
  * std::execution::par (in a TBB arena of the same thread count), and a plain C loop; memcpy of
  * the input as the ceiling. int32 data, uniform bits, keep x < 0: 50% selected at random.
- * Medians of --reps timed calls after a warm-up. (Issue 4's CPU goal: select_if and partition_if
- * >= 5x the parallel std peers on the 16-core host.) */
+ * Timed as `pscan bench --cpu` times (rounds.h): a warm-up and a calibration call each, then
+ * --reps rounds of one sample of every implementation, medians. (Issue 4's CPU goal: select_if
+ * and partition_if >= 5x the parallel std peers on the 16-core host.) */
 #include "bench_compact.h"
 
 #include "bench_plot.h"
-#include "timing.h"
+#include "rounds.h"
 #include "cli/cli.h"
 #include "cli/sysinfo.h"
 #include "io/safe_out.h"
@@ -87,18 +88,41 @@ static bool available(compact_impl impl) {
   return true;
 }
 
-static double median_seconds(compact_impl impl, const compact_bufs *b, int reps) {
-  double t[1000];
-  run_impl(impl, b); /* warm-up */
-  for (int r = 0; r < reps; r++) {
-    double t0 = timing_now();
-    run_impl(impl, b);
-    t[r] = timing_now() - t0;
-  }
-  return timing_median(t, (size_t)reps);
+/* One implementation at the point b describes, as rounds.h calls it. */
+typedef struct timed {
+  compact_impl impl;
+  const compact_bufs *b;
+} timed;
+
+static int timed_call(void *arg) {
+  const timed *t = arg;
+  run_impl(t->impl, t->b);
+  return 0;
 }
 
-/* The chart of --plot: Gelem/s against threads at the largest n, memcpy dashed as the ceiling. */
+/* Median seconds of every available implementation (0 for the others), timed in rounds. */
+static int measure_all(const compact_bufs *b, int reps, double *sec) {
+  timed t[C_COUNT];
+  rounds_impl m[C_COUNT];
+  int which[C_COUNT], k = 0;
+  for (int i = 0; i < C_COUNT; i++) {
+    sec[i] = 0;
+    if (!available((compact_impl)i))
+      continue;
+    t[k] = (timed){(compact_impl)i, b};
+    m[k] = (rounds_impl){.call = timed_call, .arg = &t[k], .name = impl_names[i], .want = reps,
+                         .spins_after = i == C_STD_PAR_SELECT || i == C_STD_PAR_PARTITION};
+    if (rounds_warm_up(&m[k]) || rounds_calibrate(&m[k], 0))
+      return 1;
+    which[k++] = i;
+  }
+  if (rounds_run(m, k, NULL, NULL))
+    return 1;
+  for (int j = 0; j < k; j++)
+    sec[which[j]] = m[j].seconds;
+  return 0;
+}
+
 static void chart_init(plot_chart *c, size_t n) {
   char count[32], machine[320];
   memset(c, 0, sizeof *c);
@@ -156,10 +180,15 @@ int bench_compact_run(const size_t *sizes, int nsizes, const int *threads, int n
       pscan_set_param(b.ctx, PSCAN_PARAM_THREADS, threads[k]);
       double sec[C_COUNT] = {0};
       printf("\nn = %zu, %d thread%s\n", b.n, b.threads, b.threads > 1 ? "s" : "");
+      if (measure_all(&b, reps, sec)) {
+        pscan_destroy(b.ctx);
+        free(b.in), free(b.out), free(b.out2);
+        sout_discard(&csv_out);
+        return 1;
+      }
       for (int i = 0; i < C_COUNT; i++) {
-        if (!available((compact_impl)i))
+        if (sec[i] == 0)
           continue;
-        sec[i] = median_seconds((compact_impl)i, &b, reps);
         printf("  %-26s %9.3f ms %7.2f Gelem/s\n", impl_names[i], sec[i] * 1e3,
                (double)b.n / sec[i] * 1e-9);
         if (csv)

@@ -1,29 +1,27 @@
 /* One point of the CPU benchmark: pscan's algorithms and the peers on the same buffers, the same
  * thread count and the same clock.
  *
- * Timing: per implementation, one warm-up call (which also creates thread pools and scratch and
- * whose result is checked) and one calibration call; then reps rounds, each taking one sample of
- * every implementation in turn. A sample repeats the call often enough to last MIN_SAMPLE_S, so
- * small sizes are not lost in clock resolution (they then run from cache, as small scans do in
- * real use). The result is the median sample divided by the calls in it. */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
+ * Timing: rounds.h, the method the CPU sweep shares: per implementation, one warm-up call (which
+ * also creates thread pools and scratch and whose result is checked) and, unless the warm-up
+ * took longer than ROUNDS_LONG_CALL_S, one calibration call; then reps rounds, each taking one
+ * sample of every implementation in turn. A sample repeats the call often enough to last
+ * ROUNDS_MIN_SAMPLE_S, so small sizes are not lost in clock resolution (they then run from
+ * cache, as small scans do in real use). The result is the median sample divided by the calls
+ * in it. */
 #include "bench_cpu.h"
 #include "progress.h"
+#include "rounds.h"
 #include "team.h"
-#include "timing.h"
 #include "cli/cli.h"
 #include "peers/peers_cpu.h"
 #include "peers/peers_cxx.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define MIN_SAMPLE_S 2e-3
-enum { MAX_INNER = 1 << 20, MAX_REPS = 1000, POISON = 0x7F };
+enum { MAX_REPS = ROUNDS_MAX_SAMPLES, POISON = 0x7F };
 
 /* Context and team per thread count, created on first use and kept. */
 typedef struct per_threads {
@@ -217,51 +215,44 @@ static int user_op_verify(const call *c) {
   return 0;
 }
 
-static int prepare(const call *c, long *inner) {
-  if (c->r->impl == IMPL_USER_OP && user_op_setup(c))
-    return 1;
-  if (is_scan(c->r->impl))
-    memset(c->b->out, POISON, c->r->n * pscan_dtype_size(c->r->type));
+/* One call of c for rounds.h: 0, or 1 after printing why. */
+static int rounds_call(void *arg) {
+  const call *c = arg;
   pscan_status s = run_call(c);
-  if (s != PSCAN_OK)
-    return fail_status(c, s);
-  if (is_scan(c->r->impl) && verify(c))
-    return 1;
-  if (c->r->impl == IMPL_USER_OP && user_op_verify(c))
-    return 1;
-  double t0 = timing_now();
-  s = run_call(c);
-  double one = timing_now() - t0;
-  if (s != PSCAN_OK)
-    return fail_status(c, s);
-  *inner = 1;
-  if (one < MIN_SAMPLE_S)
-    *inner = one > 0 ? (long)ceil(MIN_SAMPLE_S / one) : MAX_INNER;
-  if (*inner > MAX_INNER)
-    *inner = MAX_INNER;
-  return 0;
+  return s == PSCAN_OK ? 0 : fail_status(c, s);
 }
 
-/* One sample: inner calls, timed together; the time of one call through *seconds. */
-static int sample(const call *c, long inner, double *seconds) {
+/* Before each sample of pscan: its algorithm (the context is shared by the algorithms). */
+static int set_algo(void *arg) {
+  const call *c = arg;
   pscan_status s = PSCAN_OK;
   if (c->r->impl == IMPL_PSCAN || c->r->impl == IMPL_USER_OP)
     s = pscan_set_param(c->slot->ctx, PSCAN_PARAM_ALGO, c->r->algo);
-  double t0 = timing_now();
-  for (long j = 0; j < inner && s == PSCAN_OK; j++)
-    s = run_call(c);
-  *seconds = (timing_now() - t0) / (double)inner;
   return s == PSCAN_OK ? 0 : fail_status(c, s);
 }
 
 /* The TBB and OpenMP runtimes keep their worker threads spinning for a while after a call (OpenMP:
-   GOMP_SPINCOUNT; TBB: its workers look for work before they sleep); on a machine with few cores
-   that spinning would slow whatever is timed next. Outside the timing, give them time to sleep. */
-static void settle(bench_impl impl) {
-  if (impl == IMPL_STD_PAR || impl == IMPL_TBB || impl == IMPL_OMP) {
-    struct timespec pause = {0, 20 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-  }
+   GOMP_SPINCOUNT; TBB: its workers look for work before they sleep): rounds.h lets them settle
+   outside the timing. */
+static bool spins_after(bench_impl impl) {
+  return impl == IMPL_STD_PAR || impl == IMPL_TBB || impl == IMPL_OMP;
+}
+
+/* Warm-up (its result checked, for a scan), then the calibration call (rounds.h). */
+static int prepare(const call *c, rounds_impl *m, const char *label) {
+  if (c->r->impl == IMPL_USER_OP && user_op_setup(c))
+    return 1;
+  if (is_scan(c->r->impl))
+    memset(c->b->out, POISON, c->r->n * pscan_dtype_size(c->r->type));
+  *m = (rounds_impl){.call = rounds_call, .before = set_algo, .arg = (void *)c, .name = label,
+                     .spins_after = spins_after(c->r->impl)};
+  if (set_algo((void *)c) || rounds_warm_up(m))
+    return 1;
+  if (is_scan(c->r->impl) && verify(c))
+    return 1;
+  if (c->r->impl == IMPL_USER_OP && user_op_verify(c))
+    return 1;
+  return rounds_calibrate(m, 0);
 }
 
 /* The implementations of point p, in report order. */
@@ -314,9 +305,17 @@ int bench_cpu_count(const bench_point *p) {
   return plan(p, r);
 }
 
+/* Progress: the round about to start. */
+static void round_progress(int round, void *ctx) {
+  const bench_point *p = ctx;
+  char what[96];
+  snprintf(what, sizeof what, "timing, round %d of %d", round + 1, p->reps);
+  progress_what(p, what);
+}
+
 /* Each implementation is prepared in turn; then the samples are taken round-robin (every
    implementation once per round), so a machine whose speed drifts, as shared virtual machines'
-   do, slows all of them alike and the ratios hold. */
+   do, slows all of them alike and the ratios hold (rounds.h). */
 int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out) {
   size_t bytes = p->n * pscan_dtype_size(p->type);
   if (bytes > b->max_bytes || p->reps < 1 || p->reps > MAX_REPS) {
@@ -330,40 +329,23 @@ int bench_cpu_measure(bench_cpu *b, const bench_point *p, bench_result *out) {
   }
   int count = plan(p, out);
   call calls[BENCH_MAX_PER_POINT];
-  long inner[BENCH_MAX_PER_POINT];
-  char label[64], what[96];
+  rounds_impl m[BENCH_MAX_PER_POINT];
+  char names[BENCH_MAX_PER_POINT][64], what[96];
   for (int k = 0; k < count; k++) {
     bench_result *r = &out[k];
     calls[k] = (call){b, slot_for(b, r->threads), r};
     if (!calls[k].slot)
       return 1;
-    snprintf(what, sizeof what, "warm-up, %s", bench_impl_label(r, label, sizeof label));
+    snprintf(what, sizeof what, "warm-up, %s", bench_impl_label(r, names[k], sizeof names[k]));
     progress_what(p, what);
     r->bytes = (double)bytes * (r->impl == IMPL_REDUCE ? 1 : 2);
-    if (r->impl == IMPL_PSCAN || r->impl == IMPL_USER_OP) {
-      pscan_status s = pscan_set_param(calls[k].slot->ctx, PSCAN_PARAM_ALGO, r->algo);
-      if (s != PSCAN_OK)
-        return fail_status(&calls[k], s);
-    }
-    if (prepare(&calls[k], &inner[k]))
+    if (prepare(&calls[k], &m[k], names[k]))
       return 1;
+    m[k].want = p->reps;
   }
-  double *samples = malloc(sizeof(double) * (size_t)count * (size_t)p->reps);
-  if (!samples) {
-    cli_error("bench", "out of memory");
+  if (rounds_run(m, count, round_progress, (void *)p))
     return 1;
-  }
-  int rc = 0;
-  for (int rep = 0; rep < p->reps && rc == 0; rep++) {
-    snprintf(what, sizeof what, "timing, round %d of %d", rep + 1, p->reps);
-    progress_what(p, what);
-    for (int k = 0; k < count && rc == 0; k++) {
-      rc = sample(&calls[k], inner[k], &samples[(size_t)k * (size_t)p->reps + (size_t)rep]);
-      settle(out[k].impl);
-    }
-  }
-  for (int k = 0; k < count && rc == 0; k++)
-    out[k].seconds = timing_median(samples + (size_t)k * (size_t)p->reps, (size_t)p->reps);
-  free(samples);
-  return rc;
+  for (int k = 0; k < count; k++)
+    out[k].seconds = m[k].seconds;
+  return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "timing.h"
 #include "cli/cli.h"
+#include "cli/sysinfo.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -246,18 +247,30 @@ static int run_points(sweep_backend *b, const sweep_point *pts, int count, int r
     sweep_result *r = &res[i];
     memset(r, 0, sizeof *r);
     r->p = pts[i];
+    sysinfo_cpu before, after;
+    sysinfo_cpu_snapshot(&before);
     if (b->fill(b, &r->p) || b->measure(b, r, reps))
       return 1;
     size_t copy_bytes = r->p.n * pscan_dtype_size(r->p.key);
-    if (copy_seconds(b, &cc, copy_bytes, reps, &r->copy_s))
+    if (r->copy_s == 0 && b->copy && copy_seconds(b, &cc, copy_bytes, reps, &r->copy_s))
       return 1;
     r->copy_bytes = 2.0 * (double)copy_bytes;
+    double others, steal;
+    sysinfo_cpu_snapshot(&after);
+    r->others = sysinfo_cpu_others(&before, &after, &others, &steal) ? others + steal : -1;
     sweep_print_row(r);
     if (csv)
       sweep_csv_row(csv, r);
-    if (i % 50 == 49)
-      fprintf(stderr, "pscan bench: --sweep: %d of %d points, %.0f s\n", i + 1, count,
-              timing_now() - start);
+    /* Progress on stderr at the end of each block (a key type and size of the compaction, a
+       type of the scans): what the time of a whole run is estimated from. */
+    const sweep_point *p = &pts[i], *q = i + 1 < count ? &pts[i + 1] : NULL;
+    bool scan = p->op == SWEEP_SCAN;
+    if (!q || scan != (q->op == SWEEP_SCAN) || q->key != p->key || (!scan && q->n != p->n)) {
+      char n[32];
+      fprintf(stderr, "pscan bench: --sweep: %d of %d points, %.0f s (%s %s%s%s done)\n", i + 1,
+              count, timing_now() - start, scan ? "scans" : "compaction", cli_dtype_name(p->key),
+              scan ? "" : " n=", scan ? "" : cli_format_count(p->n, n, sizeof n));
+    }
   }
   fprintf(stderr, "pscan bench: --sweep: %d points in %.1f s\n", count, timing_now() - start);
   return 0;
@@ -291,6 +304,8 @@ int bench_sweep_run(const sweep_opts *o, bool gpu) {
   FILE *csv = NULL;
   if (rc == 0 && o->csv && !(csv = sweep_csv_open(o->csv, &partial)))
     rc = 1;
+  sysinfo_cpu run_start, run_end;
+  sysinfo_cpu_snapshot(&run_start);
   if (rc == 0) {
     printf("pscan bench --sweep: libpscan %s on %s; peer: %s; ceiling: %s; median of %d\n"
            "GB/s = 1e9 bytes read + written per second, counted exactly per implementation "
@@ -303,6 +318,14 @@ int bench_sweep_run(const sweep_opts *o, bool gpu) {
     rc = 1;
   if (rc == 0) {
     sweep_print_summary(res, count, gpu ? "CUB" : "peer");
+    double others, steal;
+    sysinfo_cpu_snapshot(&run_end);
+    if (sysinfo_cpu_others(&run_start, &run_end, &others, &steal))
+      printf("during the sweep, other processes kept %.2f of %d cpus busy on average (hypervisor "
+             "steal %.2f)%s\n",
+             others, sysinfo_cpus(), steal,
+             others + steal > 0.1 ? ": the figures are lower and noisier than on an idle machine"
+                                  : "");
     if (o->csv)
       printf("\nwrote %s\n", o->csv);
     if (o->plot && !sweep_write_plots(res, count, o->plot, b.name, gpu ? "CUB" : "peer"))

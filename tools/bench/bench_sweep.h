@@ -53,6 +53,7 @@ typedef struct sweep_result {
   sweep_point p;
   double pscan_s, peer_s, copy_s;
   double pscan_bytes, peer_bytes, copy_bytes;
+  double others; /* CPUs kept busy by other processes and the hypervisor meanwhile; < 0: unknown */
   const char *peer; /* which peer was the best ("cub", "plain loop", "OpenMP scan", ...) */
 } sweep_result;
 
@@ -161,7 +162,9 @@ struct sweep_backend {
      each checked against the other once; sets pscan_s, peer_s, pscan_bytes, peer_bytes, peer.
      0, or 1 after printing why (a wrong result, a failed call). */
   int (*measure)(sweep_backend *b, sweep_result *r, int reps);
-  /* Median seconds of the copy of `bytes` bytes (read bytes, write bytes). */
+  /* Median seconds of the copy of `bytes` bytes (read bytes, write bytes), for a point whose
+     measure() left copy_s at 0 (the CPU's times the copy in the same rounds as pscan and sets
+     it; the GPU's copy is measured apart, by size, and refreshed every 20 s). */
   int (*copy)(sweep_backend *b, size_t bytes, int reps, double *seconds);
   void (*close)(sweep_backend *b);
 };

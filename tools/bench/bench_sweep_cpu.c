@@ -9,40 +9,40 @@
  * std::inclusive_scan par); at n >= 2^26 the plain loop is left out when a parallel peer exists
  * (it cannot win there, and it would take most of the run's time).
  *
- * The copy: the streaming copy over a team of the same threads, or memcpy on one thread where
- * that is faster (up to 32 MiB: where waking the team costs more than copying from cache).
+ * The copy of the point's items: the streaming copy over a team of the same threads, or memcpy
+ * on one thread where that is faster (up to 32 MiB: where waking the team costs more than copying
+ * from cache). It is timed with pscan, in the same rounds, at every point.
  *
- * Timing: each implementation is called once (warm-up; its output is checked: the count and a
- * checksum of what it wrote, against the other implementation's), then samples in rounds, one
- * sample of each implementation per round; a sample repeats the call to last MIN_SAMPLE_S. The
- * number of samples is calibrated by time: pscan's as many as fit SAMPLES_S, 3 to MAX_PSCAN (its
- * figure is the one that counts: short calls get more samples, whose median then resists the
- * noise of a shared machine), a peer's up to reps within PEER_S, at least 1. A sample of short
- * calls starts with one untimed call, which wakes the threads that the previous implementation's
- * turn let fall asleep (the copy's samples run back to back). Where one call
- * takes longer than BIG_CALL_S, the warm-up is the first sample (the buffers are touched before
- * the run, so the first call pays no page faults): at 2^28 a one-thread loop then runs once, and
- * the whole sweep on 16 threads takes a few minutes instead of a quarter of an hour. */
+ * Timing: rounds.h, the method of `pscan bench --cpu`, so that the sweep's scan points reproduce
+ * its figures: each implementation is called once (warm-up; its output is checked: the count and
+ * a checksum of what it wrote, against pscan's), once more to calibrate the calls per sample
+ * (unless the warm-up took longer than ROUNDS_LONG_CALL_S), then samples in rounds, one sample
+ * of each implementation per round; OpenMP and TBB peers settle after each call, outside the
+ * timing (their idle threads spin). The number of samples is calibrated by time: pscan's as
+ * many as fit SAMPLES_S, 3 to MAX_PSCAN (short calls get more, whose median then resists the
+ * noise of a shared machine), the copy's as many as pscan's (the same rounds), a peer's up to
+ * reps within PEER_S, at least 1. Where one call takes longer than
+ * BIG_CALL_S the warm-up is the first sample, with no calibration call (the buffers are touched
+ * before the run, so the first call pays no page faults): at 2^28 a one-thread loop then runs
+ * once, and the whole sweep on 16 threads fits a 600 s device call. */
 #include "bench_sweep.h"
 #include "bench_sweep_cpu.h"
 
+#include "rounds.h"
 #include "team.h"
-#include "timing.h"
 #include "cli/cli.h"
 #include "cli/sysinfo.h"
 #include "peers/peers_cpu.h"
 #include "peers/peers_cxx.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_SAMPLE_S 2e-3
 #define BIG_CALL_S 0.05
 #define SAMPLES_S 0.12 /* pscan's samples at one point, at most (3 at least) */
 #define PEER_S 0.1     /* a peer's, at most (1 at least) */
-enum { MAX_INNER = 1 << 16, MAX_REPS = 1000, MAX_PSCAN = 15 };
+enum { MAX_INNER = 1 << 16, MAX_PSCAN = 15 };
 
 typedef struct filled {
   int what; /* 0: nothing, 1: keys, 2: items, 3: scan input */
@@ -210,9 +210,10 @@ static uint64_t checksum(cpu_state *s, const void *p, size_t len) {
 
 /* ---- the calls ---- */
 
-typedef enum impl { PSCAN, LOOP, STD_PAR, OMP, TBB, NIMPL } impl;
-static const char *const impl_names[NIMPL] = {"pscan", "plain loop", "std par", "OpenMP scan",
-                                              "tbb::parallel_scan"};
+typedef enum impl { PSCAN, LOOP, STD_PAR, OMP, TBB, STREAM_COPY, MEMCPY, NIMPL } impl;
+static const char *const impl_names[NIMPL] = {"pscan",       "plain loop",         "std par",
+                                              "OpenMP scan", "tbb::parallel_scan", "streaming copy",
+                                              "memcpy"};
 
 /* One call of implementation m at p; returns the count it kept (runs; n for the scans). */
 static size_t call(cpu_state *s, impl m, const sweep_point *p) {
@@ -221,6 +222,14 @@ static size_t call(cpu_state *s, impl m, const sweep_point *p) {
   int32_t thr32 = (int32_t)thr64;
   const void *thr = pscan_dtype_size(p->key) == 8 ? (const void *)&thr64 : (const void *)&thr32;
   void *a = s->a, *o = s->out;
+  if (m == STREAM_COPY || m == MEMCPY) { /* the point's items (keys) */
+    size_t bytes = n * pscan_dtype_size(p->key);
+    if (m == STREAM_COPY)
+      peer_stream_copy(s->tm, o, a, bytes);
+    else
+      memcpy(o, a, bytes);
+    return 0;
+  }
   if (m == PSCAN) {
     pscan_status st = PSCAN_OK;
     switch (p->op) {
@@ -298,29 +307,12 @@ static int peers_at(const sweep_point *p, impl *v) {
   return k;
 }
 
-typedef struct timed {
-  impl m;
-  long inner;
-  double samples[MAX_REPS];
-  int count, want;
-  size_t kept;
-} timed;
-
-/* Samples of sample_s seconds each to take (the top of the file). */
+/* Samples to take of one implementation whose sample lasts sample_s (the top of the file). */
 static int samples_for(bool is_pscan, double sample_s, int reps) {
   double fit = (is_pscan ? SAMPLES_S : PEER_S) / (sample_s > 0 ? sample_s : 1e-9);
   int most = is_pscan ? (reps > MAX_PSCAN ? reps : MAX_PSCAN) : reps, least = is_pscan ? 3 : 1;
   int k = fit < most ? (int)fit : most;
   return k < least ? (least < most ? least : most) : k;
-}
-
-static double sample(cpu_state *s, timed *t, const sweep_point *p) {
-  if (t->inner > 1)
-    call(s, t->m, p);
-  double t0 = timing_now();
-  for (long j = 0; j < t->inner; j++)
-    call(s, t->m, p);
-  return (timing_now() - t0) / (double)t->inner;
 }
 
 static int wrong(const sweep_point *p, const char *what, impl m) {
@@ -331,93 +323,75 @@ static int wrong(const sweep_point *p, const char *what, impl m) {
   return 1;
 }
 
+/* One implementation at one point, as rounds.h calls it. */
+typedef struct timed {
+  cpu_state *s;
+  impl m;
+  const sweep_point *p;
+  size_t kept; /* the last call's count */
+} timed;
+
+static int timed_call(void *arg) {
+  timed *t = arg;
+  t->kept = call(t->s, t->m, t->p);
+  return t->kept == SIZE_MAX ? wrong(t->p, pscan_last_error(t->s->ctx), t->m) : 0;
+}
+
+/* Where one thread's memcpy may be the faster copy (the top of the file). */
+enum { ONE_THREAD_COPY_MAX = 32 << 20 };
+
 static int cpu_measure(sweep_backend *b, sweep_result *r, int reps) {
   cpu_state *s = b->state;
   const sweep_point *p = &r->p;
   timed t[NIMPL];
-  int nt = 1;
-  t[0].m = PSCAN;
+  rounds_impl m[NIMPL];
   impl peers[NIMPL];
-  int np = peers_at(p, peers);
+  int np = peers_at(p, peers), nt = 0;
+  t[nt++] = (timed){s, PSCAN, p, 0};
   for (int i = 0; i < np; i++)
-    t[nt++].m = peers[i];
+    t[nt++] = (timed){s, peers[i], p, 0};
+  int first_copy = nt;
+  t[nt++] = (timed){s, STREAM_COPY, p, 0};
+  if (p->n * pscan_dtype_size(p->key) <= ONE_THREAD_COPY_MAX)
+    t[nt++] = (timed){s, MEMCPY, p, 0};
   uint64_t sum0 = 0;
   for (int i = 0; i < nt; i++) { /* warm-up, check, calibration */
-    double t0 = timing_now();
-    t[i].kept = call(s, t[i].m, p);
-    double one = timing_now() - t0;
-    if (t[i].kept == SIZE_MAX)
-      return wrong(p, pscan_last_error(s->ctx), t[i].m);
-    if (t[i].kept != t[0].kept)
-      return wrong(p, "WRONG RESULT: the count differs from pscan's", t[i].m);
-    if (t[i].m != STD_PAR) { /* std::partition_copy writes two arrays: its count is checked */
+    impl mi = t[i].m;
+    m[i] = (rounds_impl){.call = timed_call, .arg = &t[i], .name = impl_names[mi],
+                         .max_inner = MAX_INNER,
+                         .spins_after = mi == OMP || mi == TBB || mi == STD_PAR};
+    if (rounds_warm_up(&m[i]))
+      return 1;
+    if (i < first_copy && t[i].kept != t[0].kept)
+      return wrong(p, "WRONG RESULT: the count differs from pscan's", mi);
+    /* std::partition_copy writes two arrays: only its count is checked */
+    if (i < first_copy && mi != STD_PAR) {
       uint64_t sum = output_sum(s, p, t[i].kept);
       if (i == 0)
         sum0 = sum;
       else if (sum != sum0)
-        return wrong(p, "WRONG RESULT: the output differs from pscan's", t[i].m);
+        return wrong(p, "WRONG RESULT: the output differs from pscan's", mi);
     }
-    t[i].count = 0;
-    if (one > BIG_CALL_S)
-      t[i].samples[t[i].count++] = one;
-    double want = MIN_SAMPLE_S / (one > 0 ? one : 1e-9);
-    t[i].inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
-    t[i].want = samples_for(i == 0, one * (double)t[i].inner, reps);
+    if (rounds_calibrate(&m[i], BIG_CALL_S))
+      return 1;
+    m[i].want = i < first_copy ? samples_for(i == 0, m[i].sample_s, reps) : m[0].want;
   }
-  for (int rep = 0; rep < MAX_REPS; rep++)
-    for (int i = 0; i < nt; i++)
-      if (t[i].count < t[i].want)
-        t[i].samples[t[i].count++] = sample(s, &t[i], p);
-  r->pscan_s = timing_median(t[0].samples, (size_t)t[0].count);
+  if (rounds_run(m, nt, NULL, NULL))
+    return 1;
+  r->pscan_s = m[0].seconds;
   r->pscan_bytes = sweep_bytes(p, t[0].kept, 8);
   r->peer_s = 0;
-  for (int i = 1; i < nt; i++) {
-    double sec = timing_median(t[i].samples, (size_t)t[i].count);
-    if (r->peer_s == 0 || sec < r->peer_s) {
-      r->peer_s = sec;
+  for (int i = 1; i < first_copy; i++) {
+    if (r->peer_s == 0 || m[i].seconds < r->peer_s) {
+      r->peer_s = m[i].seconds;
       r->peer = impl_names[t[i].m];
     }
   }
   r->peer_bytes = sweep_bytes(p, t[0].kept, 8);
-  return 0;
-}
-
-/* Median seconds of reps samples of one copy: the streaming copy over the team, or (team NULL)
-   memcpy on this thread alone. */
-static double copy_median(cpu_state *s, team *tm, size_t bytes, int reps) {
-  double v[MAX_REPS];
-  double t0 = timing_now();
-  if (tm)
-    peer_stream_copy(tm, s->out, s->a, bytes);
-  else
-    memcpy(s->out, s->a, bytes);
-  double one = timing_now() - t0;
-  long inner = one > MIN_SAMPLE_S ? 1 : (long)ceil(MIN_SAMPLE_S / (one > 0 ? one : 1e-9));
-  if (one > BIG_CALL_S)
-    reps = reps < 3 ? reps : 3;
-  for (int r = 0; r < reps; r++) {
-    t0 = timing_now();
-    for (long j = 0; j < inner; j++) {
-      if (tm)
-        peer_stream_copy(tm, s->out, s->a, bytes);
-      else
-        memcpy(s->out, s->a, bytes);
-    }
-    v[r] = (timing_now() - t0) / (double)inner;
-  }
-  return timing_median(v, (size_t)reps);
-}
-
-/* The copy: the streaming copy on the team, or where it is faster (small sizes, where waking
-   the team costs more than copying from cache), memcpy on one thread. */
-enum { ONE_THREAD_COPY_MAX = 32 << 20 };
-static int cpu_copy(sweep_backend *b, size_t bytes, int reps, double *seconds) {
-  cpu_state *s = b->state;
-  *seconds = copy_median(s, s->tm, bytes, reps);
-  if (bytes <= ONE_THREAD_COPY_MAX) {
-    double one = copy_median(s, NULL, bytes, reps);
-    *seconds = one < *seconds ? one : *seconds;
-  }
+  r->copy_s = m[first_copy].seconds;
+  for (int i = first_copy + 1; i < nt; i++)
+    r->copy_s = m[i].seconds < r->copy_s ? m[i].seconds : r->copy_s;
+  r->copy_bytes = 2.0 * (double)(p->n * pscan_dtype_size(p->key));
   return 0;
 }
 
@@ -478,19 +452,26 @@ int sweep_cpu_backend(sweep_backend *b, const sweep_opts *o) {
     return 1;
   }
   char machine[256];
-  snprintf(s->name, sizeof s->name, "the CPU backend, %d thread%s (%s)", s->threads,
-           s->threads > 1 ? "s" : "", sysinfo_machine(machine, sizeof machine));
+  int len = snprintf(s->name, sizeof s->name, "the CPU backend, %d thread%s (%s)", s->threads,
+                     s->threads > 1 ? "s" : "", sysinfo_machine(machine, sizeof machine));
+  /* The library's knobs set in the environment (docs/PERFORMANCE.md), so a run says how it ran. */
+  static const char *const knobs[] = {"PSCAN_CPU_ISA", "PSCAN_CPU_STREAM",
+                                      "PSCAN_CPU_COMPACT_PARTITION"};
+  for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+    const char *v = getenv(knobs[i]);
+    if (v && len > 0 && (size_t)len < sizeof s->name)
+      len += snprintf(s->name + len, sizeof s->name - (size_t)len, ", %s=%.24s", knobs[i], v);
+  }
   b->state = s;
   b->name = s->name;
   b->peer_kind = "the best CPU peer (one-thread loop; parallel C++ peers where built)";
   b->copy_kind = "streaming copy (non-temporal stores) on the same threads, or memcpy on one "
-                 "thread where faster (up to 32 MiB)";
+                 "thread where faster (up to 32 MiB), timed in the same rounds as pscan";
   b->default_reps = 5;
   b->available = cpu_available;
   b->open = cpu_open;
   b->fill = cpu_fill;
   b->measure = cpu_measure;
-  b->copy = cpu_copy;
   b->close = cpu_close;
   return 0;
 }

@@ -35,10 +35,13 @@ void sweep_print_row(const sweep_result *r) {
     snprintf(runs, sizeof runs, "%d%%", p->sel_pct);
   else
     snprintf(runs, sizeof runs, "-");
-  printf("%-18s %-4s %-6s %-6s %8.1f %8.1f %8.1f %7.2fx %6.1f%%  (%s)\n", sweep_op_name(p->op),
+  printf("%-18s %-4s %-6s %-6s %8.1f %8.1f %8.1f %7.2fx %6.1f%%  (%s)", sweep_op_name(p->op),
          cli_dtype_name(p->key), cli_format_count(p->n, count, sizeof count), runs,
          gbps(r->pscan_bytes, r->pscan_s), gbps(r->peer_bytes, r->peer_s),
          gbps(r->copy_bytes, r->copy_s), x_peer(r), 100 * of_copy(r), r->peer);
+  if (r->others > SWEEP_BUSY_NOTE)
+    printf("  [other processes: %.2f cpus busy]", r->others);
+  putchar('\n');
   fflush(stdout);
 }
 

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* One point: a line on stdout; a line of the CSV. */
+/* One point: a line on stdout (noting, where more than SWEEP_BUSY_NOTE cpus were kept busy by
+   other processes meanwhile, how many); a line of the CSV. */
+#define SWEEP_BUSY_NOTE 0.25
 void sweep_print_row(const sweep_result *r);
 void sweep_csv_row(FILE *f, const sweep_result *r);
 /* Per op, the point with the lowest x peer and the one with the lowest % of copy. */
