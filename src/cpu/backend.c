@@ -244,37 +244,24 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
   return PSCAN_OK;
 }
 
-/* Compaction partitions. The default ("positions"): 64 KiB of per-thread buffer (items, and for
-   the run ops 8 bytes of run heads' positions an item, which the portable path keeps), which
-   stays in cache with the input it was gathered from. PSCAN_CPU_COMPACT_PARTITION (read once)
-   picks another rule for A/B measurements (docs/PERFORMANCE.md, "CPU partition size"): "items"
-   counts the items alone (the AVX-512 run kernels keep no positions); "scan" also takes the
-   scans' larger partitions (AUTO_LARGE_*) on many threads, except in deterministic mode, whose
-   float results must not depend on the thread count. The buffer holds a whole partition, so a
-   partition longer than the input is cut to the input (the caller). */
+/* Compaction partitions: 64 KiB of items per thread's buffer, which stays in cache with the input
+   it was gathered from, and the scans' larger partitions (AUTO_LARGE_*) on many threads over a
+   large input, except in deterministic mode, whose float results must not depend on the thread
+   count. Measured on 16 threads (docs/PERFORMANCE.md, "CPU partition size"): the larger
+   partitions lifted every op's median (run_length_encode 43-49 -> 74-78% of the copy,
+   reduce_by_key 52-53 -> 67-68%). PSCAN_CPU_COMPACT_PARTITION (read once) picks an earlier rule
+   for A/B runs: "items" (64 KiB of items always) or "positions" (64 KiB counting 8 bytes of run
+   heads' positions an item for the run ops, which the portable path keeps). The buffer holds a
+   whole partition, so a partition longer than the input is cut to the input (the caller). */
 typedef enum { COMPACT_PART_POSITIONS, COMPACT_PART_ITEMS, COMPACT_PART_SCAN } compact_part_rule;
 static pthread_once_t compact_part_once = PTHREAD_ONCE_INIT;
 static compact_part_rule compact_part;
 
 static void choose_compact_part(void) {
   const char *v = getenv("PSCAN_CPU_COMPACT_PARTITION");
-  compact_part = v && strcmp(v, "items") == 0 ? COMPACT_PART_ITEMS
-                 : v && strcmp(v, "scan") == 0 ? COMPACT_PART_SCAN
-                                               : COMPACT_PART_POSITIONS;
-}
-
-static size_t compact_partition(const pscan_ctx *ctx, const pscan__compact_call *c) {
-  if (ctx->params[PSCAN__SLOT_PARTITION_SIZE] > 0)
-    return (size_t)ctx->params[PSCAN__SLOT_PARTITION_SIZE];
-  pthread_once(&compact_part_once, choose_compact_part);
-  bool runs = c->kind == PSCAN__COMPACT_RUN_LENGTH || c->kind == PSCAN__COMPACT_REDUCE_BY_KEY ||
-              c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
-  if (compact_part == COMPACT_PART_POSITIONS)
-    return AUTO_PARTITION_BYTES / (c->size + (runs ? sizeof(size_t) : 0));
-  bool large = compact_part == COMPACT_PART_SCAN && !ctx->params[PSCAN_PARAM_DETERMINISTIC] &&
-               configured_threads(ctx) >= AUTO_LARGE_THREADS &&
-               c->n >= AUTO_LARGE_INPUT / c->size;
-  return (large ? AUTO_LARGE_PARTITION_BYTES : AUTO_PARTITION_BYTES) / c->size;
+  compact_part = v && strcmp(v, "items") == 0       ? COMPACT_PART_ITEMS
+                 : v && strcmp(v, "positions") == 0 ? COMPACT_PART_POSITIONS
+                                                    : COMPACT_PART_SCAN;
 }
 
 /* Compaction: one single-pass strategy (compact.c). ALGO picks the thread count and the look-back:
