@@ -2,8 +2,9 @@
 after the package is installed, e.g. by scripts/gpu-python.sh build):
     python3 scripts/py-overhead.py [n]        (default n = 1024)
 Prints the per-call time (batches of back-to-back calls, then one synchronize, medians) of
-pscan.cumsum(x, out=out), torch.cumsum(x, out=out), out.copy_(x) and of the C++ core call alone
-with its arguments prepared once; then the cProfile of the pscan calls (top functions by own
+pscan.cumsum(x, out=out), torch.cumsum(x, out=out), out.copy_(x), of the C++ core call alone
+with its arguments prepared once and of the ways to allocate a result; the four user-facing calls
+in turn, twice; then the cProfile of the pscan calls (top functions by own
 time)."""
 import cProfile
 import pstats
@@ -48,10 +49,21 @@ def main():
                                                            0, 0, 0, False, False, None),
         "A.for_core(x) twice": lambda: (A.for_core(x, "torch"), A.for_core(out, "torch")),
         "A.stream_of": lambda: A.stream_of("torch", (A.CUDA, 0), None),
+        "torch.cumsum(x, 0)": lambda: torch.cumsum(x, 0),
+        "A.empty (the result pscan makes)": lambda: A.empty(x, "torch", (A.CUDA, 0), (n,),
+                                                           pscan._api.np.dtype("float32")),
+        "torch.empty(n, dtype, device)": lambda: torch.empty((n,), dtype=torch.float32,
+                                                             device=x.device),
+        "torch.empty_like(x)": lambda: torch.empty_like(x),
     }
     print(f"n = {n}, {torch.cuda.get_device_name()}, per call (medians of 31 batches of 200):")
     for name, fn in cases.items():
         print(f"  {name:32s} {per_call(fn) * 1e6:8.2f} us")
+    # the four calls a user compares, in turn, twice (same process, warm)
+    for rnd in range(2):
+        for name in ("pscan.cumsum(x)", "torch.cumsum(x, 0)", "pscan.cumsum(x, out=out)",
+                     "torch.cumsum(x, 0, out=out)"):
+            print(f"round {rnd} {name:32s} {per_call(cases[name]) * 1e6:8.2f} us")
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(20000):
