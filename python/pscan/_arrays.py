@@ -156,12 +156,7 @@ def empty(like, fam: str, dev: tuple[str, int], shp: tuple, dt: np.dtype):
         import torch
         if dt.fields is not None:
             raise _errors.DTypeError(detail="torch has no structured dtypes")
-        tdt = _torch_dtype(torch, dt)
-        # like's own shape and dtype (a scan's usual result): empty_like skips the parsing of a
-        # shape and a device that torch.empty does (a few microseconds a call at small sizes)
-        if tdt == like.dtype and like.is_contiguous() and tuple(like.shape) == shp:
-            return torch.empty_like(like)
-        return like.new_empty(shp, dtype=tdt)
+        return torch.empty(shp, dtype=_torch_dtype(torch, dt), device=like.device)
     if fam == "cupy":
         import cupy
         with cupy.cuda.Device(dev[1]):
