@@ -264,6 +264,20 @@ static void choose_compact_part(void) {
                                                     : COMPACT_PART_SCAN;
 }
 
+static size_t compact_partition(const pscan_ctx *ctx, const pscan__compact_call *c) {
+  if (ctx->params[PSCAN__SLOT_PARTITION_SIZE] > 0)
+    return (size_t)ctx->params[PSCAN__SLOT_PARTITION_SIZE];
+  pthread_once(&compact_part_once, choose_compact_part);
+  bool runs = c->kind == PSCAN__COMPACT_RUN_LENGTH || c->kind == PSCAN__COMPACT_REDUCE_BY_KEY ||
+              c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  if (compact_part == COMPACT_PART_POSITIONS)
+    return AUTO_PARTITION_BYTES / (c->size + (runs ? sizeof(size_t) : 0));
+  bool large = compact_part == COMPACT_PART_SCAN && !ctx->params[PSCAN_PARAM_DETERMINISTIC] &&
+               configured_threads(ctx) >= AUTO_LARGE_THREADS &&
+               c->n >= AUTO_LARGE_INPUT / c->size;
+  return (large ? AUTO_LARGE_PARTITION_BYTES : AUTO_PARTITION_BYTES) / c->size;
+}
+
 /* Compaction: one single-pass strategy (compact.c). ALGO picks the thread count and the look-back:
    AUTO (one thread below AUTO_SEQUENTIAL_BELOW elements, at most one per
    AUTO_MIN_ELEMS_PER_THREAD), SEQUENTIAL (one thread), CHAINED (look-back of one), any other
