@@ -376,8 +376,9 @@ static size_t pow2_pm1(test_rng *r, int lo, int hi) {
   return test_below(r, 2) ? p + 1 : p - 1;
 }
 
-/* The edges of one and of a few partitions of 64 and of 1000, 2^k +- 1, and random sizes from
-   the seed. */
+/* The edges of one and of a few partitions of 64 and of 1000 (which are also the edges of the
+   SIMD vectors: 16, 32 and 64 elements of 1 to 8 bytes), 2^k +- 1, and random sizes from the
+   seed. */
 static void cpu_type_sizes(suite *s, scan_case c) {
   test_rng *r = &s->rng;
   if (s->quick) {
@@ -387,8 +388,8 @@ static void cpu_type_sizes(suite *s, scan_case c) {
     cpu_sizes(s, c, 1000, s1000, sizeof s1000 / sizeof *s1000);
     return;
   }
-  size_t s64[] = {0,   1,   2,   31,  32,  33,  63,  64, 65, 127,
-                  128, 129, 321, pow2_pm1(r, 8, 17), 1 + test_below(r, 4096)};
+  size_t s64[] = {0,  1,   2,   15,  16,  17,  31,  32, 33, 63, 64, 65,
+                  127, 128, 129, 321, pow2_pm1(r, 8, 17), 1 + test_below(r, 4096)};
   size_t s1000[] = {999, 1000, 1001, 2001, 3000, pow2_pm1(r, 10, 17), 1 + test_below(r, 30000)};
   cpu_sizes(s, c, 64, s64, sizeof s64 / sizeof *s64);
   cpu_sizes(s, c, 1000, s1000, sizeof s1000 / sizeof *s1000);

@@ -38,10 +38,15 @@ const pscan__cpu_op *SIMD_PUBLIC(_op)(pscan_dtype in, pscan_dtype acc, pscan_op 
 
 typedef simd_v (*simd_op_fn)(simd_v, simd_v);
 
+/* The loops below are inlined into every variant's stamped kernels, where the operator becomes a
+   constant and its vector instruction sits in the loop; left to its heuristics, the compiler
+   stops inlining once the lists grow and calls the operator through a pointer per vector. */
+#define SIMD_INLINE static SIMD_TARGET inline __attribute__((always_inline))
+
 /* Whole vectors of in[0..n) -> out, from the broadcast *carry; returns the elements done. */
-static SIMD_TARGET inline size_t vector_part(const char *in, char *out, size_t n, simd_v *carry,
-                                             int exclusive, int stream, const char *prefetch,
-                                             int elem, simd_op_fn op, uint64_t id_bits) {
+SIMD_INLINE size_t vector_part(const char *in, char *out, size_t n, simd_v *carry, int exclusive,
+                               int stream, const char *prefetch, int elem, simd_op_fn op,
+                               uint64_t id_bits) {
   const size_t lanes = SIMD_BYTES / (size_t)elem;
   simd_v c = *carry;
   size_t i = 0;
@@ -61,10 +66,9 @@ static SIMD_TARGET inline size_t vector_part(const char *in, char *out, size_t n
   return i;
 }
 
-static SIMD_TARGET inline void scan_any(const pscan__cpu_op *scalar, const void *in, void *out,
-                                        size_t n, const void *carry, void *scratch, int exclusive,
-                                        int stream, const void *prefetch, int elem, simd_op_fn op,
-                                        uint64_t id_bits) {
+SIMD_INLINE void scan_any(const pscan__cpu_op *scalar, const void *in, void *out, size_t n,
+                          const void *carry, void *scratch, int exclusive, int stream,
+                          const void *prefetch, int elem, simd_op_fn op, uint64_t id_bits) {
   uint64_t bits = id_bits;
   size_t first = 0;
   if (!carry && exclusive) { /* out[0] is the API's identity; continue from in[0] */
@@ -100,8 +104,8 @@ static SIMD_TARGET inline void scan_any(const pscan__cpu_op *scalar, const void 
 
 /* Reduction: four independent vector accumulators (the ops of one do not wait on another), then
    the lanes, then the tail. The order depends only on positions within the call. */
-static SIMD_TARGET inline void reduce_any(const pscan__cpu_op *scalar, const void *in_, size_t n,
-                                          void *acc, int elem, simd_op_fn op, uint64_t id_bits) {
+SIMD_INLINE void reduce_any(const pscan__cpu_op *scalar, const void *in_, size_t n, void *acc,
+                            int elem, simd_op_fn op, uint64_t id_bits) {
   const char *in = in_;
   const size_t lanes = SIMD_BYTES / (size_t)elem, step = SIMD_BYTES;
   simd_v id = v_broadcast(id_bits, elem), a0 = id, a1 = id, a2 = id, a3 = id;
@@ -192,6 +196,7 @@ const pscan__cpu_op *SIMD_PUBLIC(_op)(pscan_dtype in, pscan_dtype acc, pscan_op 
 
 #endif /* x86-64 */
 
+#undef SIMD_INLINE
 #undef SIMD_PUBLIC
 #undef SIMD_CAT
 #undef SIMD_CAT_

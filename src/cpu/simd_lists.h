@@ -25,7 +25,29 @@
   X(x32_or, 4, vor, 0, I32, OR)                                         \
   X(x64_or, 8, vor, 0, I64, OR)                                         \
   X(x32_xor, 4, vxor, 0, I32, XOR)                                      \
-  X(x64_xor, 8, vxor, 0, I64, XOR)
+  X(x64_xor, 8, vxor, 0, I64, XOR)                                      \
+  SIMD_SMALL_VARIANTS(X)
+
+/* The 8- and 16-bit variants (every width has the byte and word operators: AVX2, AVX512BW).
+ * There is no 8-bit vector multiply, so 8-bit PROD stays scalar. */
+#define SIMD_SMALL_VARIANTS(X)                                          \
+  X(i8_sum, 1, vadd_i8, 0, I8, SUM)                                     \
+  X(i16_sum, 2, vadd_i16, 0, I16, SUM)                                  \
+  X(i16_prod, 2, vmul_i16, 1, I16, PROD)                                \
+  X(i8_min, 1, vmin_i8, 0x7Fu, I8, MIN)                                 \
+  X(u8_min, 1, vmin_u8, 0xFFu, U8, MIN)                                 \
+  X(i8_max, 1, vmax_i8, 0x80u, I8, MAX)                                 \
+  X(u8_max, 1, vmax_u8, 0, U8, MAX)                                     \
+  X(i16_min, 2, vmin_i16, 0x7FFFu, I16, MIN)                            \
+  X(u16_min, 2, vmin_u16, 0xFFFFu, U16, MIN)                            \
+  X(i16_max, 2, vmax_i16, 0x8000u, I16, MAX)                            \
+  X(u16_max, 2, vmax_u16, 0, U16, MAX)                                  \
+  X(x8_and, 1, vand, 0xFFu, I8, AND)                                    \
+  X(x16_and, 2, vand, 0xFFFFu, I16, AND)                                \
+  X(x8_or, 1, vor, 0, I8, OR)                                           \
+  X(x16_or, 2, vor, 0, I16, OR)                                         \
+  X(x8_xor, 1, vxor, 0, I8, XOR)                                        \
+  X(x16_xor, 2, vxor, 0, I16, XOR)
 
 /* The vector operators the common variants name, for one width: VOP(name, expression of the
  * integer-typed vectors a and b), W the intrinsics' prefix (_mm256, _mm512), SI the integer
@@ -44,6 +66,17 @@
   VOP(vmin_u32, W##_min_epu32(a, b))                                                               \
   VOP(vmax_i32, W##_max_epi32(a, b))                                                               \
   VOP(vmax_u32, W##_max_epu32(a, b))                                                               \
+  VOP(vadd_i8, W##_add_epi8(a, b))                                                                 \
+  VOP(vadd_i16, W##_add_epi16(a, b))                                                               \
+  VOP(vmul_i16, W##_mullo_epi16(a, b))                                                             \
+  VOP(vmin_i8, W##_min_epi8(a, b))                                                                 \
+  VOP(vmin_u8, W##_min_epu8(a, b))                                                                 \
+  VOP(vmax_i8, W##_max_epi8(a, b))                                                                 \
+  VOP(vmax_u8, W##_max_epu8(a, b))                                                                 \
+  VOP(vmin_i16, W##_min_epi16(a, b))                                                               \
+  VOP(vmin_u16, W##_min_epu16(a, b))                                                               \
+  VOP(vmax_i16, W##_max_epi16(a, b))                                                               \
+  VOP(vmax_u16, W##_max_epu16(a, b))                                                               \
   VOP(vand, W##_and_##SI(a, b))                                                                    \
   VOP(vor, W##_or_##SI(a, b))                                                                      \
   VOP(vxor, W##_xor_##SI(a, b))
@@ -56,6 +89,13 @@
   X(I32, MIN, i32_min) X(U32, MIN, u32_min) X(I32, MAX, i32_max) X(U32, MAX, u32_max)              \
   X(I32, AND, x32_and) X(U32, AND, x32_and) X(I64, AND, x64_and) X(U64, AND, x64_and)              \
   X(I32, OR, x32_or) X(U32, OR, x32_or) X(I64, OR, x64_or) X(U64, OR, x64_or)                      \
-  X(I32, XOR, x32_xor) X(U32, XOR, x32_xor) X(I64, XOR, x64_xor) X(U64, XOR, x64_xor)
+  X(I32, XOR, x32_xor) X(U32, XOR, x32_xor) X(I64, XOR, x64_xor) X(U64, XOR, x64_xor)              \
+  X(I8, SUM, i8_sum) X(U8, SUM, i8_sum) X(I16, SUM, i16_sum) X(U16, SUM, i16_sum)                  \
+  X(I16, PROD, i16_prod) X(U16, PROD, i16_prod)                                                    \
+  X(I8, MIN, i8_min) X(U8, MIN, u8_min) X(I8, MAX, i8_max) X(U8, MAX, u8_max)                      \
+  X(I16, MIN, i16_min) X(U16, MIN, u16_min) X(I16, MAX, i16_max) X(U16, MAX, u16_max)              \
+  X(I8, AND, x8_and) X(U8, AND, x8_and) X(I16, AND, x16_and) X(U16, AND, x16_and)                  \
+  X(I8, OR, x8_or) X(U8, OR, x8_or) X(I16, OR, x16_or) X(U16, OR, x16_or)                          \
+  X(I8, XOR, x8_xor) X(U8, XOR, x8_xor) X(I16, XOR, x16_xor) X(U16, XOR, x16_xor)
 
 #endif /* PSCAN_CPU_SIMD_LISTS_H */
