@@ -283,6 +283,7 @@ static pair look_back(pscan__cpu_job *job, const pscan__compact_call *c, size_t 
 typedef struct by_key_simd {
   pscan__cpu_heads_fn heads;
   pscan__cpu_seg_sum_fn sum;
+  pscan__cpu_reduce_runs_fn reduce_runs; /* reduce_by_key's heads and sum in one pass, or NULL */
 } by_key_simd;
 
 static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call *c,
@@ -295,22 +296,30 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
   const char *vals = (const char *)c->vals_in + start * vs;
   memcpy(last_slot(job, k), in + (len - 1) * size, size); /* as gather() does: L first */
   pscan__lb_publish(job, k, PSCAN__STATUS_L);
-  size_t kept = f->heads(in, len, seg_scan ? NULL : buf, NULL, start, bits);
+  /* reduce_by_key's one pass, where a kernel covers the types: the run totals do not depend on
+     whether item 0 is a head (nothing before it in the partition), so the predecessor's last key
+     is needed only after it */
+  pscan__cpu_reduce_runs_fn fused = seg_scan ? NULL : f->reduce_runs;
+  pair agg = {0, 0};
+  size_t tails = 0;
+  size_t kept = fused ? fused(in, vals, len, buf, stage, &tails, &agg.x)
+                      : f->heads(in, len, seg_scan ? NULL : buf, NULL, start, bits);
+  bool first_head = true;
   if (k > 0) { /* the keys are never written (by-key outputs are other arrays): in[0] is safe */
     pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
     if (portable[c->type].equal(in, last_slot(job, k - 1))) {
-      bits[0] &= ~(uint64_t)1;
+      if (!fused)
+        bits[0] &= ~(uint64_t)1;
       kept--;
+      first_head = false;
     }
   }
-  bool first_head = bits[0] & 1;
   const char *items = buf + (first_head ? 0 : size); /* buf[0] is in[0], a head or not */
   /* The reduction since the last head (every value without one): reduce_by_key's local pass
      gives it with the run totals, which need no carry but the first's; scan_by_key's output
      depends on the carry throughout its first segment, so it reduces its last segment here and
      makes its one pass after the look-back. */
-  pair agg = {kept, 0};
-  size_t tails = 0;
+  agg.count = kept;
   if (seg_scan) {
     size_t last = 0;
     for (size_t w = (len - 1) / 64 + 1; kept && w-- > 0;)
@@ -319,7 +328,7 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
         break;
       }
     vop->reduce(vop, vals + last * vs, len - last, &agg.x);
-  } else {
+  } else if (!fused) {
     tails = f->sum(vals, len, bits, NULL, stage, NULL, false, &agg.x);
   }
   pair through, before = look_back(job, c, k, agg, excl_slot, &through);
@@ -366,10 +375,11 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   size_t *pos_buf = has_positions(c) ? (size_t *)(void *)(buf + items_bytes(c, job->part)) : NULL;
   char *out = c->out;
   (void)nthreads;
-  by_key_simd simd = {NULL, NULL};
+  by_key_simd simd = {NULL, NULL, NULL};
   if (by_key && simd_allowed() && !(seg_scan && (c->exclusive || c->init))) {
     simd.heads = pscan__cpu_avx512_heads(c->type);
     simd.sum = pscan__cpu_avx512_seg_sum(c->val_type, c->op);
+    simd.reduce_runs = pscan__cpu_avx512_reduce_runs(c->type, c->val_type, c->op);
   }
   uint64_t *bits = pos_buf ? (uint64_t *)(void *)(pos_buf + job->part) : NULL;
   for (;;) {

@@ -196,8 +196,11 @@ static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uin
     x = load_lanes(elem, lm, v + i * elem);
     unsigned h = (unsigned)(bits[i >> 6] >> (i & 63)) & all;
     x = seg_scan_vector(kind, elem, x, ~h & all);
-    if (have) /* carry ⊕ x on the lanes before the first head */
-      x = add_lanes(kind, x, h ? (1u << __builtin_ctz(h)) - 1 : all, cv, x);
+    /* carry ⊕ x on the lanes before the first head: (h & -h) - 1 is those lanes, every lane
+       where h is 0, with no branch (at run lengths 8-64 whether a vector holds a head is a coin
+       toss that a branch mispredicts about half the time) */
+    if (have)
+      x = add_lanes(kind, x, ((h & (0u - h)) - 1u) & all, cv, x);
     if (tails) {
       size_t nx = i + lanes;
       unsigned t = (h >> 1) | (unsigned)((bits[nx >> 6] >> (nx & 63)) & 1) << (lanes - 1);
@@ -238,6 +241,79 @@ SEG_SUM(seg_sum_i64, V_I64)
 SEG_SUM(seg_sum_f64, V_F64)
 #undef SEG_SUM
 
+/* ---- reduce_by_key's one pass (keys and values of one width) ----
+   The heads and the run totals in the same loop: a lane is a head where its key differs from the
+   one before it (item 0 always), a tail where it differs from the one after it (the partition's
+   last item never: its sum is *last); the values' segmented sum is compressed at the tails. The
+   same sums as heads() then seg_sum() with no carry, without the bit array between them. */
+static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, const char *v,
+                                        size_t n, char *buf, char *tails, size_t *ntails,
+                                        void *last) {
+  const int elem = vkind == V_I32 || vkind == V_F32 ? 4 : 8;
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  size_t sel = 0, nt = 0, i = 0;
+  __m512i cv = _mm512_setzero_si512(), x = cv;
+  unsigned lm = all;
+  for (; i < n; i += lanes) {
+    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
+    unsigned pm = i == 0 ? lm & ~1u : lm;
+    unsigned nm = n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* lanes with a successor */
+    const char *at = in + i * elem;
+    __m512i kv = load_lanes(elem, lm, at);
+    unsigned h = differ(kkind, elem, pm, kv, load_lanes(elem, pm, at - elem)) | (i == 0 ? 1u : 0u);
+    unsigned t = differ(kkind, elem, nm, kv, load_lanes(elem, nm, at + elem));
+    sel += store_packed(buf + sel * elem, h, kv, elem);
+    x = seg_scan_vector(vkind, elem, load_lanes(elem, lm, v + i * elem), ~h & all);
+    if (i) /* the carry on the lanes before the first head (all lanes without one), no branch */
+      x = add_lanes(vkind, x, ((h & (0u - h)) - 1u) & all, cv, x);
+    nt += store_packed(tails + nt * elem, t, x, elem);
+    cv = elem == 4 ? _mm512_permutexvar_epi32(_mm512_set1_epi32(15), x)
+                   : _mm512_permutexvar_epi64(_mm512_set1_epi64(7), x);
+  }
+  unsigned top = 31u - (unsigned)__builtin_clz(lm);
+  uint64_t lastv = elem == 4 ? (uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(
+                                   _mm512_permutexvar_epi32(_mm512_set1_epi32((int)top), x)))
+                             : (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
+                                   _mm512_permutexvar_epi64(_mm512_set1_epi64(top), x)));
+  memcpy(last, &lastv, (size_t)elem);
+  *ntails = nt;
+  return sel;
+}
+
+#define REDUCE_RUNS(NAME, KKIND, VKIND)                                                            \
+  static AVX512 size_t NAME(const void *in, const void *v, size_t n, void *buf, void *tails,       \
+                            size_t *ntails, void *last) {                                          \
+    return reduce_runs(KKIND, VKIND, in, v, n, buf, tails, ntails, last);                          \
+  }
+REDUCE_RUNS(reduce_runs_ki_i32, K_INT, V_I32)
+REDUCE_RUNS(reduce_runs_ki_f32, K_INT, V_F32)
+REDUCE_RUNS(reduce_runs_kf_i32, K_F32, V_I32)
+REDUCE_RUNS(reduce_runs_kf_f32, K_F32, V_F32)
+REDUCE_RUNS(reduce_runs_ki_i64, K_INT, V_I64)
+REDUCE_RUNS(reduce_runs_ki_f64, K_INT, V_F64)
+REDUCE_RUNS(reduce_runs_kf_i64, K_F64, V_I64)
+REDUCE_RUNS(reduce_runs_kf_f64, K_F64, V_F64)
+#undef REDUCE_RUNS
+
+pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
+                                                        pscan_op op) {
+  if (op != PSCAN_SUM)
+    return NULL;
+  bool kf = key == PSCAN_F32 || key == PSCAN_F64;
+  bool k4 = key == PSCAN_I32 || key == PSCAN_U32 || key == PSCAN_F32;
+  bool k8 = key == PSCAN_I64 || key == PSCAN_U64 || key == PSCAN_F64;
+  switch (val) {
+  case PSCAN_I32:
+  case PSCAN_U32: return !k4 ? NULL : kf ? reduce_runs_kf_i32 : reduce_runs_ki_i32;
+  case PSCAN_F32: return !k4 ? NULL : kf ? reduce_runs_kf_f32 : reduce_runs_ki_f32;
+  case PSCAN_I64:
+  case PSCAN_U64: return !k8 ? NULL : kf ? reduce_runs_kf_i64 : reduce_runs_ki_i64;
+  case PSCAN_F64: return !k8 ? NULL : kf ? reduce_runs_kf_f64 : reduce_runs_ki_f64;
+  default: return NULL;
+  }
+}
+
 pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
   if (op != PSCAN_SUM)
     return NULL;
@@ -263,6 +339,11 @@ pscan__cpu_flagged_fn pscan__cpu_avx512_flagged(pscan_dtype t) {
 }
 pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
   (void)val, (void)op;
+  return NULL;
+}
+pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
+                                                        pscan_op op) {
+  (void)key, (void)val, (void)op;
   return NULL;
 }
 #endif

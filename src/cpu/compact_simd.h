@@ -34,4 +34,15 @@ typedef size_t (*pscan__cpu_seg_sum_fn)(const void *v, size_t n, const uint64_t 
 /* The kernel for values of type val summed (PSCAN_SUM), or NULL. */
 pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op);
 
+/* reduce_by_key's one pass over a partition (keys in, values v, n >= 1): the heads' keys to buf
+   (as pscan__cpu_heads_fn, item 0 a head), the run totals at the items i < n - 1 whose successor
+   is a head to tails (as pscan__cpu_seg_sum_fn with no carry; their count in *ntails), and the
+   sum since the last head in *last. Returns the count of heads. */
+typedef size_t (*pscan__cpu_reduce_runs_fn)(const void *in, const void *v, size_t n, void *buf,
+                                            void *tails, size_t *ntails, void *last);
+/* The kernel for keys of type key and values of type val summed, both 4 or both 8 bytes wide;
+   NULL otherwise. */
+pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
+                                                        pscan_op op);
+
 #endif
