@@ -15,7 +15,10 @@
  * carry (the sum at the previous vector's last lane). The sums at the lanes followed by a head
  * (reduce_by_key's run totals) are compressed out; scan_by_key stores every lane. The additions
  * keep their operands' order but not the sequential bracketing (as the SIMD reductions already
- * do): float sums may differ in the last bits from the plain loop's, integer sums never. */
+ * do): float sums may differ in the last bits from the plain loop's, integer sums never.
+ *
+ * reduce_by_key with keys and values of one width makes both in one loop (reduce_runs): the tails
+ * from a second compare of the keys against the next ones, no bit array. */
 #include "compact_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
