@@ -206,7 +206,7 @@ static __device__ __forceinline__ void pscan__backoff(unsigned *ns) {
 /* Stress builds only (cmake -DPSCAN_CUDA_PERTURB=ON): a tile sleeps a pseudo-random time, from
    nothing to ~20 us, before it publishes, so that tiles finish far out of order and look-backs
    find every mix of X, A and P. The decoupled look-back must stay correct and never deadlock
-   whatever the timing (test_scan --backend cuda and test_cuda_compact in that build). */
+   whatever the timing (test_scan --backend cuda and test_compact --backend cuda in that build). */
 static __device__ __forceinline__ void pscan__perturb(unsigned long long tile, unsigned salt) {
 #ifdef PSCAN__PERTURB
   unsigned h = (unsigned)(tile * 0x9E3779B97F4A7C15ull >> 32) ^ salt * 0x85EBCA6Bu;
