@@ -179,6 +179,24 @@ static AVX512 inline __m512i seg_scan_vector(int kind, int elem, __m512i x, unsi
   return add_lanes(kind, x, c & ~0xFu, x, _mm512_alignr_epi64(x, z, 4));
 }
 
+/* Every lane set to lane `lane` of x (the carry into the next vector). */
+static AVX512 inline __m512i broadcast_lane(int elem, __m512i x, unsigned lane) {
+  return elem == 4 ? _mm512_permutexvar_epi32(_mm512_set1_epi32((int)lane), x)
+                   : _mm512_permutexvar_epi64(_mm512_set1_epi64((long long)lane), x);
+}
+
+/* Lane `lane` of x stored to dst (elem bytes). */
+static AVX512 inline void store_lane(int elem, __m512i x, unsigned lane, void *dst) {
+  __m128i low = _mm512_castsi512_si128(broadcast_lane(elem, x, lane));
+  if (elem == 4) {
+    uint32_t v = (uint32_t)_mm_cvtsi128_si32(low);
+    memcpy(dst, &v, 4);
+  } else {
+    uint64_t v = (uint64_t)_mm_cvtsi128_si64(low);
+    memcpy(dst, &v, 8);
+  }
+}
+
 static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uint64_t *bits,
                                     const void *carry, char *tails, char *out, bool stream,
                                     void *last) {
@@ -219,17 +237,11 @@ static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uin
         _mm512_mask_storeu_epi64(o, (__mmask8)lm, x);
       }
     }
-    cv = elem == 4 ? _mm512_permutexvar_epi32(_mm512_set1_epi32(15), x)
-                   : _mm512_permutexvar_epi64(_mm512_set1_epi64(7), x);
+    cv = broadcast_lane(elem, x, (unsigned)lanes - 1);
     have = true;
   }
   /* The sum at item n - 1: the last vector's highest loaded lane. */
-  unsigned top = 31u - (unsigned)__builtin_clz(lm);
-  uint64_t lastv = elem == 4 ? (uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(
-                                   _mm512_permutexvar_epi32(_mm512_set1_epi32((int)top), x)))
-                             : (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
-                                   _mm512_permutexvar_epi64(_mm512_set1_epi64(top), x)));
-  memcpy(last, &lastv, (size_t)elem);
+  store_lane(elem, x, 31u - (unsigned)__builtin_clz(lm), last);
   return nt;
 }
 
@@ -271,15 +283,9 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
     if (i) /* the carry on the lanes before the first head (all lanes without one), no branch */
       x = add_lanes(vkind, x, ((h & (0u - h)) - 1u) & all, cv, x);
     nt += store_packed(tails + nt * elem, t, x, elem);
-    cv = elem == 4 ? _mm512_permutexvar_epi32(_mm512_set1_epi32(15), x)
-                   : _mm512_permutexvar_epi64(_mm512_set1_epi64(7), x);
+    cv = broadcast_lane(elem, x, (unsigned)lanes - 1);
   }
-  unsigned top = 31u - (unsigned)__builtin_clz(lm);
-  uint64_t lastv = elem == 4 ? (uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(
-                                   _mm512_permutexvar_epi32(_mm512_set1_epi32((int)top), x)))
-                             : (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
-                                   _mm512_permutexvar_epi64(_mm512_set1_epi64(top), x)));
-  memcpy(last, &lastv, (size_t)elem);
+  store_lane(elem, x, 31u - (unsigned)__builtin_clz(lm), last);
   *ntails = nt;
   return sel;
 }
