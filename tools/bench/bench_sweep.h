@@ -121,6 +121,31 @@ SWEEP_HD static inline int sweep_value(size_t i) {
   return i & 1 ? -a : a;
 }
 
+/* The data sets of a point, as a backend writes them into its buffers: SWEEP_FILL_KEYS (runs of
+   p's run length, keys of p's key type), _ITEMS (selection items, key type), _FLAGS (uint8 flags
+   of p's selectivity), _VALS (values of p's value type), _SCAN (the scans' input, p's key type).
+   The first of KEYS, ITEMS and SCAN that p's op reads is its input. */
+typedef enum sweep_fill { SWEEP_FILL_KEYS, SWEEP_FILL_ITEMS, SWEEP_FILL_FLAGS, SWEEP_FILL_VALS,
+                          SWEEP_FILL_SCAN } sweep_fill;
+
+/* What a backend's buffers hold (all zero: nothing), so that a point refills only the data sets
+   it changes. */
+typedef struct sweep_held {
+  int input; /* 0: nothing, else 1 + the sweep_fill of the input buffer's data */
+  pscan_dtype type;
+  size_t n, run_length;
+  pscan_dtype vals_type; /* the values buffer's, valid when vals_n > 0 */
+  size_t vals_n;
+  int flags_pct; /* the flags buffer's, valid when flags_n > 0 */
+  size_t flags_n;
+} sweep_held;
+
+/* Fills the data sets p needs that *held says are not there: fill(arg, what, p) writes one into
+   the backend's buffer for it (the input, the values or the flags); *held records each one
+   written. 0, or the first nonzero value fill returned. */
+int sweep_refill(sweep_held *held, const sweep_point *p,
+                 int (*fill)(void *arg, sweep_fill what, const sweep_point *p), void *arg);
+
 /* ---- the run ---- */
 
 typedef struct sweep_opts {

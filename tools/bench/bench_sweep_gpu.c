@@ -26,12 +26,6 @@
 #define MIN_BATCH_MS 2.0
 enum { MAX_INNER = 1 << 14, MAX_REPS = 1000 };
 
-typedef struct filled {
-  int what; /* 0: nothing, 1: keys, 2: items, 3: scan input */
-  pscan_dtype type;
-  size_t n, run_length;
-} filled;
-
 typedef struct gpu_state {
   pscan_ctx *ctx;
   cudaEvent_t start, stop;
@@ -39,11 +33,7 @@ typedef struct gpu_state {
   void *a, *out, *vals, *vout, *counts, *flags; /* a: keys, items or the scan's input */
   size_t *d_count;
   int64_t *d_num;
-  filled f;
-  pscan_dtype vals_type;
-  size_t vals_n;
-  int flags_pct;
-  size_t flags_n;
+  sweep_held held;
   char name[320];
 } gpu_state;
 
@@ -64,32 +54,18 @@ static int point_fail(const sweep_point *p, const char *impl, const char *what) 
 
 /* ---- data ---- */
 
+static int fill_one(void *arg, sweep_fill what, const sweep_point *p) {
+  gpu_state *s = arg;
+  void *dst = what == SWEEP_FILL_VALS ? s->vals : what == SWEEP_FILL_FLAGS ? s->flags : s->a;
+  int e = sweep_gpu_fill(what, p, dst);
+  return e == 0 ? 0
+                : cuda_fail(e, what == SWEEP_FILL_VALS    ? "filling the values"
+                               : what == SWEEP_FILL_FLAGS ? "filling the flags"
+                                                          : "filling the input");
+}
+
 static int gpu_fill(sweep_backend *b, const sweep_point *p) {
-  gpu_state *s = b->state;
-  int e;
-  filled want = {p->op == SWEEP_SCAN ? 3 : sweep_op_has_runs(p->op) ? 1 : 2, p->key, p->n,
-                 p->run_length};
-  if (memcmp(&want, &s->f, sizeof want) != 0) {
-    sweep_fill w = want.what == 3 ? SWEEP_FILL_SCAN : want.what == 1 ? SWEEP_FILL_KEYS
-                                                                     : SWEEP_FILL_ITEMS;
-    if ((e = sweep_gpu_fill(w, p, s->a)) != 0)
-      return cuda_fail(e, "filling the input");
-    s->f = want;
-  }
-  if ((p->op == SWEEP_REDUCE_BY_KEY || p->op == SWEEP_SCAN_BY_KEY) &&
-      (s->vals_type != p->val || s->vals_n != p->n)) {
-    if ((e = sweep_gpu_fill(SWEEP_FILL_VALS, p, s->vals)) != 0)
-      return cuda_fail(e, "filling the values");
-    s->vals_type = p->val;
-    s->vals_n = p->n;
-  }
-  if (p->op == SWEEP_SELECT_FLAGGED && (s->flags_pct != p->sel_pct || s->flags_n != p->n)) {
-    if ((e = sweep_gpu_fill(SWEEP_FILL_FLAGS, p, s->flags)) != 0)
-      return cuda_fail(e, "filling the flags");
-    s->flags_pct = p->sel_pct;
-    s->flags_n = p->n;
-  }
-  return 0;
+  return sweep_refill(&((gpu_state *)b->state)->held, p, fill_one, b->state);
 }
 
 /* ---- calls ---- */
@@ -307,7 +283,6 @@ int sweep_gpu_backend(sweep_backend *b, const sweep_opts *o) {
     return 1;
   }
   b->state = s;
-  s->flags_pct = -1;
   pscan_status st = pscan_create(&s->ctx, PSCAN_BACKEND_CUDA);
   if (st != PSCAN_OK) {
     cli_error("bench", "no usable GPU: %s: %s", pscan_status_name(st), pscan_last_error(NULL));
