@@ -10,6 +10,7 @@
  * int64: neither call waits for the host. */
 #include "bench_sweep.h"
 
+#include "gpu_timer.h"
 #include "timing.h"
 #include "cli/cli.h"
 #include "io/device_buf.h"
@@ -28,8 +29,7 @@ enum { MAX_INNER = 1 << 14, MAX_REPS = 1000 };
 
 typedef struct gpu_state {
   pscan_ctx *ctx;
-  cudaEvent_t start, stop;
-  bool events;
+  gpu_timer timer;
   void *a, *out, *vals, *vout, *counts, *flags; /* a: keys, items or the scan's input */
   size_t *d_count;
   int64_t *d_num;
@@ -153,21 +153,28 @@ static int output_sum(gpu_state *s, const sweep_point *p, size_t count, unsigned
   return e == 0 ? 0 : cuda_fail(e, "the output's checksum");
 }
 
+typedef struct call_args {
+  gpu_state *s;
+  int impl;
+  const sweep_point *p;
+  size_t bytes; /* the copy's */
+} call_args;
+
+static int call_once(void *arg) {
+  call_args *c = arg;
+  return -enqueue(c->s, c->impl, c->p);
+}
+
+static int copy_once(void *arg) {
+  call_args *c = arg;
+  return (int)cudaMemcpyAsync(c->s->out, c->s->a, c->bytes, cudaMemcpyDeviceToDevice, 0);
+}
+
 /* inner calls between two events; seconds per call. */
 static int batch(gpu_state *s, int impl, const sweep_point *p, long inner, double *seconds) {
-  int e = cudaEventRecord(s->start, 0);
-  if (e != cudaSuccess)
-    return cuda_fail(e, "cudaEventRecord");
-  for (long j = 0; j < inner; j++)
-    if (enqueue(s, impl, p))
-      return 1;
-  float ms = 0;
-  if ((e = cudaEventRecord(s->stop, 0)) != cudaSuccess ||
-      (e = cudaEventSynchronize(s->stop)) != cudaSuccess ||
-      (e = cudaEventElapsedTime(&ms, s->start, s->stop)) != cudaSuccess)
-    return cuda_fail(e, "timing a batch with CUDA events");
-  *seconds = (double)ms * 1e-3 / (double)inner;
-  return 0;
+  call_args c = {s, impl, p, 0};
+  int e = gpu_timer_batch(&s->timer, inner, call_once, &c, seconds);
+  return e <= 0 ? -e : cuda_fail(e, "timing a batch with CUDA events");
 }
 
 static int gpu_measure(sweep_backend *b, sweep_result *r, int reps) {
@@ -210,16 +217,12 @@ static int gpu_copy(sweep_backend *b, size_t bytes, int reps, double *seconds) {
   gpu_state *s = b->state;
   static double v[MAX_REPS];
   long inner = 1;
+  call_args c = {s, 0, NULL, bytes};
   for (int r = -1; r < reps; r++) { /* r = -1: warm-up and calibration */
-    float ms = 0;
-    int e = cudaEventRecord(s->start, 0);
-    for (long j = 0; j < inner && e == cudaSuccess; j++)
-      e = cudaMemcpyAsync(s->out, s->a, bytes, cudaMemcpyDeviceToDevice, 0);
-    if (e != cudaSuccess || (e = cudaEventRecord(s->stop, 0)) != cudaSuccess ||
-        (e = cudaEventSynchronize(s->stop)) != cudaSuccess ||
-        (e = cudaEventElapsedTime(&ms, s->start, s->stop)) != cudaSuccess)
+    double one = 0;
+    int e = gpu_timer_batch(&s->timer, inner, copy_once, &c, &one);
+    if (e != 0)
       return cuda_fail(e, "the copy");
-    double one = (double)ms * 1e-3 / (double)inner;
     if (r < 0) {
       double want = MIN_BATCH_MS * 1e-3 / (one > 0 ? one : 1e-9);
       inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
@@ -248,10 +251,7 @@ static void gpu_close(sweep_backend *b) {
   void *bufs[] = {s->a, s->out, s->vals, s->vout, s->counts, s->flags, s->d_count, s->d_num};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     dbuf_free(bufs[i]);
-  if (s->events) {
-    cudaEventDestroy(s->start);
-    cudaEventDestroy(s->stop);
-  }
+  gpu_timer_close(&s->timer);
   sweep_cub_release();
   peer_gpu_release();
   pscan_destroy(s->ctx);
@@ -289,15 +289,12 @@ int sweep_gpu_backend(sweep_backend *b, const sweep_opts *o) {
     gpu_close(b);
     return 1;
   }
-  int e = cudaEventCreate(&s->start);
-  if (e == cudaSuccess && (e = cudaEventCreate(&s->stop)) != cudaSuccess)
-    cudaEventDestroy(s->start);
-  if (e != cudaSuccess) {
+  int e = gpu_timer_open(&s->timer);
+  if (e != 0) {
     cuda_fail(e, "cudaEventCreate");
     gpu_close(b);
     return 1;
   }
-  s->events = true;
   int dev = 0;
   struct cudaDeviceProp prop;
   if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
