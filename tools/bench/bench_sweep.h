@@ -14,6 +14,7 @@
 #ifndef PSCAN_TOOL_BENCH_SWEEP_H
 #define PSCAN_TOOL_BENCH_SWEEP_H
 
+#include "mix64.h"
 #include "pscan.h"
 
 #include <stdbool.h>
@@ -86,12 +87,7 @@ bool sweep_op_is_select(sweep_op op);
 #define SWEEP_HD
 #endif
 SWEEP_HD static inline unsigned long long sweep_mix(unsigned long long x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
+  return pscan__mix64(x);
 }
 SWEEP_HD static inline bool sweep_head(size_t i, size_t L) {
   if (i == 0 || L == 1)
