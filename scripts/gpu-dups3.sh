@@ -17,19 +17,11 @@ export PSCAN_CACHE_DIR="$PWD/$B/op-cache"
 
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
 if has build; then
-  log "build ($B)"
-  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/dups3-build.log" 2>&1 &&
-    cmake --build "$B" -j16 --target pscan_tool test_compact test_scan test_axis test_user_op \
-      test_cuda_axis_user_op test_cuda_user_op_api test_cuda_user_op test_jit_compile \
-      >>"$OUT/dups3-build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/dups3-build.log"; exit 1; }
-  grep -E "warning:" "$OUT/dups3-build.log" | grep -v ptxas | head -20 | tee -a "$OUT/dups3-summary.txt"
+  gpu_build "$B" dups3-build.log pscan_tool test_compact test_scan test_axis test_user_op \
+    test_cuda_axis_user_op test_cuda_user_op_api test_cuda_user_op test_jit_compile
 fi
 if has test; then
-  tests='cuda_compact|cuda_axis_user_op|cuda_user_op_api|cuda_user_op|cuda_axis|jit_compile'
-  log "tests (PSCAN_TEST_SEED=1): ${tests//|/, }"
-  PSCAN_TEST_SEED=1 ctest --test-dir "$B" -R "^($tests)\$" -V >"$OUT/dups3-test.log" 2>&1 || status=1
-  grep -E "^[0-9]+: (test_|SKIP)|passed, [0-9]+ failed|tests passed|tests failed|\*\*\*Failed|Not Run" \
-    "$OUT/dups3-test.log" | tee -a "$OUT/dups3-summary.txt"
+  gpu_tests "$B" dups3-test.log 'cuda_compact|cuda_axis_user_op|cuda_user_op_api|cuda_user_op|cuda_axis|jit_compile'
   log "scan_cuda (PSCAN_TEST_QUICK=1)"
   PSCAN_TEST_SEED=1 PSCAN_TEST_QUICK=1 "./$B/tests/test_scan" --backend cuda \
     >"$OUT/dups3-scan.log" 2>&1 || status=1
