@@ -34,18 +34,24 @@ typedef struct NAME(rbk_smem) {
 
 /* A dense tile's closed runs, gathered over its values by rank ([r - 1]: the run closed by head
    r), padded by one value every 32 so that threads writing consecutive ranks hit distinct banks.
-   The launch gives the values this many entries. */
+   The launch gives the values this many entries, then TILE offsets of the heads by rank
+   (rbk_heads_at). */
 enum { NAME(RBK_RUN_ENTRIES) = TILE + TILE / 32 };
 static __device__ __forceinline__ unsigned NAME(rbk_run_index)(unsigned r) { return r + (r >> 5); }
+static __device__ __forceinline__ unsigned short *NAME(rbk_heads_at)(const unsigned char *vals) {
+  return (unsigned short *)(void *)(vals + NAME(RBK_RUN_ENTRIES) * sizeof(V_T));
+}
 
 /* Dense tile, before its look-back: every thread's values into registers, then the runs that
    close inside the tile (heads of rank >= 1: they began inside it, no predecessor needed) into
-   run_value by rank and the tile's part of the run its first head closes into sm->k.first_run. */
+   run_value by rank, the tile's part of the run its first head closes into sm->k.first_run, and
+   the heads' offsets by rank (pscan__rank_offsets). */
 static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm, unsigned char *vals,
                                                              unsigned heads, unsigned mine,
                                                              ACC_T before) {
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
+  pscan__rank_offsets(NAME(rbk_heads_at)(vals), heads, (unsigned)before.count, ITEMS);
   pscan__lbw_tile_sync(); /* every thread holds its values: the gather writes over them */
   V_T *run_value = (V_T *)(void *)vals;
   ACC_T carry = before;
@@ -65,29 +71,25 @@ static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm,
   }
 }
 
-/* Dense tile, once its prefix is known: the heads' keys, a row of the warp's items at a time
-   (compact_common.cuh: pscan__dense_row), and the runs they close, rank j striding over the
-   threads. heads, before_count: the thread's head mask and the heads before it in the tile. */
+/* Dense tile, once its prefix is known: head j's key and the run it closes, j striding over the
+   threads. */
 static __device__ __forceinline__ void NAME(rbk_store_runs)(const pscan__cuda_compact_params *p,
                                                             const NAME(rbk_smem) *sm,
                                                             const unsigned char *keys,
                                                             const unsigned char *vals,
-                                                            unsigned heads, unsigned before_count,
                                                             unsigned tile_heads, ACC_T tile_before) {
   const unsigned ks = (unsigned)p->key_size;
   const V_T *run_value = (const V_T *)(const void *)vals;
   const unsigned long long base = tile_before.count;
-#pragma unroll 4
-  for (unsigned r = 0; r < 32; r++) {
-    const pscan__row w = pscan__dense_row(heads, before_count, r, ITEMS);
-    if (pscan__row_kept(&w))
-      pscan__store_bits(p->out, base + w.rank, ks,
-                        pscan__elem_bits(keys, w.first + (threadIdx.x & 31), ks));
-  }
   if (threadIdx.x == 0 && base > 0)
     ((V_T *)p->vals_out)[base - 1] = CX_OP(tile_before.x, sm->k.first_run);
-  for (unsigned j = threadIdx.x + 1; j < tile_heads; j += PSCAN__THREADS)
-    ((V_T *)p->vals_out)[base + j - 1] = run_value[NAME(rbk_run_index)(j - 1)];
+  const unsigned short *heads_at = NAME(rbk_heads_at)(vals);
+  for (unsigned j = threadIdx.x; j < tile_heads; j += PSCAN__THREADS) {
+    const unsigned at = heads_at[j];
+    pscan__store_bits(p->out, base + j, ks, pscan__elem_bits(keys, at, ks));
+    if (j > 0)
+      ((V_T *)p->vals_out)[base + j - 1] = run_value[NAME(rbk_run_index)(j - 1)];
+  }
 }
 
 /* Starts staging `tile`'s keys and values (and reading the key before it: the last thread's
@@ -184,8 +186,7 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(rbk_take_fetch)(p, &sm->k.tile_id);
-      NAME(rbk_store_runs)(p, sm, keys, vals, heads, (unsigned)before.count, (unsigned)total.count,
-                           tile_before);
+      NAME(rbk_store_runs)(p, sm, keys, vals, (unsigned)total.count, tile_before);
       NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
       pscan__lbw_tile_sync(); /* the tile has been read; the next id is known */
     }
@@ -239,11 +240,13 @@ __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)
 
 static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                             uint64_t *taken) {
-  const size_t smem = (size_t)TILE * p->key_size + NAME(RBK_RUN_ENTRIES) * sizeof(V_T);
+  const size_t smem = (size_t)TILE * p->key_size + NAME(RBK_RUN_ENTRIES) * sizeof(V_T) +
+                      TILE * sizeof(unsigned short);
   static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
   if (!opted_in) {
     cudaError_t e = cudaFuncSetAttribute(NAME(rbk_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         TILE * 8 + NAME(RBK_RUN_ENTRIES) * (int)sizeof(V_T));
+                                         TILE * 8 + NAME(RBK_RUN_ENTRIES) * (int)sizeof(V_T) +
+                                             TILE * (int)sizeof(unsigned short));
     if (e != cudaSuccess)
       return (int)e;
     opted_in = 1;

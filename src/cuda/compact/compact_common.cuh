@@ -260,40 +260,30 @@ static uint64_t pscan__lbw_grid(const void *kernel, size_t dynamic_smem, pscan__
   return grid;
 }
 
-/* ---- Dense tiles' coalesced stores: a warp walks its threads' items row by row ----
-   A thread holds `items` consecutive items of the tile and a mask of those it keeps (run heads):
-   when each thread stores its own kept items, a warp's store touches 32 lines; when ranks stride
-   over the threads, each needs a search for its item (a chain of dependent shared loads). Walked
-   as rows instead (row r: lane r's items, lane i on item i), the kept items of a row have
-   consecutive ranks in consecutive lanes, and a rank is the row's count plus a popcount. */
-typedef struct pscan__row {
-  unsigned mask;  /* the row's kept items (bit i: item i) */
-  unsigned first; /* the offset in the tile of the row's first item */
-  unsigned rank;  /* this lane's item's rank among the tile's kept items (if kept) */
-  unsigned lower; /* the row's kept items before this lane's */
-} pscan__row;
+/* ---- Dense tiles: the offsets of the kept items (run heads) by rank ----
+   Written before the tile's prefix is known (off its critical path), read after it, so that the
+   stores of rank j stride over the threads (coalesced) with no search for the item of rank j.
+   A thread holds `items` consecutive items and a mask of those it keeps; the warp walks its
+   threads' items row by row (row r: lane r's items, lane i on item i), so that the kept items of
+   a row have consecutive ranks in consecutive lanes (no bank conflicts) and a rank is the row's
+   count plus a popcount. */
 
-/* Row r of the warp's walk (every lane of the warp calls it). keep, before_count: this thread's
-   mask and the number of items the tile keeps before its first one. */
-static __device__ __forceinline__ pscan__row pscan__dense_row(unsigned keep, unsigned before_count,
-                                                              unsigned r, unsigned items) {
-  const unsigned lane = threadIdx.x & 31;
-  pscan__row w;
-  w.mask = __shfl_sync(PSCAN__FULL_MASK, keep, r);
-  w.first = ((threadIdx.x & ~31u) + r) * items;
-  w.lower = w.mask & ((1u << lane) - 1u);
-  w.rank = __shfl_sync(PSCAN__FULL_MASK, before_count, r) + (unsigned)__popc(w.lower);
-  return w;
-}
+/* Run-length encoding's head offsets by rank in a dense tile (dynamic shared memory). */
+extern __shared__ __align__(16) unsigned short pscan__heads_at[];
 
-/* Whether this lane's item of the row is kept. */
-static __device__ __forceinline__ bool pscan__row_kept(const pscan__row *w) {
-  return w->mask >> (threadIdx.x & 31) & 1u;
-}
-
-/* The offset in the tile of the row's last kept item among `bits` (bits != 0). */
-static __device__ __forceinline__ unsigned pscan__row_last(const pscan__row *w, unsigned bits) {
-  return w->first + 31u - (unsigned)__clz(bits);
+/* at[rank] = the offset in the tile of the kept item of that rank, for the kept items of this
+   warp's threads. keep, before_count: this thread's mask and the number of items the tile keeps
+   before its first one. Every lane of the warp calls it. */
+static __device__ __forceinline__ void pscan__rank_offsets(unsigned short *at, unsigned keep,
+                                                           unsigned before_count, unsigned items) {
+  const unsigned lane = threadIdx.x & 31, below = (1u << lane) - 1u;
+#pragma unroll 4
+  for (unsigned r = 0; r < 32; r++) {
+    const unsigned m = __shfl_sync(PSCAN__FULL_MASK, keep, r);
+    const unsigned b = __shfl_sync(PSCAN__FULL_MASK, before_count, r);
+    if (m >> lane & 1u)
+      at[b + (unsigned)__popc(m & below)] = (unsigned short)(((threadIdx.x & ~31u) + r) * items + lane);
+  }
 }
 
 #endif /* PSCAN_CUDA_COMPACT_COMMON_CUH */

@@ -12,9 +12,12 @@
  *    id and start staging that tile at once;
  *  - the look-back warp (one more warp) takes the slots in order: looks back, publishes the
  *    inclusive prefix, stores the kept items (and the closed runs' lengths) and frees the slot.
- * A tile that keeps more than NAME(SPARSE) items (runs shorter than ~32) does not fit a slot: its
- * items stay in the tile buffer, the tile warps wait for the prefix that the look-back warp hands
- * back, then store its heads from there, a row of items at a time (store_dense_heads).
+ * A tile that keeps more than NAME(SPARSE) items (runs shorter than ~32) does not fit a slot: it
+ * gathers in its tile buffer as in keys_kernel (run-length encoding: and its heads' offsets by rank
+ * into pscan__heads_at), and the tile warps wait for the prefix that the look-back warp hands
+ * back, then store. Whatever can be done before the prefix is known is: what is left after it
+ * is the tile's critical path (a walk storing the heads row by row after the prefix, with no
+ * gather before it, was slower for unique at every run length: docs/PERFORMANCE.md).
  *
  * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
  * behind another tile's look-back holds up every successor's look-back (tried: a block that took
@@ -106,32 +109,20 @@ static __device__ __forceinline__ unsigned NAME(lbw_decide)(const pscan__cuda_co
   return keep;
 }
 
-/* A dense tile, once its prefix is known: each warp stores the heads among its own threads' items
-   (and, run-length encoding, the runs they close) straight from the staged input, a row at a time
-   (compact_common.cuh: pscan__dense_row). keep, before_count, before_last: the thread's head
-   mask, heads before it in the tile and the offset of the last head before it (-1: none; only
-   run-length encoding computes it). */
-static __device__ __forceinline__ void NAME(store_dense_heads)(const pscan__cuda_compact_params *p,
-                                                               const unsigned char *tile,
-                                                               unsigned long long start,
-                                                               unsigned keep, unsigned before_count,
-                                                               int before_last, ACC_T tile_before) {
+/* A dense tile, once its prefix is known: its gathered heads, and (run-length encoding) the runs
+   they close, from the heads' offsets by rank (pscan__heads_at), rank j striding over the
+   threads. */
+static __device__ __forceinline__ void NAME(store_dense)(const pscan__cuda_compact_params *p,
+                                                         unsigned char *tile,
+                                                         unsigned long long start,
+                                                         unsigned total_count, ACC_T tile_before) {
   const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  const int warp_last = __shfl_sync(PSCAN__FULL_MASK, before_last, 0);
-  /* The position of the last head before the row being stored. */
-  unsigned long long last = warp_last >= 0 ? start + (unsigned)warp_last : tile_before.x;
-#pragma unroll 4
-  for (unsigned r = 0; r < 32; r++) {
-    const pscan__row w = pscan__dense_row(keep, before_count, r, ITEMS);
-    if (pscan__row_kept(&w)) {
-      const unsigned at = w.first + (threadIdx.x & 31);
-      const unsigned long long rank = tile_before.count + w.rank;
-      ((T *)p->out)[rank] = *(const T *)(tile + pscan__swz(at * (unsigned)sizeof(T)));
-      if (rle && rank > 0) /* head `rank` closes the run before it */
-        p->counts_out[rank - 1] = start + at - (w.lower ? start + pscan__row_last(&w, w.lower) : last);
-    }
-    if (w.mask)
-      last = start + pscan__row_last(&w, w.mask);
+  for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS) {
+    const unsigned long long rank = tile_before.count + j;
+    ((T *)p->out)[rank] = *NAME(gathered)(tile, j);
+    if (rle && rank > 0) /* head `rank` closes the run before it */
+      p->counts_out[rank - 1] = j > 0 ? (unsigned long long)(pscan__heads_at[j] - pscan__heads_at[j - 1])
+                                      : start + pscan__heads_at[0] - tile_before.x;
   }
 }
 
@@ -163,6 +154,13 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
         slot->items[r] = *(const T *)(sm->k.tile + pscan__swz(at * (unsigned)sizeof(T)));
         slot->at[r++] = (unsigned short)at;
       }
+    } else {
+      T items[ITEMS];
+      NAME(read_items)(sm->k.tile, 0, ITEMS, items);
+      pscan__lbw_tile_sync(); /* the gather writes over the staged input */
+      NAME(gather_kept)(sm->k.tile, items, keep, before_count);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
+        pscan__rank_offsets(pscan__heads_at, keep, before_count, ITEMS);
     }
     if (threadIdx.x == 0) {
       slot->tile = tile;
@@ -182,7 +180,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(lbw_take_fetch)(p, &sm->k.tile_id);
-      NAME(store_dense_heads)(p, sm->k.tile, start, keep, before_count, before_last, tile_before);
+      NAME(store_dense)(p, sm->k.tile, start, total_count, tile_before);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
       pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
@@ -237,11 +235,22 @@ __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__HEADS_MIN_BLOCKS)
     NAME(heads_look_back)(&p, &sm);
 }
 
+/* Run-length encoding launches with TILE offsets of dynamic shared memory (pscan__heads_at),
+   unique with none. */
 static int NAME(launch_heads)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                               uint64_t *taken) {
+  const size_t smem = p->kind == PSCAN__COMPACT_RUN_LENGTH ? TILE * sizeof(unsigned short) : 0;
+  static int opted_in; /* above 48 KB in all a kernel must opt in (once; repeating is harmless) */
+  if (smem && !opted_in) {
+    cudaError_t e = cudaFuncSetAttribute(NAME(heads_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem);
+    if (e != cudaSuccess)
+      return (int)e;
+    opted_in = 1;
+  }
   pscan__cuda_compact_params q = *p;
-  grid = pscan__lbw_grid((const void *)NAME(heads_kernel), 0, &q.lb, grid, taken);
-  return pscan__launch((const void *)NAME(heads_kernel), grid, PSCAN__LBW_THREADS, 0, stream, &q,
-                       q.lb.pdl, 0);
+  grid = pscan__lbw_grid((const void *)NAME(heads_kernel), smem, &q.lb, grid, taken);
+  return pscan__launch((const void *)NAME(heads_kernel), grid, PSCAN__LBW_THREADS, smem, stream,
+                       &q, q.lb.pdl, 0);
 }
 
