@@ -26,6 +26,8 @@ typedef struct pscan__cpu_axis_kernels {
                       int fresh);
   /* acc[j] = a[j] ⊕ acc[j], j < w. */
   void (*vec_combine)(const void *a, void *acc, size_t w);
+  /* acc[j] = acc[j] ⊕ a[j], j < w (a's lines come after acc's). */
+  void (*vec_fold)(const void *a, void *acc, size_t w);
 } pscan__cpu_axis_kernels;
 
 /* NULL where the combination is not offered. */

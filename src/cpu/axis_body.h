@@ -40,7 +40,8 @@ AX_INLINE void NAME(ax_line_reduce_body)(int op, const void *in_, ptrdiff_t is, 
    acc[0..w) carries each line's running value from row to row. fresh: acc holds nothing yet and
    row 0 starts the lines (as carry NULL above). Unit inner strides get their own loops, which the
    compiler vectorises across the w lines. stream: rows of out are written from acc with
-   non-temporal stores (pscan__cpu_copy_out), for outputs too large to stay in cache. */
+   non-temporal stores (pscan__cpu_stream_unfenced, one fence at the end), for outputs too large
+   to stay in cache. */
 AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
                                       void *out_, ptrdiff_t orow, ptrdiff_t oc, size_t m,
                                       size_t w, void *acc_, int fresh, int exclusive,
@@ -70,11 +71,11 @@ AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff
     }
     if (st) {
       if (exclusive)
-        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+        pscan__cpu_stream_unfenced(op_, acc, w * sizeof(ACC_T));
       for (size_t j = 0; j < w; j++)
         acc[j] = COMBINE(op, acc[j], (ACC_T)ip[j]);
       if (!exclusive)
-        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+        pscan__cpu_stream_unfenced(op_, acc, w * sizeof(ACC_T));
     } else if (ic == 1 && oc == 1 && exclusive) {
       for (size_t j = 0; j < w; j++) {
         ACC_T x = (ACC_T)ip[j];
@@ -96,6 +97,8 @@ AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff
       }
     }
   }
+  if (st) /* before anything the caller publishes: the stores above are weakly ordered */
+    pscan__cpu_stream_fence();
 }
 
 /* Column reduction of m rows into acc[0..w) (fresh: acc holds nothing yet). */
@@ -128,6 +131,14 @@ AX_INLINE void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, siz
     acc[j] = COMBINE(op, a[j], acc[j]);
 }
 
+/* acc[j] = acc[j] ⊕ a[j] for j < w (acc's lines come first). */
+AX_INLINE void NAME(ax_vec_fold_body)(int op, const void *a_, void *acc_, size_t w) {
+  const ACC_T *a = a_;
+  ACC_T *acc = acc_;
+  for (size_t j = 0; j < w; j++)
+    acc[j] = COMBINE(op, acc[j], a[j]);
+}
+
 #define AX_STAMP_OP(E, opname, int_only)                                                          \
   static void NAME(ax_line_##opname)(const void *in, ptrdiff_t is, void *out, ptrdiff_t os,       \
                                      size_t n, const void *carry, int exclusive) {               \
@@ -148,9 +159,12 @@ AX_INLINE void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, siz
   static void NAME(ax_vec_combine_##opname)(const void *a, void *acc, size_t w) {                \
     NAME(ax_vec_combine_body)(PSCAN_##E, a, acc, w);                                             \
   }                                                                                              \
+  static void NAME(ax_vec_fold_##opname)(const void *a, void *acc, size_t w) {                   \
+    NAME(ax_vec_fold_body)(PSCAN_##E, a, acc, w);                                                \
+  }                                                                                              \
   static const pscan__cpu_axis_kernels NAME(ax_k_##opname) = {                                   \
-      NAME(ax_line_##opname), NAME(ax_line_reduce_##opname), NAME(ax_rows_##opname),             \
-      NAME(ax_rows_reduce_##opname), NAME(ax_vec_combine_##opname)};
+      NAME(ax_line_##opname),        NAME(ax_line_reduce_##opname), NAME(ax_rows_##opname),      \
+      NAME(ax_rows_reduce_##opname), NAME(ax_vec_combine_##opname), NAME(ax_vec_fold_##opname)};
 
 #define AX_TABLE_ENTRY(E, opname, int_only) [PSCAN_##E] = &NAME(ax_k_##opname),
 
