@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "axis_plan.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,7 +27,10 @@
  * Every prefix is the left fold init ⊕ T_0 ⊕ T_1 ⊕ ... of whole-chunk totals, whichever thread
  * computed which piece, and a chunk's totals are the same bits whoever reduces it; the chunk
  * length depends on the shape and types alone, so with DETERMINISTIC (where this chunked scan is
- * used for any thread count, one included) the order of combination is fixed. */
+ * used for any thread count, one included) the order of combination is fixed.
+ * PSCAN_CPU_AXIS_TAKEOVER=1 (a test knob, not a performance one) makes every look-back reduce its
+ * predecessors itself rather than wait for or read their totals, so that the tests reach the
+ * take-over path on every chunk. */
 
 enum { CHUNK_X = 0, CHUNK_A = 1, CHUNK_P = 2 }; /* nothing yet; totals; prefix */
 
@@ -45,6 +49,7 @@ typedef struct side_job {
   char *init_vec;        /* cols copies of init (init set only) */
   int stream;            /* non-temporal stores for the output */
   bool oversubscribed;   /* more threads than cores: waits may sleep */
+  bool take_over;        /* PSCAN_CPU_AXIS_TAKEOVER=1: never use a predecessor's totals */
   _Atomic size_t next;
 } side_job;
 
@@ -121,15 +126,22 @@ static int wait_totals(const side_job *j, size_t g, double patience) {
   }
 }
 
+/* Whether chunk g's published totals may be used. */
+static bool has_totals(const side_job *j, size_t g) {
+  return !j->take_over &&
+         atomic_load_explicit(chunk_status(j, g), memory_order_acquire) >= CHUNK_A;
+}
+
 /* The carry of row chunk r of unit u (chunk g) into carry; returns 0, or 1 when there is none
    (the first chunk without init). spare: a vector of scratch. */
 static int find_carry(const side_job *j, const side_unit *s, size_t u, size_t r, char *carry,
                       char *spare, double patience) {
   const axis_plan *p = j->p;
-  size_t first = u * j->nrows, g = first + r, base = g; /* base: the chunk whose P starts the fold */
+  size_t first = u * j->nrows, g = first + r;
+  size_t base = g; /* the chunk whose prefix starts the fold (g: none found) */
   for (size_t k = g; k-- > first;) {
     int st = atomic_load_explicit(chunk_status(j, k), memory_order_acquire);
-    if (st == CHUNK_X)
+    if (st == CHUNK_X && !j->take_over)
       st = wait_totals(j, k, patience);
     if (st == CHUNK_P) {
       base = k;
@@ -146,14 +158,14 @@ static int find_carry(const side_job *j, const side_unit *s, size_t u, size_t r,
   } else if (g == first) {
     return 1;
   } else { /* no prefix yet: the first chunk's totals start the fold */
-    if (atomic_load_explicit(chunk_status(j, first), memory_order_acquire) >= CHUNK_A)
+    if (has_totals(j, first))
       memcpy(carry, chunk_totals(j, first), s->w * p->acc_size);
     else
       reduce_chunk(j, s, 0, carry);
     from = first + 1;
   }
   for (size_t k = from; k < g; k++) {
-    if (atomic_load_explicit(chunk_status(j, k), memory_order_acquire) >= CHUNK_A) {
+    if (has_totals(j, k)) {
       p->k->vec_fold(chunk_totals(j, k), carry, s->w);
     } else { /* its owner is late: reduce it here (the same bits as the owner's) */
       reduce_chunk(j, s, k - first, spare);
@@ -214,6 +226,13 @@ static size_t choose_cols(const axis_plan *p, size_t inner, size_t outer, int th
   return narrow * p->acc_size >= AXIS_SIDE_MIN_BYTES && narrow < cols ? narrow : cols;
 }
 
+static bool take_over_knob;
+static pthread_once_t take_over_once = PTHREAD_ONCE_INIT;
+static void read_take_over(void) {
+  const char *v = getenv("PSCAN_CPU_AXIS_TAKEOVER");
+  take_over_knob = v && strcmp(v, "1") == 0;
+}
+
 static size_t round64(size_t b) {
   return (b + 63) & ~(size_t)63;
 }
@@ -236,6 +255,8 @@ pscan_status pscan__cpu_axis_side(pscan_ctx *ctx, const axis_plan *p) {
   if (threads > (int)(j.units * j.nrows))
     threads = (int)(j.units * j.nrows);
   j.oversubscribed = threads > pscan__cpu_hardware_threads();
+  pthread_once(&take_over_once, read_take_over);
+  j.take_over = take_over_knob;
   /* Streaming stores for outputs beyond the cache (rows of 64 bytes or more: whole lines). */
   size_t row_bytes = j.cols * p->acc_size;
   j.stream = pscan__cpu_stream_output(p->nlines * len * p->acc_size) && row_bytes >= 64;
