@@ -41,27 +41,42 @@ static void take_views(axis_plan *p, const pscan__axis_norm *v) {
 
 typedef struct lines_job {
   const axis_plan *p;
+  bool stream; /* contiguous lines of AXIS_STREAM_LINE_BYTES or more, output beyond the cache */
 } lines_job;
 
-static void line_at(const axis_plan *p, size_t idx) {
+static void line_at(const lines_job *j, size_t idx) {
+  const axis_plan *p = j->p;
   int64_t io, oo;
-  decode(p->b, p->nb, idx, &io, &oo);
+  if (p->nb == 1) /* one batch dimension (the usual case once merged): no division */
+    io = (int64_t)idx * p->b[0].is, oo = (int64_t)idx * p->b[0].os;
+  else
+    decode(p->b, p->nb, idx, &io, &oo);
   seg_view v = {.in = at_in(p, p->in, io), .out = at_out(p, p->out, oo), .is = p->si,
                 .os = p->so, .n = (size_t)p->len};
+  if (j->stream) { /* the flat kernel, streaming its stores, prefetching ahead of its reads */
+    _Alignas(64) unsigned char scratch[128];
+    pscan__cpu_scan(p->flat, p->c->exclusive, true, v.in, v.out, v.n, p->c->init, scratch,
+                    (const void *)((uintptr_t)v.in + PSCAN__PREFETCH_AHEAD));
+    return;
+  }
   pscan__cpu_axis_seg_scan(p, &v, 0, v.n, p->c->init);
 }
 
 static void lines_task(void *arg, int tid, int nthreads) {
-  const axis_plan *p = ((lines_job *)arg)->p;
+  const lines_job *j = arg;
+  const axis_plan *p = j->p;
   size_t from = p->nlines * (size_t)tid / (size_t)nthreads;
   size_t to = p->nlines * (size_t)(tid + 1) / (size_t)nthreads;
   for (size_t idx = from; idx < to; idx++)
-    line_at(p, idx);
+    line_at(j, idx);
 }
 
 static pscan_status run_lines(pscan_ctx *ctx, const axis_plan *p) {
-  lines_job j = {p};
-  int threads = threads_for(p, p->nlines * (size_t)p->len, p->nlines);
+  size_t elems = p->nlines * (size_t)p->len;
+  lines_job j = {p, p->si == 1 && p->so == 1 &&
+                        (size_t)p->len * p->acc_size >= AXIS_STREAM_LINE_BYTES &&
+                        pscan__cpu_stream_output(elems * p->acc_size)};
+  int threads = threads_for(p, elems, p->nlines);
   pscan__pool *pool = NULL;
   if (threads > 1)
     PSCAN__CHECK(pscan__cpu_pool(ctx, &pool));

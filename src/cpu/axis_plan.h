@@ -17,6 +17,9 @@ enum { AXIS_LONG_LINE = 1 << 16, AXIS_FEW_LINES_PER_THREAD = 4 };
    cut down to no less than AXIS_SIDE_MIN_BYTES a row to give every thread units of its own; rows
    cut into chunks of about AXIS_CHUNK_BYTES of input (rescanned from a core's L2 cache). */
 enum { AXIS_SIDE_BYTES = 16 << 10, AXIS_SIDE_MIN_BYTES = 1 << 10, AXIS_CHUNK_BYTES = 256 << 10 };
+/* Lines one per thread: contiguous lines of at least this many bytes of output stream their
+   stores (one fence per line) when the output is beyond the cache. */
+enum { AXIS_STREAM_LINE_BYTES = 4 << 10 };
 /* Fixed-order cuts of lines (deterministic order-sensitive scans). */
 enum { AXIS_FIXED_CHUNK = 1 << 14 };
 
