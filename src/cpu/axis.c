@@ -6,11 +6,16 @@
  *  - lines side by side (axis_side.c): when the innermost batch dimension is closer in memory than
  *    the axis (e.g. (1048576, 64) along axis 0), rows are walked along the axis carrying a vector
  *    of running values, out[i, :] = out[i-1, :] ⊕ in[i, :], so every access is a contiguous row.
- *    Threads take column chunks (several outer slices and column chunks side by side); when those
- *    are too few for the threads the axis is also cut into row chunks (three phases, ~3n data
- *    movement; see axis_side.c).
+ *    Threads take units (outer slices x column chunks), each scanned in one pass; columns are cut
+ *    narrower (to 1 KiB a row at least) until every thread has two units. When that is not enough
+ *    (narrow arrays), each unit's rows are cut into chunks of ~256 KiB of input, scanned in one
+ *    pass (~2n data movement) with a look-back along the axis: a chunk reduces its column totals,
+ *    folds its predecessors' totals forward from the nearest published prefix, publishes its own
+ *    prefix and rescans itself from cache; a predecessor that is late is reduced by the waiter
+ *    rather than waited for, so a descheduled thread never stalls the others (see axis_side.c).
  *  - many lines (run_lines): lines are split over the threads, each line scanned sequentially
- *    (the flat SIMD kernels where the line is contiguous, the strided kernel otherwise);
+ *    (the flat SIMD kernels where the line is contiguous, streaming their stores when lines are
+ *    4 KiB or more and the output is beyond the cache; the strided kernel otherwise);
  *  - few long lines: one line after another, each scanned in parallel: by the flat single-pass
  *    scan (backend.c) when it is contiguous, else by the segment engine below with one segment.
  * Segmented scans (pscan_segmented_scan) run the segment engine (axis_segments.c) on a 1-D view:
@@ -21,9 +26,9 @@
  * offsets on the fly.
  *
  * DETERMINISTIC with an order-sensitive operator (float SUM, PROD): every engine cuts its work at
- * boundaries that depend on the data's shape only (AXIS_FIXED_CHUNK elements, AXIS_FIXED_ROWS
- * rows), never on the thread count, so the order of combination is the same for any thread
- * count. */
+ * boundaries that depend on the data's shape only (AXIS_FIXED_CHUNK elements; side by side, row
+ * chunks of AXIS_CHUNK_BYTES of input, used then for any thread count, one included), never on
+ * the thread count, so the order of combination is the same for any thread count. */
 #include "axis_plan.h"
 #include "../axis_norm.h"
 
