@@ -584,8 +584,8 @@ static void ref_segmented(const char *in, char *out, pscan_dtype t, pscan_op op,
 
 /* SEG_TILE_EDGES: segments ending on, just before and just after multiples of 4096 items (the
    CUDA by-key tile), with empty ones repeated on the edges. */
-/* SEG_SHORT_MIXED: lengths 0-33 (around the CPU's short-segment threshold, 32) with one in four
-   of 20-319 (runs of short segments broken by longer ones). */
+/* SEG_SHORT_MIXED: lengths 0-33 with one in eight of 20-319 (about 36 on average: under the CPU's
+   short-segment average of 40, so longer segments go through its element-by-element kernel). */
 enum {
   SEG_EMPTY_SET, SEG_SINGLE, SEG_HUGE, SEG_TINY, SEG_RANDOM, SEG_TILE_EDGES, SEG_SHORT_MIXED,
   SEG_KINDS
@@ -614,7 +614,7 @@ static size_t make_offsets(test_rng *r, int kind, size_t n, int64_t *offsets, si
   for (size_t e = 0; pos < n && s + 1 < cap; e++) {
     size_t len = kind == SEG_TINY   ? test_below(r, 3)
                  : kind == SEG_SHORT_MIXED
-                     ? (test_below(r, 4) == 0 ? 20 + test_below(r, 300) : test_below(r, 34))
+                     ? (test_below(r, 8) == 0 ? 20 + test_below(r, 300) : test_below(r, 34))
                  : kind == SEG_TILE_EDGES ? edge_lengths[e % (sizeof edge_lengths / sizeof *edge_lengths)]
                                       : test_below(r, 2 * (n / 8) + 2);
     if (len > n - pos)

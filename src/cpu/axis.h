@@ -28,12 +28,11 @@ typedef struct pscan__cpu_axis_kernels {
   void (*vec_combine)(const void *a, void *acc, size_t w);
   /* acc[j] = acc[j] ⊕ a[j], j < w (a's lines come after acc's). */
   void (*vec_fold)(const void *a, void *acc, size_t w);
-  /* Short segments of a contiguous forward view, positions [*pos, end) of in and out, segment *s
-     holding *pos (offsets[*s] <= *pos < offsets[*s + 1]): the first segment continues from carry
-     (NULL: it starts at *pos), every later one starts from init (NULL: fresh). Stops at end or
-     before the first segment (after the first) longer than max_len, with *pos and *s there. */
-  void (*segs)(const void *in, void *out, size_t *pos, size_t end, const int64_t *offsets,
-               size_t *s, const void *carry, const void *init, int exclusive, size_t max_len);
+  /* Segments of a contiguous forward view, positions [pos, end) of in and out, segment s holding
+     pos (offsets[s] <= pos < offsets[s + 1]): the first segment continues from carry (NULL: it
+     starts at pos), every later one starts from init (NULL: fresh). Element by element. */
+  void (*segs)(const void *in, void *out, size_t pos, size_t end, const int64_t *offsets,
+               size_t s, const void *carry, const void *init, int exclusive);
 } pscan__cpu_axis_kernels;
 
 /* NULL where the combination is not offered. */

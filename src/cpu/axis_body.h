@@ -139,17 +139,16 @@ AX_INLINE void NAME(ax_vec_fold_body)(int op, const void *a_, void *acc_, size_t
     acc[j] = COMBINE(op, acc[j], a[j]);
 }
 
-/* Segments one after another along a contiguous forward view (the segment engine's short
-   segments: one call for many, rather than one a segment). */
-AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t *pos_, size_t end,
-                                  const int64_t *off, size_t *s_, const void *carry,
-                                  const void *init, int exclusive, size_t max_len) {
+/* Segments one after another along a contiguous forward view (the segment engine's chunks of
+   short segments: one call for many, rather than one a segment). */
+AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t pos, size_t end,
+                                  const int64_t *off, size_t s, const void *carry,
+                                  const void *init, int exclusive) {
   const IN_T *in = in_;
   ACC_T *out = out_, id, start;
   pscan__identity(ACC_E, (pscan_op)op, &id);
   if (init)
     memcpy(&start, init, sizeof start);
-  size_t pos = *pos_, s = *s_;
   bool first = true;
   while (pos < end) {
     size_t se = (size_t)off[s + 1];
@@ -157,8 +156,6 @@ AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t *p
       s++;
       continue;
     }
-    if (!first && se - pos > max_len)
-      break;
     if (se > end)
       se = end;
     ACC_T acc;
@@ -187,7 +184,6 @@ AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t *p
     first = false;
     pos = se;
   }
-  *pos_ = pos, *s_ = s;
 }
 
 #define AX_STAMP_OP(E, opname, int_only)                                                          \
@@ -213,11 +209,10 @@ AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t *p
   static void NAME(ax_vec_fold_##opname)(const void *a, void *acc, size_t w) {                   \
     NAME(ax_vec_fold_body)(PSCAN_##E, a, acc, w);                                                \
   }                                                                                              \
-  static void NAME(ax_segs_##opname)(const void *in, void *out, size_t *pos, size_t end,         \
-                                     const int64_t *offsets, size_t *s, const void *carry,       \
-                                     const void *init, int exclusive, size_t max_len) {          \
-    NAME(ax_segs_body)(PSCAN_##E, in, out, pos, end, offsets, s, carry, init, exclusive,         \
-                       max_len);                                                                 \
+  static void NAME(ax_segs_##opname)(const void *in, void *out, size_t pos, size_t end,          \
+                                     const int64_t *offsets, size_t s, const void *carry,        \
+                                     const void *init, int exclusive) {                          \
+    NAME(ax_segs_body)(PSCAN_##E, in, out, pos, end, offsets, s, carry, init, exclusive);        \
   }                                                                                              \
   static const pscan__cpu_axis_kernels NAME(ax_k_##opname) = {                                   \
       NAME(ax_line_##opname),        NAME(ax_line_reduce_##opname), NAME(ax_rows_##opname),      \

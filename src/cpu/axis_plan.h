@@ -20,9 +20,9 @@ enum { AXIS_SIDE_BYTES = 16 << 10, AXIS_SIDE_MIN_BYTES = 1 << 10, AXIS_CHUNK_BYT
 /* Lines one per thread: contiguous lines of at least this many bytes of output stream their
    stores (one fence per line) when the output is beyond the cache. */
 enum { AXIS_STREAM_LINE_BYTES = 4 << 10 };
-/* Segments: runs of segments of at most this many elements are scanned by one call of the segs
-   kernel (longer ones by the flat kernels, one call each). */
-enum { AXIS_SHORT_SEGMENT = 32 };
+/* Segments: a chunk whose segments average at most this many elements is scanned by one call of
+   the segs kernel (element by element) rather than one call of the flat kernels a segment. */
+enum { AXIS_SHORT_SEGMENT = 40 };
 /* Fixed-order cuts of lines (deterministic order-sensitive scans). */
 enum { AXIS_FIXED_CHUNK = 1 << 14 };
 

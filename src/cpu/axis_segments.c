@@ -1,9 +1,9 @@
 /* The CPU segment engine (see axis.c): one 1-D view cut into equal chunks by element count,
  * whatever the segments; a first pass reduces the tail piece of each chunk whose last segment
  * runs into the next chunk, the carries are chained on one thread, and a second pass scans
- * every piece of every chunk (runs of segments of up to AXIS_SHORT_SEGMENT elements of a
- * contiguous forward view in one kernel call, the segs kernel of axis_body.h). Reverse segmented
- * scans mirror the offsets on the fly. */
+ * every piece of every chunk (in a contiguous forward view, a chunk whose segments average
+ * AXIS_SHORT_SEGMENT elements or fewer in one call of the segs kernel of axis_body.h, else one
+ * call a piece). Reverse segmented scans mirror the offsets on the fly. */
 #include "axis_plan.h"
 
 #include <stdlib.h>
@@ -127,24 +127,24 @@ static void seg_chain(seg_job *j) {
 static void seg_scan_task(void *arg, int tid, int nthreads) {
   seg_job *j = arg;
   const axis_plan *p = j->p;
-  /* contiguous forward segments: runs of short ones in one kernel call */
+  /* contiguous forward segments: a chunk of short ones in one kernel call */
   bool short_runs = j->v.offsets && !j->v.mirrored && j->v.is == 1 && j->v.os == 1;
   for (size_t ch = (size_t)tid; ch < j->nchunks; ch += (size_t)nthreads) {
     size_t cs = ch * j->chunk, ce = cs + j->chunk < j->v.n ? cs + j->chunk : j->v.n;
-    seg_cursor cur;
+    seg_cursor cur, last;
     cursor_find(&j->v, cs, &cur);
-    for (size_t pos = cs; pos < ce;) {
-      size_t end = cur.end < ce ? cur.end : ce;
-      const void *chunk_carry = cur.start < pos ? j->carry + ch * p->acc_size : NULL;
-      if (short_runs && end - pos <= AXIS_SHORT_SEGMENT) { /* a run of short segments */
-        size_t s = cur.s;
-        p->k->segs(j->v.in, j->v.out, &pos, ce, j->v.offsets, &s, chunk_carry, p->c->init,
-                   p->c->exclusive, AXIS_SHORT_SEGMENT);
-        if (pos < ce) /* stopped before a long segment, s: it starts at pos */
-          cursor_set(&j->v, s, &cur);
+    if (short_runs) { /* segments of AXIS_SHORT_SEGMENT elements or fewer on average */
+      cursor_find(&j->v, ce - 1, &last);
+      if ((last.s - cur.s + 1) * AXIS_SHORT_SEGMENT >= ce - cs) {
+        const void *carry = cur.start < cs ? j->carry + ch * p->acc_size : NULL;
+        p->k->segs(j->v.in, j->v.out, cs, ce, j->v.offsets, cur.s, carry, p->c->init,
+                   p->c->exclusive);
         continue;
       }
-      const void *carry = chunk_carry ? chunk_carry : p->c->init;
+    }
+    for (size_t pos = cs; pos < ce;) {
+      size_t end = cur.end < ce ? cur.end : ce;
+      const void *carry = cur.start < pos ? j->carry + ch * p->acc_size : p->c->init;
       pscan__cpu_axis_seg_scan(p, &j->v, pos, end - pos, carry);
       pos = end;
       if (pos < ce)
