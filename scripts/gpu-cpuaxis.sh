@@ -55,6 +55,8 @@ if has bench; then
       for part in f32 i32 f64 seg; do tail -n +2 "$OUT/cpuaxis-$round-$part.csv"; done; } >"$csv"
   done
   # One line per case: kind dtype shape axis|k, before, then each round's % of copy.
+  rounds=()
+  for r in $(seq 1 "$R"); do rounds+=("$OUT/cpuaxis-$r.csv"); done
   awk -F'"' -v rounds="$R" '
     function key(line,   a, b) { split(line, a, "\""); split(a[1], b, ","); split(a[3], c, ",");
                                   return b[2] " " b[3] " " a[2] " " c[2] }
@@ -74,7 +76,7 @@ if has bench; then
         for (r = 1; r <= rounds; r++) printf "  %6s", ((k, r) in got) ? got[k, r] : "-"
         printf "\n"
       }
-    }' bench/results/axis_cpu16.csv $(for r in $(seq 1 "$R"); do echo "$OUT/cpuaxis-$r.csv"; done) |
+    }' bench/results/axis_cpu16.csv "${rounds[@]}" |
     tee -a "$OUT/cpuaxis-summary.txt"
 fi
-exit $status
+exit "$status"
