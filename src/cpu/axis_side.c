@@ -24,6 +24,8 @@
  *    reduction time is not waited for: the waiter reduces that chunk itself. So a thread that
  *    is descheduled while it holds a chunk (threads sharing cores) delays only its own chunk,
  *    never the chain (a chain that waited, tried before, ran up to 100x slower on shared cores).
+ *    In place, such a reduction may overlap the owner's scan of that chunk: it is then dropped
+ *    for the owner's totals (totals_of).
  * Every prefix is the left fold init ⊕ T_0 ⊕ T_1 ⊕ ... of whole-chunk totals, whichever thread
  * computed which piece, and a chunk's totals are the same bits whoever reduces it; the chunk
  * length depends on the shape and types alone, so with DETERMINISTIC (where this chunked scan is
@@ -50,6 +52,7 @@ typedef struct side_job {
   int stream;            /* non-temporal stores for the output */
   bool oversubscribed;   /* more threads than cores: waits may sleep */
   bool take_over;        /* PSCAN_CPU_AXIS_TAKEOVER=1: never use a predecessor's totals */
+  bool in_place;         /* out is in: a chunk's scan overwrites its input */
   _Atomic size_t next;
 } side_job;
 
@@ -132,6 +135,25 @@ static bool has_totals(const side_job *j, size_t g) {
          atomic_load_explicit(chunk_status(j, g), memory_order_acquire) >= CHUNK_A;
 }
 
+/* Chunk k's totals (k in unit s, whose first chunk is first): its owner's where published, else
+   reduced here into spare. In place, the owner overwrites its chunk's input once it has published
+   its prefix: a reduction here that may have overlapped that is dropped for the owner's totals
+   (published before its prefix). The fences pair with the owner's (side_task): whichever of the
+   two status accesses comes second sees the other side's, so either the owner's writes all come
+   after this thread's reads, or this thread sees the owner's totals. */
+static const char *totals_of(const side_job *j, const side_unit *s, size_t first, size_t k,
+                             char *spare) {
+  if (has_totals(j, k))
+    return chunk_totals(j, k);
+  reduce_chunk(j, s, k - first, spare); /* its owner is late: the same bits as the owner's */
+  if (j->in_place) {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(chunk_status(j, k), memory_order_acquire) >= CHUNK_A)
+      return chunk_totals(j, k);
+  }
+  return spare;
+}
+
 /* The carry of row chunk r of unit u (chunk g) into carry; returns 0, or 1 when there is none
    (the first chunk without init). spare: a vector of scratch. */
 static int find_carry(const side_job *j, const side_unit *s, size_t u, size_t r, char *carry,
@@ -158,20 +180,11 @@ static int find_carry(const side_job *j, const side_unit *s, size_t u, size_t r,
   } else if (g == first) {
     return 1;
   } else { /* no prefix yet: the first chunk's totals start the fold */
-    if (has_totals(j, first))
-      memcpy(carry, chunk_totals(j, first), s->w * p->acc_size);
-    else
-      reduce_chunk(j, s, 0, carry);
+    memcpy(carry, totals_of(j, s, first, first, spare), s->w * p->acc_size);
     from = first + 1;
   }
-  for (size_t k = from; k < g; k++) {
-    if (has_totals(j, k)) {
-      p->k->vec_fold(chunk_totals(j, k), carry, s->w);
-    } else { /* its owner is late: reduce it here (the same bits as the owner's) */
-      reduce_chunk(j, s, k - first, spare);
-      p->k->vec_fold(spare, carry, s->w);
-    }
-  }
+  for (size_t k = from; k < g; k++)
+    p->k->vec_fold(totals_of(j, s, first, k, spare), carry, s->w);
   return 0;
 }
 
@@ -208,6 +221,8 @@ static void side_task(void *arg, int tid, int nthreads) {
         p->k->vec_fold(chunk_totals(j, t), prefix, s.w);
       }
       atomic_store_explicit(chunk_status(j, t), CHUNK_P, memory_order_release);
+      if (j->in_place) /* before the scan overwrites the input a late waiter may be reading */
+        atomic_thread_fence(memory_order_seq_cst);
     }
     scan_rows(j, &s, r * j->rows, chunk_rows(j, r), carry, fresh);
   }
@@ -257,6 +272,7 @@ pscan_status pscan__cpu_axis_side(pscan_ctx *ctx, const axis_plan *p) {
   j.oversubscribed = threads > pscan__cpu_hardware_threads();
   pthread_once(&take_over_once, read_take_over);
   j.take_over = take_over_knob;
+  j.in_place = (const void *)p->in == (const void *)p->out;
   /* Streaming stores for outputs beyond the cache (rows of 64 bytes or more: whole lines). */
   size_t row_bytes = j.cols * p->acc_size;
   j.stream = pscan__cpu_stream_output(p->nlines * len * p->acc_size) && row_bytes >= 64;
