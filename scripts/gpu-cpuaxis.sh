@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU backend's axis and segmented scans on the device machine's 16-core host (no GPU used):
-#   scripts/gpu-cpuaxis.sh [build] [test] [bench]    (default: all three)
+#   scripts/gpu-cpuaxis.sh [build] [test] [bench] [ab]    (default: build test bench)
 # build: CPU-only build (-DPSCAN_CUDA=OFF, Release, -j16) of test_axis and pscan_axis_bench in
 #        build-cpuaxis.
 # test:  test_axis --backend cpu (1-3 threads), and once more with every side-by-side look-back
@@ -9,6 +9,10 @@
 #        every axis shape for f32, i32 and f64, then the segmented scans (f32, i32), each against
 #        the streaming copy of the same bytes in the same run (medians of $REPS, 11 unless set)
 #        -> $OUT/cpuaxis-ROUND.csv.
+# ab:    (16384,16384) axis 0 (f32, i32, f64) with its columns cut into units of their own (the
+#        default: 32 units of 512 columns on 16 threads, one pass each) against the row chunks
+#        with a look-back (PSCAN_CPU_AXIS_SIDE_MIN_BYTES=16384: 4 units of 4096 columns),
+#        alternating, $ROUNDS rounds -> $OUT/cpuaxis-ab-SETTING-ROUND.txt; run it as `build ab`.
 # Summary on stdout (and $OUT/cpuaxis-summary.txt): per case the % of the copy of each round
 # beside the figure recorded before this change (bench/results/axis_cpu16.csv; "-" where it
 # has none). Targets: (16384,16384) both axes and (1048576,64) axis 0 >= 80%; the other shapes
@@ -78,5 +82,19 @@ if has bench; then
       }
     }' bench/results/axis_cpu16.csv "${rounds[@]}" |
     tee -a "$OUT/cpuaxis-summary.txt"
+fi
+if has ab; then
+  for round in $(seq 1 "$R"); do
+    for setting in default 16384; do
+      env=()
+      [ $setting = default ] || env=(PSCAN_CPU_AXIS_SIDE_MIN_BYTES=$setting)
+      for type in f32 i32 f64; do
+        env "${env[@]}" ./$B/pscan_axis_bench --threads "$T" --reps "$REPS" --no-segments \
+          --type $type --shape "(16384,16384)" --axis 0 2>&1 | tail -1
+      done >"$OUT/cpuaxis-ab-$setting-$round.txt"
+      log "ab: (16384,16384) axis 0, min bytes $setting, round $round"
+      tee -a "$OUT/cpuaxis-summary.txt" <"$OUT/cpuaxis-ab-$setting-$round.txt"
+    done
+  done
 fi
 exit "$status"

@@ -228,8 +228,26 @@ static void side_task(void *arg, int tid, int nthreads) {
   }
 }
 
+/* The knobs, read once: PSCAN_CPU_AXIS_TAKEOVER (above) and PSCAN_CPU_AXIS_SIDE_MIN_BYTES=N, the
+   narrowest row of a unit that columns are cut down to (default AXIS_SIDE_MIN_BYTES; a value of
+   16384 or more never cuts them: the row chunks run instead), kept for A/B runs of the two. */
+static bool take_over_knob;
+static size_t side_min_bytes = AXIS_SIDE_MIN_BYTES;
+static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
+static void read_knobs(void) {
+  const char *v = getenv("PSCAN_CPU_AXIS_TAKEOVER");
+  take_over_knob = v && strcmp(v, "1") == 0;
+  const char *m = getenv("PSCAN_CPU_AXIS_SIDE_MIN_BYTES");
+  if (m && *m) {
+    char *end;
+    unsigned long long b = strtoull(m, &end, 10);
+    if (*end == 0 && b > 0)
+      side_min_bytes = (size_t)b;
+  }
+}
+
 /* Columns per unit: the inner extent in chunks of AXIS_SIDE_BYTES of accumulators, cut narrower
-   (not below AXIS_SIDE_MIN_BYTES) when that gives the threads too few units. */
+   (not below side_min_bytes) when that gives the threads too few units. */
 static size_t choose_cols(const axis_plan *p, size_t inner, size_t outer, int threads) {
   size_t cols_max = AXIS_SIDE_BYTES / p->acc_size;
   size_t cols = inner < cols_max ? inner : cols_max;
@@ -238,14 +256,7 @@ static size_t choose_cols(const axis_plan *p, size_t inner, size_t outer, int th
     return cols;
   size_t per_slice = (want - 1) / outer + 1, align = 64 / p->acc_size;
   size_t narrow = ((inner - 1) / per_slice + 1 + align - 1) / align * align;
-  return narrow * p->acc_size >= AXIS_SIDE_MIN_BYTES && narrow < cols ? narrow : cols;
-}
-
-static bool take_over_knob;
-static pthread_once_t take_over_once = PTHREAD_ONCE_INIT;
-static void read_take_over(void) {
-  const char *v = getenv("PSCAN_CPU_AXIS_TAKEOVER");
-  take_over_knob = v && strcmp(v, "1") == 0;
+  return narrow * p->acc_size >= side_min_bytes && narrow < cols ? narrow : cols;
 }
 
 static size_t round64(size_t b) {
@@ -256,6 +267,7 @@ pscan_status pscan__cpu_axis_side(pscan_ctx *ctx, const axis_plan *p) {
   side_job j = {.p = p, .inner = &p->b[p->nb - 1], .nouter = p->nb - 1};
   size_t len = (size_t)p->len, inner = (size_t)j.inner->len, outer = p->nlines / inner;
   int threads = threads_for(p, p->nlines * len, SIZE_MAX);
+  pthread_once(&knobs_once, read_knobs);
   j.cols = choose_cols(p, inner, outer, threads);
   j.ncols = (inner - 1) / j.cols + 1;
   j.units = outer * j.ncols;
@@ -270,7 +282,6 @@ pscan_status pscan__cpu_axis_side(pscan_ctx *ctx, const axis_plan *p) {
   if (threads > (int)(j.units * j.nrows))
     threads = (int)(j.units * j.nrows);
   j.oversubscribed = threads > pscan__cpu_hardware_threads();
-  pthread_once(&take_over_once, read_take_over);
   j.take_over = take_over_knob;
   j.in_place = (const void *)p->in == (const void *)p->out;
   /* Streaming stores for outputs beyond the cache (rows of 64 bytes or more: whole lines). */
