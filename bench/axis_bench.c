@@ -4,6 +4,10 @@
  * GPU the CUB peer for segments (axis_cub.cu). Medians of --reps runs after a warm-up.
  *
  *   pscan_axis_bench [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE]
+ *                    [--shape S] [--axis K] [--type T] [--no-segments] [--segments-only]
+ *
+ * --shape "(1048576,64)", --axis 0 and --type f32|i32|f64 keep only the matching axis cases;
+ * --no-segments and --segments-only pick one of the two parts.
  *
  * CSV columns: backend, kind (axis|segmented), dtype, shape, axis (or k of the segment lengths),
  * elements, bytes copied, pscan ms, copy ms, pscan % of copy, peer name, peer ms. The Python peers
@@ -230,15 +234,25 @@ static void report(const bench *b, const char *kind, pscan_dtype t, const char *
             peer ? peer_ms : 0.0);
 }
 
+static void shape_text(const shape_case *c, char *shape, size_t size) {
+  if (c->ndim == 1)
+    snprintf(shape, size, "(%lld,)", (long long)c->shape[0]);
+  else
+    snprintf(shape, size, "(%lld,%lld)", (long long)c->shape[0], (long long)c->shape[1]);
+}
+
+static int shape_matches(const shape_case *c, const char *want) {
+  char shape[64];
+  shape_text(c, shape, sizeof shape);
+  return strcmp(shape, want) == 0;
+}
+
 static void bench_axis(const bench *b, const shape_case *c, pscan_dtype t) {
   size_t n = (size_t)c->shape[0] * (size_t)(c->ndim > 1 ? c->shape[1] : 1);
   size_t bytes = n * pscan_dtype_size(t);
   void *in = buf_alloc(b, bytes), *out = buf_alloc(b, bytes);
   char shape[64];
-  if (c->ndim == 1)
-    snprintf(shape, sizeof shape, "(%lld,)", (long long)c->shape[0]);
-  else
-    snprintf(shape, sizeof shape, "(%lld,%lld)", (long long)c->shape[0], (long long)c->shape[1]);
+  shape_text(c, shape, sizeof shape);
   if (!in || !out) {
     fprintf(stderr, "%s %s: out of memory for 2 x %zu bytes, skipped\n", type_name(t), shape, bytes);
     buf_free(b, in), buf_free(b, out);
@@ -311,8 +325,8 @@ static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t) {
 
 int main(int argc, char **argv) {
   bench b = {.reps = 11};
-  const char *csv = NULL;
-  int quick = 0;
+  const char *csv = NULL, *only_shape = NULL, *only_type = NULL;
+  int quick = 0, only_axis = -1, no_segments = 0, segments_only = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gpu") == 0)
       b.gpu = 1;
@@ -324,8 +338,20 @@ int main(int argc, char **argv) {
       b.reps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
       csv = argv[++i];
+    else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
+      only_shape = argv[++i];
+    else if (strcmp(argv[i], "--axis") == 0 && i + 1 < argc)
+      only_axis = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--type") == 0 && i + 1 < argc)
+      only_type = argv[++i];
+    else if (strcmp(argv[i], "--no-segments") == 0)
+      no_segments = 1;
+    else if (strcmp(argv[i], "--segments-only") == 0)
+      segments_only = 1;
     else {
-      fprintf(stderr, "usage: %s [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE]\n",
+      fprintf(stderr,
+              "usage: %s [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE] [--shape S]\n"
+              "       [--axis K] [--type f32|i32|f64] [--no-segments] [--segments-only]\n",
               argv[0]);
       return 2;
     }
@@ -358,16 +384,22 @@ int main(int argc, char **argv) {
          b.gpu ? "CUDA backend" : "CPU backend", b.reps, quick ? ", quick" : "");
   static const pscan_dtype types[] = {PSCAN_F32, PSCAN_I32, PSCAN_F64};
   int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
-  for (int ti = 0; ti < 3; ti++)
+  for (int ti = 0; ti < 3 && !segments_only; ti++)
     for (int k = 0; k < nshapes; k++) {
-      if (types[ti] == PSCAN_F64 && k % 3 != 0) /* f64 for a few */
+      if (only_type && strcmp(only_type, type_name(types[ti])) != 0)
+        continue;
+      if (only_axis >= 0 && shapes[k].axis != only_axis)
+        continue;
+      if (only_shape && !shape_matches(&shapes[k], only_shape))
+        continue;
+      if (types[ti] == PSCAN_F64 && k % 3 != 0 && !only_type) /* f64 for a few */
         continue;
       if (quick && shapes[k].ndim == 1 && !b.gpu) /* 2 x 1 GiB: not in a quick CPU run */
         continue;
       bench_axis(&b, &shapes[k], types[ti]);
     }
   static const size_t ks[] = {1, 32, 1024, 1 << 20};
-  for (int ti = 0; ti < 2; ti++)
+  for (int ti = 0; ti < 2 && !no_segments; ti++)
     for (int k = 0; k < 4; k++)
       bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti]);
   if (b.csv)

@@ -6,11 +6,16 @@
  *  - lines side by side (axis_side.c): when the innermost batch dimension is closer in memory than
  *    the axis (e.g. (1048576, 64) along axis 0), rows are walked along the axis carrying a vector
  *    of running values, out[i, :] = out[i-1, :] ⊕ in[i, :], so every access is a contiguous row.
- *    Threads take column chunks (several outer slices and column chunks side by side); when those
- *    are too few for the threads the axis is also cut into row chunks (three phases, ~3n data
- *    movement; see axis_side.c).
+ *    Threads take units (outer slices x column chunks), each scanned in one pass; columns are cut
+ *    narrower (to 1 KiB a row at least) until every thread has two units. When that is not enough
+ *    (narrow arrays), each unit's rows are cut into chunks of ~256 KiB of input, scanned in one
+ *    pass (~2n data movement) with a look-back along the axis: a chunk reduces its column totals,
+ *    folds its predecessors' totals forward from the nearest published prefix, publishes its own
+ *    prefix and rescans itself from cache; a predecessor that is late is reduced by the waiter
+ *    rather than waited for, so a descheduled thread never stalls the others (see axis_side.c).
  *  - many lines (run_lines): lines are split over the threads, each line scanned sequentially
- *    (the flat SIMD kernels where the line is contiguous, the strided kernel otherwise);
+ *    (the flat SIMD kernels where the line is contiguous, streaming their stores when lines are
+ *    4 KiB or more and the output is beyond the cache; the strided kernel otherwise);
  *  - few long lines: one line after another, each scanned in parallel: by the flat single-pass
  *    scan (backend.c) when it is contiguous, else by the segment engine below with one segment.
  * Segmented scans (pscan_segmented_scan) run the segment engine (axis_segments.c) on a 1-D view:
@@ -21,9 +26,9 @@
  * offsets on the fly.
  *
  * DETERMINISTIC with an order-sensitive operator (float SUM, PROD): every engine cuts its work at
- * boundaries that depend on the data's shape only (AXIS_FIXED_CHUNK elements, AXIS_FIXED_ROWS
- * rows), never on the thread count, so the order of combination is the same for any thread
- * count. */
+ * boundaries that depend on the data's shape only (AXIS_FIXED_CHUNK elements; side by side, row
+ * chunks of AXIS_CHUNK_BYTES of input, used then for any thread count, one included), never on
+ * the thread count, so the order of combination is the same for any thread count. */
 #include "axis_plan.h"
 #include "../axis_norm.h"
 
@@ -41,27 +46,42 @@ static void take_views(axis_plan *p, const pscan__axis_norm *v) {
 
 typedef struct lines_job {
   const axis_plan *p;
+  bool stream; /* contiguous lines of AXIS_STREAM_LINE_BYTES or more, output beyond the cache */
 } lines_job;
 
-static void line_at(const axis_plan *p, size_t idx) {
+static void line_at(const lines_job *j, size_t idx) {
+  const axis_plan *p = j->p;
   int64_t io, oo;
-  decode(p->b, p->nb, idx, &io, &oo);
+  if (p->nb == 1) /* one batch dimension (the usual case once merged): no division */
+    io = (int64_t)idx * p->b[0].is, oo = (int64_t)idx * p->b[0].os;
+  else
+    decode(p->b, p->nb, idx, &io, &oo);
   seg_view v = {.in = at_in(p, p->in, io), .out = at_out(p, p->out, oo), .is = p->si,
                 .os = p->so, .n = (size_t)p->len};
+  if (j->stream) { /* the flat kernel, streaming its stores, prefetching ahead of its reads */
+    _Alignas(64) unsigned char scratch[128];
+    pscan__cpu_scan(p->flat, p->c->exclusive, true, v.in, v.out, v.n, p->c->init, scratch,
+                    (const void *)((uintptr_t)v.in + PSCAN__PREFETCH_AHEAD));
+    return;
+  }
   pscan__cpu_axis_seg_scan(p, &v, 0, v.n, p->c->init);
 }
 
 static void lines_task(void *arg, int tid, int nthreads) {
-  const axis_plan *p = ((lines_job *)arg)->p;
+  const lines_job *j = arg;
+  const axis_plan *p = j->p;
   size_t from = p->nlines * (size_t)tid / (size_t)nthreads;
   size_t to = p->nlines * (size_t)(tid + 1) / (size_t)nthreads;
   for (size_t idx = from; idx < to; idx++)
-    line_at(p, idx);
+    line_at(j, idx);
 }
 
 static pscan_status run_lines(pscan_ctx *ctx, const axis_plan *p) {
-  lines_job j = {p};
-  int threads = threads_for(p, p->nlines * (size_t)p->len, p->nlines);
+  size_t elems = p->nlines * (size_t)p->len;
+  lines_job j = {p, p->si == 1 && p->so == 1 &&
+                        (size_t)p->len * p->acc_size >= AXIS_STREAM_LINE_BYTES &&
+                        pscan__cpu_stream_output(elems * p->acc_size)};
+  int threads = threads_for(p, elems, p->nlines);
   pscan__pool *pool = NULL;
   if (threads > 1)
     PSCAN__CHECK(pscan__cpu_pool(ctx, &pool));

@@ -26,6 +26,13 @@ typedef struct pscan__cpu_axis_kernels {
                       int fresh);
   /* acc[j] = a[j] ⊕ acc[j], j < w. */
   void (*vec_combine)(const void *a, void *acc, size_t w);
+  /* acc[j] = acc[j] ⊕ a[j], j < w (a's lines come after acc's). */
+  void (*vec_fold)(const void *a, void *acc, size_t w);
+  /* Segments of a contiguous forward view, positions [pos, end) of in and out, segment s holding
+     pos (offsets[s] <= pos < offsets[s + 1]): the first segment continues from carry (NULL: it
+     starts at pos), every later one starts from init (NULL: fresh). Element by element. */
+  void (*segs)(const void *in, void *out, size_t pos, size_t end, const int64_t *offsets,
+               size_t s, const void *carry, const void *init, int exclusive);
 } pscan__cpu_axis_kernels;
 
 /* NULL where the combination is not offered. */

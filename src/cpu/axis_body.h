@@ -40,7 +40,8 @@ AX_INLINE void NAME(ax_line_reduce_body)(int op, const void *in_, ptrdiff_t is, 
    acc[0..w) carries each line's running value from row to row. fresh: acc holds nothing yet and
    row 0 starts the lines (as carry NULL above). Unit inner strides get their own loops, which the
    compiler vectorises across the w lines. stream: rows of out are written from acc with
-   non-temporal stores (pscan__cpu_copy_out), for outputs too large to stay in cache. */
+   non-temporal stores (pscan__cpu_stream_unfenced, one fence at the end), for outputs too large
+   to stay in cache. */
 AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff_t ic,
                                       void *out_, ptrdiff_t orow, ptrdiff_t oc, size_t m,
                                       size_t w, void *acc_, int fresh, int exclusive,
@@ -70,11 +71,11 @@ AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff
     }
     if (st) {
       if (exclusive)
-        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+        pscan__cpu_stream_unfenced(op_, acc, w * sizeof(ACC_T));
       for (size_t j = 0; j < w; j++)
         acc[j] = COMBINE(op, acc[j], (ACC_T)ip[j]);
       if (!exclusive)
-        pscan__cpu_copy_out(op_, acc, w * sizeof(ACC_T), true);
+        pscan__cpu_stream_unfenced(op_, acc, w * sizeof(ACC_T));
     } else if (ic == 1 && oc == 1 && exclusive) {
       for (size_t j = 0; j < w; j++) {
         ACC_T x = (ACC_T)ip[j];
@@ -96,6 +97,8 @@ AX_INLINE void NAME(ax_rows_body)(int op, const void *in_, ptrdiff_t ir, ptrdiff
       }
     }
   }
+  if (st) /* before anything the caller publishes: the stores above are weakly ordered */
+    pscan__cpu_stream_fence();
 }
 
 /* Column reduction of m rows into acc[0..w) (fresh: acc holds nothing yet). */
@@ -128,6 +131,61 @@ AX_INLINE void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, siz
     acc[j] = COMBINE(op, a[j], acc[j]);
 }
 
+/* acc[j] = acc[j] ⊕ a[j] for j < w (acc's lines come first). */
+AX_INLINE void NAME(ax_vec_fold_body)(int op, const void *a_, void *acc_, size_t w) {
+  const ACC_T *a = a_;
+  ACC_T *acc = acc_;
+  for (size_t j = 0; j < w; j++)
+    acc[j] = COMBINE(op, acc[j], a[j]);
+}
+
+/* Segments one after another along a contiguous forward view (the segment engine's chunks of
+   short segments: one call for many, rather than one a segment). */
+AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t pos, size_t end,
+                                  const int64_t *off, size_t s, const void *carry,
+                                  const void *init, int exclusive) {
+  const IN_T *in = in_;
+  ACC_T *out = out_, id, start;
+  pscan__identity(ACC_E, (pscan_op)op, &id);
+  if (init)
+    memcpy(&start, init, sizeof start);
+  bool first = true;
+  while (pos < end) {
+    size_t se = (size_t)off[s + 1];
+    if (se <= pos) { /* an empty segment (or the one just finished): the next */
+      s++;
+      continue;
+    }
+    if (se > end)
+      se = end;
+    ACC_T acc;
+    size_t i = pos;
+    if (first && carry) {
+      memcpy(&acc, carry, sizeof acc);
+    } else if (init) {
+      acc = start;
+    } else {
+      ACC_T x = (ACC_T)in[i];
+      out[i] = exclusive ? id : x;
+      acc = x;
+      i++;
+    }
+    if (exclusive)
+      for (; i < se; i++) {
+        ACC_T x = (ACC_T)in[i];
+        out[i] = acc;
+        acc = COMBINE(op, acc, x);
+      }
+    else
+      for (; i < se; i++) {
+        acc = COMBINE(op, acc, (ACC_T)in[i]);
+        out[i] = acc;
+      }
+    first = false;
+    pos = se;
+  }
+}
+
 #define AX_STAMP_OP(E, opname, int_only)                                                          \
   static void NAME(ax_line_##opname)(const void *in, ptrdiff_t is, void *out, ptrdiff_t os,       \
                                      size_t n, const void *carry, int exclusive) {               \
@@ -148,9 +206,18 @@ AX_INLINE void NAME(ax_vec_combine_body)(int op, const void *a_, void *acc_, siz
   static void NAME(ax_vec_combine_##opname)(const void *a, void *acc, size_t w) {                \
     NAME(ax_vec_combine_body)(PSCAN_##E, a, acc, w);                                             \
   }                                                                                              \
+  static void NAME(ax_vec_fold_##opname)(const void *a, void *acc, size_t w) {                   \
+    NAME(ax_vec_fold_body)(PSCAN_##E, a, acc, w);                                                \
+  }                                                                                              \
+  static void NAME(ax_segs_##opname)(const void *in, void *out, size_t pos, size_t end,          \
+                                     const int64_t *offsets, size_t s, const void *carry,        \
+                                     const void *init, int exclusive) {                          \
+    NAME(ax_segs_body)(PSCAN_##E, in, out, pos, end, offsets, s, carry, init, exclusive);        \
+  }                                                                                              \
   static const pscan__cpu_axis_kernels NAME(ax_k_##opname) = {                                   \
-      NAME(ax_line_##opname), NAME(ax_line_reduce_##opname), NAME(ax_rows_##opname),             \
-      NAME(ax_rows_reduce_##opname), NAME(ax_vec_combine_##opname)};
+      NAME(ax_line_##opname),        NAME(ax_line_reduce_##opname), NAME(ax_rows_##opname),      \
+      NAME(ax_rows_reduce_##opname), NAME(ax_vec_combine_##opname), NAME(ax_vec_fold_##opname),  \
+      NAME(ax_segs_##opname)};
 
 #define AX_TABLE_ENTRY(E, opname, int_only) [PSCAN_##E] = &NAME(ax_k_##opname),
 

@@ -13,10 +13,18 @@ enum { AXIS_MIN_ELEMS_PER_THREAD = 1 << 15 };
 /* A line at least this long, with fewer than AXIS_FEW_LINES_PER_THREAD lines per thread, is
    scanned by all threads together rather than one thread per line. */
 enum { AXIS_LONG_LINE = 1 << 16, AXIS_FEW_LINES_PER_THREAD = 4 };
-/* Lines side by side: running values per chunk of columns (16 KiB: stays in L1). */
-enum { AXIS_SIDE_BYTES = 16 << 10 };
-/* Fixed-order cuts (deterministic order-sensitive scans). */
-enum { AXIS_FIXED_CHUNK = 1 << 14, AXIS_FIXED_ROWS = 256 };
+/* Lines side by side (axis_side.c): running values per chunk of columns (16 KiB: stays in L1),
+   cut down to no less than AXIS_SIDE_MIN_BYTES a row to give every thread units of its own; rows
+   cut into chunks of about AXIS_CHUNK_BYTES of input (rescanned from a core's L2 cache). */
+enum { AXIS_SIDE_BYTES = 16 << 10, AXIS_SIDE_MIN_BYTES = 1 << 10, AXIS_CHUNK_BYTES = 256 << 10 };
+/* Lines one per thread: contiguous lines of at least this many bytes of output stream their
+   stores (one fence per line) when the output is beyond the cache. */
+enum { AXIS_STREAM_LINE_BYTES = 4 << 10 };
+/* Segments: a chunk whose segments average at most this many elements is scanned by one call of
+   the segs kernel (element by element) rather than one call of the flat kernels a segment. */
+enum { AXIS_SHORT_SEGMENT = 40 };
+/* Fixed-order cuts of lines (deterministic order-sensitive scans). */
+enum { AXIS_FIXED_CHUNK = 1 << 14 };
 
 typedef struct axis_dim {
   int64_t len, is, os; /* extent; input and output strides in elements */

@@ -1,7 +1,9 @@
 /* The CPU segment engine (see axis.c): one 1-D view cut into equal chunks by element count,
  * whatever the segments; a first pass reduces the tail piece of each chunk whose last segment
  * runs into the next chunk, the carries are chained on one thread, and a second pass scans
- * every piece of every chunk. Reverse segmented scans mirror the offsets on the fly. */
+ * every piece of every chunk (in a contiguous forward view, a chunk whose segments average
+ * AXIS_SHORT_SEGMENT elements or fewer in one call of the segs kernel of axis_body.h, else one
+ * call a piece). Reverse segmented scans mirror the offsets on the fly. */
 #include "axis_plan.h"
 
 #include <stdlib.h>
@@ -125,10 +127,21 @@ static void seg_chain(seg_job *j) {
 static void seg_scan_task(void *arg, int tid, int nthreads) {
   seg_job *j = arg;
   const axis_plan *p = j->p;
+  /* contiguous forward segments: a chunk of short ones in one kernel call */
+  bool short_runs = j->v.offsets && !j->v.mirrored && j->v.is == 1 && j->v.os == 1;
   for (size_t ch = (size_t)tid; ch < j->nchunks; ch += (size_t)nthreads) {
     size_t cs = ch * j->chunk, ce = cs + j->chunk < j->v.n ? cs + j->chunk : j->v.n;
-    seg_cursor cur;
+    seg_cursor cur, last;
     cursor_find(&j->v, cs, &cur);
+    if (short_runs) { /* segments of AXIS_SHORT_SEGMENT elements or fewer on average */
+      cursor_find(&j->v, ce - 1, &last);
+      if ((last.s - cur.s + 1) * AXIS_SHORT_SEGMENT >= ce - cs) {
+        const void *carry = cur.start < cs ? j->carry + ch * p->acc_size : NULL;
+        p->k->segs(j->v.in, j->v.out, cs, ce, j->v.offsets, cur.s, carry, p->c->init,
+                   p->c->exclusive);
+        continue;
+      }
+    }
     for (size_t pos = cs; pos < ce;) {
       size_t end = cur.end < ce ? cur.end : ce;
       const void *carry = cur.start < pos ? j->carry + ch * p->acc_size : p->c->init;

@@ -79,6 +79,11 @@ bool pscan__cpu_stream_output(size_t out_bytes);
 /* memcpy, or with stream a copy whose stores bypass the caches (x86-64: SSE2 non-temporal
    stores, then an sfence, so the data are visible in order with what the caller stores next). */
 void pscan__cpu_copy_out(void *dst, const void *src, size_t bytes, bool stream);
+/* The streaming half of pscan__cpu_copy_out without its fence, for a kernel that streams many
+   short pieces (the side-by-side rows of axis_body.h) and fences once at the end with
+   pscan__cpu_stream_fence (an sfence on x86-64; nothing elsewhere, where this is a memcpy). */
+void pscan__cpu_stream_unfenced(void *dst, const void *src, size_t bytes);
+void pscan__cpu_stream_fence(void);
 /* Fills *op for a user operator on elements of elem_size bytes. */
 void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn fn, void *user);
 

@@ -158,3 +158,25 @@ void pscan__cpu_copy_out(void *dst, const void *src, size_t bytes, bool stream) 
   (void)stream;
   memcpy(dst, src, bytes);
 }
+
+void pscan__cpu_stream_unfenced(void *dst, const void *src, size_t bytes) {
+#if defined(__x86_64__) || defined(_M_X64)
+  char *d = dst;
+  const char *s = src;
+  size_t head = (16 - (uintptr_t)d % 16) % 16;
+  head = head > bytes ? bytes : head;
+  memcpy(d, s, head);
+  d += head, s += head, bytes -= head;
+  for (; bytes >= 16; d += 16, s += 16, bytes -= 16)
+    _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+  memcpy(d, s, bytes);
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+void pscan__cpu_stream_fence(void) {
+#if defined(__x86_64__) || defined(_M_X64)
+  _mm_sfence();
+#endif
+}
