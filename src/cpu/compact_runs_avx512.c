@@ -18,7 +18,9 @@
  * do): float sums may differ in the last bits from the plain loop's, integer sums never.
  *
  * reduce_by_key with keys and values of one width makes both in one loop (reduce_runs): the tails
- * from a second compare of the keys against the next ones, no bit array. */
+ * from a second compare of the keys against the next ones, no bit array. run_length_encode makes
+ * its keys and run lengths in one loop too (run_counts): a length is the distance between two
+ * tails. */
 #include "compact_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -256,11 +258,28 @@ SEG_SUM(seg_sum_i64, V_I64)
 SEG_SUM(seg_sum_f64, V_F64)
 #undef SEG_SUM
 
-/* ---- reduce_by_key's one pass (keys and values of one width) ----
-   The heads and the run totals in the same loop: a lane is a head where its key differs from the
-   one before it (item 0 always), a tail where it differs from the one after it (the partition's
-   last item never: its sum is *last); the values' segmented sum is compressed at the tails. The
-   same sums as heads() then seg_sum() with no carry, without the bit array between them. */
+/* ---- The one-pass kernels of reduce_by_key and run_length_encode ----
+   Vector i of a partition's n keys: the loaded lanes (*lm: those inside n), the heads *h (a lane
+   whose key differs from the one before it; item 0 always) and the tails *t (a lane whose key
+   differs from the one after it; the partition's last item never, its successor is not read). */
+static AVX512 inline __m512i heads_tails(int kkind, int elem, const char *in, size_t n, size_t i,
+                                         unsigned *lm, unsigned *h, unsigned *t) {
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  unsigned m = n - i >= lanes ? all : (1u << (n - i)) - 1;
+  unsigned pm = i == 0 ? m & ~1u : m;
+  unsigned nm = n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* lanes with a successor */
+  const char *at = in + i * elem;
+  __m512i kv = load_lanes(elem, m, at);
+  *h = differ(kkind, elem, pm, kv, load_lanes(elem, pm, at - elem)) | (i == 0 ? 1u : 0u);
+  *t = differ(kkind, elem, nm, kv, load_lanes(elem, nm, at + elem));
+  *lm = m;
+  return kv;
+}
+
+/* reduce_by_key (keys and values of one width): the heads and the run totals in the same loop;
+   the values' segmented sum is compressed at the tails. The same sums as heads() then seg_sum()
+   with no carry, without the bit array between them. */
 static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, const char *v,
                                         size_t n, char *buf, char *tails, size_t *ntails,
                                         void *last) {
@@ -271,13 +290,8 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
   __m512i cv = _mm512_setzero_si512(), x = cv;
   unsigned lm = all;
   for (; i < n; i += lanes) {
-    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
-    unsigned pm = i == 0 ? lm & ~1u : lm;
-    unsigned nm = n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* lanes with a successor */
-    const char *at = in + i * elem;
-    __m512i kv = load_lanes(elem, lm, at);
-    unsigned h = differ(kkind, elem, pm, kv, load_lanes(elem, pm, at - elem)) | (i == 0 ? 1u : 0u);
-    unsigned t = differ(kkind, elem, nm, kv, load_lanes(elem, nm, at + elem));
+    unsigned h, t;
+    __m512i kv = heads_tails(kkind, elem, in, n, i, &lm, &h, &t);
     sel += store_packed(buf + sel * elem, h, kv, elem);
     x = seg_scan_vector(vkind, elem, load_lanes(elem, lm, v + i * elem), ~h & all);
     if (i) /* the carry on the lanes before the first head (all lanes without one), no branch */
@@ -287,6 +301,36 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
   }
   store_lane(elem, x, 31u - (unsigned)__builtin_clz(lm), last);
   *ntails = nt;
+  return sel;
+}
+
+/* run_length_encode: the heads' keys, and the lengths of the runs that end inside the partition
+   from their tails' positions: a run's length is its tail's position minus the previous tail's
+   (the first run's: minus -1, item 0 starting it). Per 8 lanes, the tails' positions are packed
+   and each packed lane takes the one before it off (lane 0 the last tail so far, a scalar kept
+   without a branch, so no vector carry chains the loop). No positions buffer, no second loop. */
+static AVX512 inline size_t run_counts(int kkind, int elem, const char *in, size_t n, char *buf,
+                                       size_t *lens, size_t *last_head) {
+  const size_t lanes = 64 / (size_t)elem;
+  const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+  size_t sel = 0, nt = 0;
+  long long last = -1; /* the position of the last tail so far */
+  for (size_t i = 0; i < n; i += lanes) {
+    unsigned lm, h, t;
+    __m512i kv = heads_tails(kkind, elem, in, n, i, &lm, &h, &t);
+    sel += store_packed(buf + sel * elem, h, kv, elem);
+    for (size_t j = 0; j < lanes; j += 8) {
+      unsigned th = (t >> j) & 0xFFu;
+      long long at = (long long)(i + j);
+      __m512i p = _mm512_maskz_compress_epi64((__mmask8)th, _mm512_add_epi64(_mm512_set1_epi64(at), iota));
+      __m512i d = _mm512_sub_epi64(p, _mm512_alignr_epi64(p, _mm512_set1_epi64(last), 7));
+      unsigned k = (unsigned)__builtin_popcount(th);
+      _mm512_mask_storeu_epi64(lens + nt, (__mmask8)((1u << k) - 1), d);
+      nt += k;
+      last = th ? at + 31 - __builtin_clz(th) : last;
+    }
+  }
+  *last_head = (size_t)(last + 1);
   return sel;
 }
 
@@ -323,6 +367,28 @@ pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_d
   }
 }
 
+#define RUN_COUNTS(NAME, KIND, ELEM)                                                               \
+  static AVX512 size_t NAME(const void *in, size_t n, void *buf, size_t *lens, size_t *last_head) { \
+    return run_counts(KIND, ELEM, in, n, buf, lens, last_head);                                    \
+  }
+RUN_COUNTS(run_counts_i32, K_INT, 4)
+RUN_COUNTS(run_counts_f32, K_F32, 4)
+RUN_COUNTS(run_counts_i64, K_INT, 8)
+RUN_COUNTS(run_counts_f64, K_F64, 8)
+#undef RUN_COUNTS
+
+pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
+  switch (key) {
+  case PSCAN_I32:
+  case PSCAN_U32: return run_counts_i32;
+  case PSCAN_F32: return run_counts_f32;
+  case PSCAN_I64:
+  case PSCAN_U64: return run_counts_i64;
+  case PSCAN_F64: return run_counts_f64;
+  default: return NULL;
+  }
+}
+
 pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
   if (op != PSCAN_SUM)
     return NULL;
@@ -353,6 +419,10 @@ pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
 pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
                                                         pscan_op op) {
   (void)key, (void)val, (void)op;
+  return NULL;
+}
+pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
+  (void)key;
   return NULL;
 }
 #endif
