@@ -369,23 +369,32 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
    where item 0 starts a run, it closes theirs (start - before.x items). The partition's own last
    run stays open: the next partition, or the last one, closes it. Partition k writes counts_out
    from run before.count - 1 (or before.count) up to run through.count - 2: disjoint from its
-   neighbours'. The lengths go out in one copy, streamed where the output is (no read for
-   ownership of counts_out, at run length 1 half the bytes written). */
+   neighbours'. The lengths are 32-bit in the buffer (backend.c keeps partitions below 2^32 items) and go
+   out widened in one copy, streamed where the output is (no read for ownership of counts_out, at
+   run length 1 half the bytes written). */
 
-/* The portable kernel of the same contract: the heads' positions, then their differences in place
-   (pos[i + 1] is read before pos[i] is overwritten: the loop vectorises). */
+/* The portable kernel of the same contract: the heads' positions (size_t, in lens' space), then
+   their differences, narrowed, in place: the write of length i (bytes 4i .. 4i + 4) comes after
+   the reads of positions i and i + 1 (bytes 8i .. 8i + 16), and every position below i has been
+   read; byte copies, so no type-based aliasing assumption reorders them. */
 static size_t portable_run_counts(gather_heads_fn gather_heads, const void *in, size_t n, void *buf,
-                                  size_t *lens, size_t *last_head) {
-  size_t heads = gather_heads(in, n, buf, lens, 0);
-  *last_head = lens[heads - 1];
-  for (size_t i = 0; i + 1 < heads; i++)
-    lens[i] = lens[i + 1] - lens[i];
+                                  uint32_t *lens, size_t *last_head) {
+  char *space = (char *)lens;
+  size_t heads = gather_heads(in, n, buf, (size_t *)(void *)space, 0);
+  memcpy(last_head, space + (heads - 1) * sizeof(size_t), sizeof(size_t));
+  for (size_t i = 0; i + 1 < heads; i++) {
+    size_t a, b;
+    memcpy(&a, space + i * sizeof(size_t), sizeof a);
+    memcpy(&b, space + (i + 1) * sizeof(size_t), sizeof b);
+    uint32_t d = (uint32_t)(b - a);
+    memcpy(space + i * sizeof d, &d, sizeof d);
+  }
   return heads;
 }
 
 static void rle_partition(pscan__cpu_job *job, const pscan__compact_call *c,
                           pscan__cpu_run_counts_fn fn, size_t k, char *excl_slot, char *buf,
-                          size_t *lens) {
+                          uint32_t *lens) {
   size_t size = c->size, start = k * job->part, len = pscan__part_len(job, k);
   const char *in = pscan__part_in(job, k);
   memcpy(last_slot(job, k), in + (len - 1) * size, size); /* as gather() does: L first */
@@ -409,14 +418,12 @@ static void rle_partition(pscan__cpu_job *job, const pscan__compact_call *c,
   if (first_head && before.count > 0)
     counts[before.count - 1] = (uint64_t)(start - before.x);
   if (nlens) {
-    if (!first_head)
-      lens[0] += start - before.x;
     uint64_t *to = counts + before.count - (first_head ? 0 : 1);
-    if (sizeof(size_t) == sizeof(uint64_t))
-      copy_out(to, lens, nlens * sizeof *lens, job->stream);
-    else
-      for (size_t i = 0; i < nlens; i++)
-        to[i] = (uint64_t)lens[i];
+    if (!first_head) { /* the incoming run: its items before this partition too */
+      *to = (uint64_t)lens[0] + (start - before.x);
+      to++, lens++, nlens--;
+    }
+    copy_out_widened(to, lens, nlens, job->stream);
   }
   if (k == job->nparts - 1)
     counts[through.count - 1] = (uint64_t)(job->n - through.x);
@@ -455,7 +462,7 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       continue;
     }
     if (rle) {
-      rle_partition(job, c, run_counts, k, excl_slot, buf, pos_buf);
+      rle_partition(job, c, run_counts, k, excl_slot, buf, (uint32_t *)(void *)pos_buf);
       continue;
     }
     size_t start = k * job->part, len = pscan__part_len(job, k);

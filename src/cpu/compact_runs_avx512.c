@@ -20,7 +20,7 @@
  * reduce_by_key with keys and values of one width makes both in one loop (reduce_runs): the tails
  * from a second compare of the keys against the next ones, no bit array. run_length_encode makes
  * its keys and run lengths in one loop too (run_counts): a length is the distance between two
- * tails. */
+ * heads. */
 #include "compact_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -53,19 +53,31 @@ static AVX512 inline __m512i load_lanes(int elem, unsigned m, const void *p) {
   return elem == 4 ? _mm512_maskz_loadu_epi32((__mmask16)m, p) : _mm512_maskz_loadu_epi64((__mmask8)m, p);
 }
 
+/* Vector i of keys in[0..n): the keys (*lm: the lanes inside n) and the heads *h, the lanes whose
+   key differs from the one before it (item 0 always: the first vector's lane 0 has no
+   predecessor, masked off the load). full: the caller knows i > 0 and i + lanes <= n (no masks). */
+static AVX512 inline __m512i vector_heads(int kind, int elem, const char *in, size_t n, size_t i,
+                                          bool full, unsigned *lm, unsigned *h) {
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  unsigned m = full || n - i >= lanes ? all : (1u << (n - i)) - 1;
+  unsigned pm = !full && i == 0 ? m & ~1u : m;
+  const char *at = in + i * elem;
+  __m512i v = full ? _mm512_loadu_si512(at) : load_lanes(elem, m, at);
+  __m512i prev = full ? _mm512_loadu_si512(at - elem) : load_lanes(elem, pm, at - elem);
+  *h = differ(kind, elem, pm, v, prev) | (!full && i == 0 ? 1u : 0u);
+  *lm = m;
+  return v;
+}
+
 static AVX512 inline size_t heads(int kind, int elem, const char *in, size_t n, char *buf,
                                   size_t *pos, size_t base, uint64_t *bits) {
   const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
   size_t sel = 0, i = 0;
   uint64_t word = 0;
   for (; i < n; i += lanes) {
-    unsigned lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
-    /* The previous keys: lane 0 of the first vector has none (masked off: no load before in). */
-    unsigned pm = i == 0 ? lm & ~1u : lm;
-    __m512i v = load_lanes(elem, lm, in + i * elem);
-    __m512i prev = load_lanes(elem, pm, in + i * elem - elem);
-    unsigned m = differ(kind, elem, pm, v, prev) | (i == 0 ? 1u : 0u);
+    unsigned lm, m;
+    __m512i v = vector_heads(kind, elem, in, n, i, false, &lm, &m);
     if (buf)
       store_packed(buf + sel * elem, m, v, elem);
     if (pos)
@@ -258,28 +270,11 @@ SEG_SUM(seg_sum_i64, V_I64)
 SEG_SUM(seg_sum_f64, V_F64)
 #undef SEG_SUM
 
-/* ---- The one-pass kernels of reduce_by_key and run_length_encode ----
-   Vector i of a partition's n keys: the loaded lanes (*lm: those inside n), the heads *h (a lane
-   whose key differs from the one before it; item 0 always) and the tails *t (a lane whose key
-   differs from the one after it; the partition's last item never, its successor is not read). */
-static AVX512 inline __m512i heads_tails(int kkind, int elem, const char *in, size_t n, size_t i,
-                                         unsigned *lm, unsigned *h, unsigned *t) {
-  const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
-  unsigned m = n - i >= lanes ? all : (1u << (n - i)) - 1;
-  unsigned pm = i == 0 ? m & ~1u : m;
-  unsigned nm = n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* lanes with a successor */
-  const char *at = in + i * elem;
-  __m512i kv = load_lanes(elem, m, at);
-  *h = differ(kkind, elem, pm, kv, load_lanes(elem, pm, at - elem)) | (i == 0 ? 1u : 0u);
-  *t = differ(kkind, elem, nm, kv, load_lanes(elem, nm, at + elem));
-  *lm = m;
-  return kv;
-}
-
-/* reduce_by_key (keys and values of one width): the heads and the run totals in the same loop;
-   the values' segmented sum is compressed at the tails. The same sums as heads() then seg_sum()
-   with no carry, without the bit array between them. */
+/* ---- reduce_by_key's one pass (keys and values of one width) ----
+   The heads and the run totals in the same loop: a lane is a head where its key differs from the
+   one before it (item 0 always), a tail where it differs from the one after it (the partition's
+   last item never: its sum is *last); the values' segmented sum is compressed at the tails. The
+   same sums as heads() then seg_sum() with no carry, without the bit array between them. */
 static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, const char *v,
                                         size_t n, char *buf, char *tails, size_t *ntails,
                                         void *last) {
@@ -290,8 +285,13 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
   __m512i cv = _mm512_setzero_si512(), x = cv;
   unsigned lm = all;
   for (; i < n; i += lanes) {
-    unsigned h, t;
-    __m512i kv = heads_tails(kkind, elem, in, n, i, &lm, &h, &t);
+    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
+    unsigned pm = i == 0 ? lm & ~1u : lm;
+    unsigned nm = n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* lanes with a successor */
+    const char *at = in + i * elem;
+    __m512i kv = load_lanes(elem, lm, at);
+    unsigned h = differ(kkind, elem, pm, kv, load_lanes(elem, pm, at - elem)) | (i == 0 ? 1u : 0u);
+    unsigned t = differ(kkind, elem, nm, kv, load_lanes(elem, nm, at + elem));
     sel += store_packed(buf + sel * elem, h, kv, elem);
     x = seg_scan_vector(vkind, elem, load_lanes(elem, lm, v + i * elem), ~h & all);
     if (i) /* the carry on the lanes before the first head (all lanes without one), no branch */
@@ -304,35 +304,64 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
   return sel;
 }
 
-/* run_length_encode: the heads' keys, and the lengths of the runs that end inside the partition
-   from their tails' positions: a run's length is its tail's position minus the previous tail's
-   (the first run's: minus -1, item 0 starting it). Per 8 lanes, the tails' positions are packed
-   and each packed lane takes the one before it off (lane 0 the last tail so far, a scalar kept
-   without a branch, so no vector carry chains the loop). No positions buffer, no second loop. */
-static AVX512 inline size_t run_counts(int kkind, int elem, const char *in, size_t n, char *buf,
-                                       size_t *lens, size_t *last_head) {
+/* ---- run_length_encode's one pass ----
+   The heads' keys, and the lengths of the runs that end inside the partition: a run's length is
+   the next head's position minus its own. Per vector, the heads' 32-bit positions (local to the
+   partition) are packed, and each packed lane takes the one before it off (lane 0: the last head
+   so far, a scalar kept without a branch, so no vector carry chains the loop); item 0's lane,
+   which closes nothing, is dropped. The lengths stay 32-bit (one compress and one store a vector
+   for every key width; compact.c widens them as it copies them out). Full vectors run without
+   masks. */
+static AVX512 inline void run_counts_vector(int kind, int elem, const char *in, size_t n, size_t i,
+                                            bool full, char *buf, uint32_t *lens, size_t *sel,
+                                            uint32_t *last) {
   const size_t lanes = 64 / (size_t)elem;
-  const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-  size_t sel = 0, nt = 0;
-  long long last = -1; /* the position of the last tail so far */
-  for (size_t i = 0; i < n; i += lanes) {
-    unsigned lm, h, t;
-    __m512i kv = heads_tails(kkind, elem, in, n, i, &lm, &h, &t);
-    sel += store_packed(buf + sel * elem, h, kv, elem);
-    for (size_t j = 0; j < lanes; j += 8) {
-      unsigned th = (t >> j) & 0xFFu;
-      long long at = (long long)(i + j);
-      __m512i p = _mm512_maskz_compress_epi64((__mmask8)th, _mm512_add_epi64(_mm512_set1_epi64(at), iota));
-      __m512i d = _mm512_sub_epi64(p, _mm512_alignr_epi64(p, _mm512_set1_epi64(last), 7));
-      unsigned k = (unsigned)__builtin_popcount(th);
-      _mm512_mask_storeu_epi64(lens + nt, (__mmask8)((1u << k) - 1), d);
-      nt += k;
-      last = th ? at + 31 - __builtin_clz(th) : last;
-    }
+  unsigned lm, h;
+  __m512i kv = vector_heads(kind, elem, in, n, i, full, &lm, &h);
+  size_t before = *sel;
+  *sel += store_packed(buf + before * elem, h, kv, elem);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512i p = _mm512_maskz_compress_epi32((__mmask16)h, _mm512_add_epi32(_mm512_set1_epi32((int)i), iota));
+  __m512i d = _mm512_sub_epi32(p, _mm512_alignr_epi32(p, _mm512_set1_epi32((int)*last), 15));
+  unsigned k = (unsigned)__builtin_popcount(h);
+  if (!full && i == 0) { /* item 0 closes no run: its lane goes */
+    d = _mm512_alignr_epi32(_mm512_setzero_si512(), d, 1);
+    k--;
+  } else {
+    before--; /* head r closes run r - 1 */
   }
-  *last_head = (size_t)(last + 1);
+  _mm512_mask_storeu_epi32(lens + before, (__mmask16)((1u << k) - 1), d);
+  /* *last = h ? the highest head's position : *last, by a mask (a branch here mispredicts at
+     run lengths 8-32, where about half the vectors hold a head) */
+  uint32_t none = 0u - (uint32_t)(h == 0), high = (uint32_t)i + 31u - (uint32_t)__builtin_clz(h | 1u);
+  *last = (*last & none) | (high & ~none);
+  (void)lanes;
+}
+
+static AVX512 inline size_t run_counts(int kind, int elem, const char *in, size_t n, char *buf,
+                                       uint32_t *lens, size_t *last_head) {
+  const size_t lanes = 64 / (size_t)elem;
+  size_t sel = 0, i = lanes;
+  uint32_t last = 0; /* item 0 is a head */
+  run_counts_vector(kind, elem, in, n, 0, false, buf, lens, &sel, &last);
+  for (; i + lanes <= n; i += lanes)
+    run_counts_vector(kind, elem, in, n, i, true, buf, lens, &sel, &last);
+  if (i < n)
+    run_counts_vector(kind, elem, in, n, i, false, buf, lens, &sel, &last);
+  *last_head = last;
   return sel;
 }
+
+#define RUN_COUNTS(NAME, KIND, ELEM)                                                               \
+  static AVX512 size_t NAME(const void *in, size_t n, void *buf, uint32_t *lens,                  \
+                            size_t *last_head) {                                                   \
+    return run_counts(KIND, ELEM, in, n, buf, lens, last_head);                                    \
+  }
+RUN_COUNTS(run_counts_i32, K_INT, 4)
+RUN_COUNTS(run_counts_f32, K_F32, 4)
+RUN_COUNTS(run_counts_i64, K_INT, 8)
+RUN_COUNTS(run_counts_f64, K_F64, 8)
+#undef RUN_COUNTS
 
 #define REDUCE_RUNS(NAME, KKIND, VKIND)                                                            \
   static AVX512 size_t NAME(const void *in, const void *v, size_t n, void *buf, void *tails,       \
@@ -366,16 +395,6 @@ pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_d
   default: return NULL;
   }
 }
-
-#define RUN_COUNTS(NAME, KIND, ELEM)                                                               \
-  static AVX512 size_t NAME(const void *in, size_t n, void *buf, size_t *lens, size_t *last_head) { \
-    return run_counts(KIND, ELEM, in, n, buf, lens, last_head);                                    \
-  }
-RUN_COUNTS(run_counts_i32, K_INT, 4)
-RUN_COUNTS(run_counts_f32, K_F32, 4)
-RUN_COUNTS(run_counts_i64, K_INT, 8)
-RUN_COUNTS(run_counts_f64, K_F64, 8)
-#undef RUN_COUNTS
 
 pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
   switch (key) {
