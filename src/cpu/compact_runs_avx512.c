@@ -70,28 +70,41 @@ static AVX512 inline __m512i vector_heads(int kind, int elem, const char *in, si
   return v;
 }
 
+/* One vector of heads(): sel heads so far, word the bits of the 64-item word not yet stored. */
+static AVX512 inline void heads_vector(int kind, int elem, const char *in, size_t n, size_t i,
+                                       bool full, char *buf, size_t *pos, size_t base,
+                                       uint64_t *bits, size_t *sel, uint64_t *word) {
+  const size_t lanes = 64 / (size_t)elem;
+  unsigned lm, m;
+  __m512i v = vector_heads(kind, elem, in, n, i, full, &lm, &m);
+  if (buf)
+    store_packed(buf + *sel * elem, m, v, elem);
+  if (pos)
+    packed_positions(pos + *sel, m, base + i, (int)lanes);
+  *sel += (unsigned)__builtin_popcount(m);
+  if (bits) {
+    *word |= (uint64_t)m << (i & 63);
+    if (((i + lanes) & 63) == 0) {
+      bits[i >> 6] = *word;
+      *word = 0;
+    }
+  }
+}
+
+/* The first vector and the last (partial) one with masks, the whole ones between without. */
 static AVX512 inline size_t heads(int kind, int elem, const char *in, size_t n, char *buf,
                                   size_t *pos, size_t base, uint64_t *bits) {
   const size_t lanes = 64 / (size_t)elem;
-  size_t sel = 0, i = 0;
+  size_t sel = 0, i = lanes;
   uint64_t word = 0;
-  for (; i < n; i += lanes) {
-    unsigned lm, m;
-    __m512i v = vector_heads(kind, elem, in, n, i, false, &lm, &m);
-    if (buf)
-      store_packed(buf + sel * elem, m, v, elem);
-    if (pos)
-      packed_positions(pos + sel, m, base + i, (int)lanes);
-    sel += (unsigned)__builtin_popcount(m);
-    if (bits) {
-      word |= (uint64_t)m << (i & 63);
-      if (((i + lanes) & 63) == 0) {
-        bits[i >> 6] = word;
-        word = 0;
-      }
-    }
+  heads_vector(kind, elem, in, n, 0, false, buf, pos, base, bits, &sel, &word);
+  for (; i + lanes <= n; i += lanes)
+    heads_vector(kind, elem, in, n, i, true, buf, pos, base, bits, &sel, &word);
+  if (i < n) {
+    heads_vector(kind, elem, in, n, i, false, buf, pos, base, bits, &sel, &word);
+    i += lanes;
   }
-  if (bits) {
+  if (bits) { /* i: the first multiple of lanes at or past n */
     if (i & 63)
       bits[i >> 6] = word;
     for (size_t w = (i + 63) >> 6; w <= n / 64 + 1; w++)
@@ -275,30 +288,45 @@ SEG_SUM(seg_sum_f64, V_F64)
    one before it (item 0 always), a tail where it differs from the one after it (the partition's
    last item never: its sum is *last); the values' segmented sum is compressed at the tails. The
    same sums as heads() then seg_sum() with no carry, without the bit array between them. */
+/* One vector of reduce_runs(): sel heads and nt tails so far, cv the carry (the sum at the
+   previous vector's last lane), *x the vector's sums, *lm its lanes inside n. full: i > 0 and
+   every lane has a successor (no masks). */
+static AVX512 inline void reduce_runs_vector(int kkind, int vkind, const char *in, const char *v,
+                                             size_t n, size_t i, bool full, char *buf, char *tails,
+                                             size_t *sel, size_t *nt, __m512i *cv, __m512i *x,
+                                             unsigned *lm) {
+  const int elem = vkind == V_I32 || vkind == V_F32 ? 4 : 8;
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  unsigned h;
+  __m512i kv = vector_heads(kkind, elem, in, n, i, full, lm, &h);
+  unsigned nm = full || n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* with a successor */
+  const char *next = in + i * elem + elem;
+  unsigned t = differ(kkind, elem, nm, kv, full ? _mm512_loadu_si512(next) : load_lanes(elem, nm, next));
+  *sel += store_packed(buf + *sel * elem, h, kv, elem);
+  const char *vi = v + i * elem;
+  __m512i y = seg_scan_vector(vkind, elem, full ? _mm512_loadu_si512(vi) : load_lanes(elem, *lm, vi),
+                              ~h & all);
+  if (full || i) /* the carry on the lanes before the first head (all without one), no branch */
+    y = add_lanes(vkind, y, ((h & (0u - h)) - 1u) & all, *cv, y);
+  *nt += store_packed(tails + *nt * elem, t, y, elem);
+  *cv = broadcast_lane(elem, y, (unsigned)lanes - 1);
+  *x = y;
+}
+
 static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, const char *v,
                                         size_t n, char *buf, char *tails, size_t *ntails,
                                         void *last) {
   const int elem = vkind == V_I32 || vkind == V_F32 ? 4 : 8;
   const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
-  size_t sel = 0, nt = 0, i = 0;
+  size_t sel = 0, nt = 0, i = lanes;
   __m512i cv = _mm512_setzero_si512(), x = cv;
-  unsigned lm = all;
-  for (; i < n; i += lanes) {
-    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
-    unsigned pm = i == 0 ? lm & ~1u : lm;
-    unsigned nm = n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* lanes with a successor */
-    const char *at = in + i * elem;
-    __m512i kv = load_lanes(elem, lm, at);
-    unsigned h = differ(kkind, elem, pm, kv, load_lanes(elem, pm, at - elem)) | (i == 0 ? 1u : 0u);
-    unsigned t = differ(kkind, elem, nm, kv, load_lanes(elem, nm, at + elem));
-    sel += store_packed(buf + sel * elem, h, kv, elem);
-    x = seg_scan_vector(vkind, elem, load_lanes(elem, lm, v + i * elem), ~h & all);
-    if (i) /* the carry on the lanes before the first head (all lanes without one), no branch */
-      x = add_lanes(vkind, x, ((h & (0u - h)) - 1u) & all, cv, x);
-    nt += store_packed(tails + nt * elem, t, x, elem);
-    cv = broadcast_lane(elem, x, (unsigned)lanes - 1);
-  }
+  unsigned lm;
+  reduce_runs_vector(kkind, vkind, in, v, n, 0, false, buf, tails, &sel, &nt, &cv, &x, &lm);
+  for (; i + lanes < n; i += lanes)
+    reduce_runs_vector(kkind, vkind, in, v, n, i, true, buf, tails, &sel, &nt, &cv, &x, &lm);
+  if (i < n)
+    reduce_runs_vector(kkind, vkind, in, v, n, i, false, buf, tails, &sel, &nt, &cv, &x, &lm);
   store_lane(elem, x, 31u - (unsigned)__builtin_clz(lm), last);
   *ntails = nt;
   return sel;
