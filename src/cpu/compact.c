@@ -162,7 +162,8 @@ void pscan__cpu_count_op(pscan__cpu_compact_op *cop, const pscan__compact_call *
 }
 
 /* The per-thread extra space: KERNEL_SCRATCH bytes for the scan kernels (scan_by_key), then the
-   buffer of part items, then (run-length encoding, the by-key operations) part head positions. */
+   buffer of part items, then (run-length encoding, the by-key operations) part head positions
+   (run-length encoding: its 32-bit run lengths, rle_partition). */
 enum { KERNEL_SCRATCH = 64 };
 static size_t items_bytes(const pscan__compact_call *call, size_t part) {
   return (part * call->size + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
@@ -200,8 +201,9 @@ typedef struct compact_task {
 } compact_task;
 
 /* Partition k's kept items in buf[0..*kept) (partition_if: its rejected ones at the back), and
-   for run-length encoding and the by-key operations their positions; returns the first kept item. Reads only
-   the partition's own input (and a predecessor's announced last element). */
+   for the by-key operations their positions; returns the first kept item (run-length encoding
+   has rle_partition). Reads only the partition's own input (and a predecessor's announced last
+   element). */
 static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *c, size_t k,
                           char *buf, size_t *pos, size_t *kept, size_t **first_pos) {
   size_t start = k * job->part, len = pscan__part_len(job, k), size = c->size;
@@ -369,9 +371,9 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
    where item 0 starts a run, it closes theirs (start - before.x items). The partition's own last
    run stays open: the next partition, or the last one, closes it. Partition k writes counts_out
    from run before.count - 1 (or before.count) up to run through.count - 2: disjoint from its
-   neighbours'. The lengths are 32-bit in the buffer (backend.c keeps partitions below 2^32 items) and go
-   out widened in one copy, streamed where the output is (no read for ownership of counts_out, at
-   run length 1 half the bytes written). */
+   neighbours'. The lengths are 32-bit in the buffer (backend.c keeps partitions below 2^32 items)
+   and go out widened in one copy, streamed where the output is (no read for ownership of
+   counts_out, at run length 1 half the bytes written). */
 
 /* The portable kernel of the same contract: the heads' positions (size_t, in lens' space), then
    their differences, narrowed, in place: the write of length i (bytes 4i .. 4i + 4) comes after
@@ -438,8 +440,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   char *kernel_scratch = pscan__thread_extra(job, tid);
   char *buf = kernel_scratch + KERNEL_SCRATCH;
   bool rle = c->kind == PSCAN__COMPACT_RUN_LENGTH, seg_scan = c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
-  pscan__cpu_run_counts_fn run_counts = rle && simd_allowed() ? pscan__cpu_avx512_run_counts(c->type)
-                                                              : NULL;
+  pscan__cpu_run_counts_fn run_counts =
+      rle && simd_allowed() ? pscan__cpu_avx512_run_counts(c->type) : NULL;
   bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || seg_scan;
   const pscan__cpu_op *vop = ((const pscan__cpu_compact_op *)(const void *)job->op)->value;
   size_t vs = c->val_size;

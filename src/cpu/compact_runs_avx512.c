@@ -302,11 +302,12 @@ static AVX512 inline void reduce_runs_vector(int kkind, int vkind, const char *i
   __m512i kv = vector_heads(kkind, elem, in, n, i, full, lm, &h);
   unsigned nm = full || n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* with a successor */
   const char *next = in + i * elem + elem;
-  unsigned t = differ(kkind, elem, nm, kv, full ? _mm512_loadu_si512(next) : load_lanes(elem, nm, next));
+  __m512i nv = full ? _mm512_loadu_si512(next) : load_lanes(elem, nm, next);
+  unsigned t = differ(kkind, elem, nm, kv, nv);
   *sel += store_packed(buf + *sel * elem, h, kv, elem);
   const char *vi = v + i * elem;
-  __m512i y = seg_scan_vector(vkind, elem, full ? _mm512_loadu_si512(vi) : load_lanes(elem, *lm, vi),
-                              ~h & all);
+  __m512i y = full ? _mm512_loadu_si512(vi) : load_lanes(elem, *lm, vi);
+  y = seg_scan_vector(vkind, elem, y, ~h & all);
   if (full || i) /* the carry on the lanes before the first head (all without one), no branch */
     y = add_lanes(vkind, y, ((h & (0u - h)) - 1u) & all, *cv, y);
   *nt += store_packed(tails + *nt * elem, t, y, elem);
@@ -343,13 +344,13 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
 static AVX512 inline void run_counts_vector(int kind, int elem, const char *in, size_t n, size_t i,
                                             bool full, char *buf, uint32_t *lens, size_t *sel,
                                             uint32_t *last) {
-  const size_t lanes = 64 / (size_t)elem;
   unsigned lm, h;
   __m512i kv = vector_heads(kind, elem, in, n, i, full, &lm, &h);
   size_t before = *sel;
   *sel += store_packed(buf + before * elem, h, kv, elem);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  __m512i p = _mm512_maskz_compress_epi32((__mmask16)h, _mm512_add_epi32(_mm512_set1_epi32((int)i), iota));
+  __m512i at = _mm512_add_epi32(_mm512_set1_epi32((int)i), iota);
+  __m512i p = _mm512_maskz_compress_epi32((__mmask16)h, at);
   __m512i d = _mm512_sub_epi32(p, _mm512_alignr_epi32(p, _mm512_set1_epi32((int)*last), 15));
   unsigned k = (unsigned)__builtin_popcount(h);
   if (!full && i == 0) { /* item 0 closes no run: its lane goes */
@@ -361,9 +362,9 @@ static AVX512 inline void run_counts_vector(int kind, int elem, const char *in, 
   _mm512_mask_storeu_epi32(lens + before, (__mmask16)((1u << k) - 1), d);
   /* *last = h ? the highest head's position : *last, by a mask (a branch here mispredicts at
      run lengths 8-32, where about half the vectors hold a head) */
-  uint32_t none = 0u - (uint32_t)(h == 0), high = (uint32_t)i + 31u - (uint32_t)__builtin_clz(h | 1u);
+  uint32_t none = 0u - (uint32_t)(h == 0);
+  uint32_t high = (uint32_t)i + 31u - (uint32_t)__builtin_clz(h | 1u);
   *last = (*last & none) | (high & ~none);
-  (void)lanes;
 }
 
 static AVX512 inline size_t run_counts(int kind, int elem, const char *in, size_t n, char *buf,
