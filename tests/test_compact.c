@@ -1000,18 +1000,19 @@ static void test_geometric_runs(void) {
    fall on every lane of the 16- and 8-lane kernels and of their 8-lane halves of positions: L =
    1, 2, 7, 8, 9, 15, 16, 17, 33 and one run over the input, on partitions of 1, 8, 16, 17, 31
    and 48 items and the default, runs crossing partitions and whole partitions inside one run;
-   1-, 4- and 8-byte keys (the portable and the AVX-512 kernels). run_length_encode (in place too),
+   1-, 4- and 8-byte keys (the portable and the AVX-512 kernels; n = 25 and 95 end in a span of
+   16 items whose second vector of 8-byte keys holds 1 and 7 items). run_length_encode (in place too),
    unique and reduce_by_key (SUM) against the references. */
 static void test_run_edges(void) {
   static const pscan_dtype keys[] = {PSCAN_I8, PSCAN_I32, PSCAN_F32, PSCAN_I64, PSCAN_F64};
   static const size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, 0};
   static const int64_t parts[] = {1, 8, 16, 17, 31, 48, 0};
-  static const size_t sizes[] = {1, 16, 17, 95, 1000};
+  static const size_t sizes[] = {1, 16, 17, 25, 95, 1000};
   unsigned cases = 0;
   for (int ki = 0; ki < 5; ki++)
     for (int li = 0; li < 10; li++)
       for (int pi = 0; pi < 7; pi++)
-        for (int si = 0; si < 5; si++) {
+        for (int si = 0; si < 6; si++) {
           if (quick && (si + li + pi) % 3 != 0)
             continue;
           pscan_dtype kt = keys[ki], vt = ref_dtype_size(kt) == 8 ? PSCAN_F64 : PSCAN_I32;

@@ -335,19 +335,24 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
 
 /* ---- run_length_encode's one pass ----
    The heads' keys, and the lengths of the runs that end inside the partition: a run's length is
-   the next head's position minus its own. Per vector, the heads' 32-bit positions (local to the
-   partition) are packed, and each packed lane takes the one before it off (lane 0: the last head
-   so far, a scalar kept without a branch, so no vector carry chains the loop); item 0's lane,
-   which closes nothing, is dropped. The lengths stay 32-bit (one compress and one store a vector
-   for every key width; compact.c widens them as it copies them out). Full vectors run without
-   masks. */
-static AVX512 inline void run_counts_vector(int kind, int elem, const char *in, size_t n, size_t i,
-                                            bool full, char *buf, uint32_t *lens, size_t *sel,
-                                            uint32_t *last) {
-  unsigned lm, h;
-  __m512i kv = vector_heads(kind, elem, in, n, i, full, &lm, &h);
+   the next head's position minus its own. Per span of 16 items (one vector of 4-byte keys, two
+   of 8-byte ones), the heads' 32-bit positions (local to the partition) are packed, and each
+   packed lane takes the one before it off (lane 0: the last head so far, a scalar kept without a
+   branch, so no vector carry chains the loop); item 0's lane, which closes nothing, is dropped.
+   The lengths stay 32-bit (one compress and one store a span; compact.c widens them as it copies
+   them out). Whole spans run without masks. */
+static AVX512 inline void run_counts_span(int kind, int elem, const char *in, size_t n, size_t i,
+                                          bool full, char *buf, uint32_t *lens, size_t *sel,
+                                          uint32_t *last) {
+  unsigned lm, h, h1 = 0;
   size_t before = *sel;
-  *sel += store_packed(buf + before * elem, h, kv, elem);
+  __m512i kv = vector_heads(kind, elem, in, n, i, full, &lm, &h);
+  *sel += store_packed(buf + *sel * elem, h, kv, elem);
+  if (elem == 8 && (full || i + 8 < n)) { /* 8-byte keys: two vectors, one compress */
+    kv = vector_heads(kind, elem, in, n, i + 8, full, &lm, &h1);
+    *sel += store_packed(buf + *sel * elem, h1, kv, elem);
+    h |= h1 << 8;
+  }
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   __m512i at = _mm512_add_epi32(_mm512_set1_epi32((int)i), iota);
   __m512i p = _mm512_maskz_compress_epi32((__mmask16)h, at);
@@ -369,14 +374,13 @@ static AVX512 inline void run_counts_vector(int kind, int elem, const char *in, 
 
 static AVX512 inline size_t run_counts(int kind, int elem, const char *in, size_t n, char *buf,
                                        uint32_t *lens, size_t *last_head) {
-  const size_t lanes = 64 / (size_t)elem;
-  size_t sel = 0, i = lanes;
+  size_t sel = 0, i = 16;
   uint32_t last = 0; /* item 0 is a head */
-  run_counts_vector(kind, elem, in, n, 0, false, buf, lens, &sel, &last);
-  for (; i + lanes <= n; i += lanes)
-    run_counts_vector(kind, elem, in, n, i, true, buf, lens, &sel, &last);
+  run_counts_span(kind, elem, in, n, 0, false, buf, lens, &sel, &last);
+  for (; i + 16 <= n; i += 16)
+    run_counts_span(kind, elem, in, n, i, true, buf, lens, &sel, &last);
   if (i < n)
-    run_counts_vector(kind, elem, in, n, i, false, buf, lens, &sel, &last);
+    run_counts_span(kind, elem, in, n, i, false, buf, lens, &sel, &last);
   *last_head = last;
   return sel;
 }
