@@ -5,7 +5,7 @@
 //
 //   pscan_gpu_bench [--quick] [--types i32,f32,i64,f64] [--min-log 10] [--max-log 30]
 //                   [--csv FILE] [--blocks] [--deterministic]
-//   pscan_gpu_bench --compact [--quick] [--csv FILE]
+//   pscan_gpu_bench --compact [--quick] [--csv FILE] [--runs L1,L2,...] [--only TEXT]
 //   pscan_gpu_bench --latency
 //
 // --compact: the compaction family against CUB instead of the scans (int32 data, 50% uniform
@@ -14,6 +14,8 @@
 // ../shared/anchors: select_if n*4 read + kept*4 written, partition_if 2n*4, select_flagged
 // n*4 + n + kept*4, unique and run-length encoding n*4 read, reduce_by_key 2n*4 read,
 // inclusive sum by key 3n*4; CUB DeviceReduce::Sum (n*4 read) is printed as the read-only ceiling.
+// --runs: unique, run-length encoding and reduce_by_key at these average run lengths (2^28).
+// --only TEXT: only the compaction rows whose op name contains TEXT (one kernel under ncu).
 //
 // --latency: where a small call's time goes (n = 2^10 .. 2^16, i32 and f64): per call in
 // back-to-back batches (what the scan rows report), the host's time to issue one call (the
@@ -33,6 +35,7 @@
 #include "gpu_bench.cuh"
 
 std::vector<Row> rows;
+const char *only_op;
 
 static void report(const std::string &impl, const std::string &algo, const std::string &block,
                    const std::string &type, size_t n, size_t elem, double sec, double copy_gbs) {
@@ -124,6 +127,7 @@ int main(int argc, char **argv) {
     else if (a == "--min-log" && i + 1 < argc) o.min_log = atoi(argv[++i]);
     else if (a == "--max-log" && i + 1 < argc) o.max_log = atoi(argv[++i]);
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
+    else if (a == "--only" && i + 1 < argc) only_op = argv[++i];
     else if (a == "--runs" && i + 1 < argc) {
       o.compact = true;
       for (char *t = strtok(argv[++i], ","); t; t = strtok(nullptr, ",")) o.runs.push_back((unsigned)atoi(t));

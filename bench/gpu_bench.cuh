@@ -71,6 +71,8 @@ struct Row {
   double sec, gbs, frac;
 };
 extern std::vector<Row> rows; // every measurement, for the CSV (gpu_bench.cu writes it)
+// --only: the compaction rows whose op name contains this text (e.g. for one kernel under ncu)
+extern const char *only_op;
 
 template <class T> static void fill(T *d, size_t n) {
   std::vector<T> h(std::min<size_t>(n, 1 << 20));

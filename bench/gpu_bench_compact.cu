@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "gpu_bench.cuh"
 
@@ -56,6 +57,7 @@ struct CompactBufs {
 
 template <class F>
 static void compact_row(const char *impl, const char *op, size_t n, double bytes, double copy_gbs, F fn) {
+  if (only_op && !strstr(op, only_op)) return;
   double sec = time_calls(fn, (size_t)bytes);
   double gbs = bytes / sec / 1e9;
   rows.push_back({impl, op, "-", "i32", n, sec, gbs, gbs / copy_gbs});

@@ -15,20 +15,13 @@ static const char *src =
     "  return (y.value > x.value || (y.value == x.value && y.index < x.index)) ? y : x;\n"
     "}\n";
 
-int main(void) {
-  const size_t n = (size_t)1 << 22;
-  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "vi",
-                     .name = "argmax", .elem_size = sizeof(vi)};
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *op = NULL;
-  int rc = example_start(&d, &ctx, &op);
-  if (rc)
-    return rc;
-  vi *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+static bool check(const example *ex) {
+  const size_t n = ex->n;
+  vi *in = ex->in, *out = ex->out;
   srand(11);
   for (size_t i = 0; i < n; i++) /* a slowly rising noisy signal, with ties */
     in[i] = (vi){(float)(rand() % 1000 + (int)(i / 4096)), (int32_t)i};
-  pscan_status s = pscan_scan_op(ctx, in, out, n, op, 0, NULL);
+  pscan_status s = pscan_scan_op(ex->ctx, in, out, n, ex->op, 0, NULL);
   size_t bad = n;
   vi best = in[0];
   for (size_t i = 0; s == PSCAN_OK && i < n && bad == n; i++) {
@@ -38,8 +31,12 @@ int main(void) {
       bad = i;
   }
   printf("n = %zu: max %.0f first at %d: %s\n", n, (double)out[n - 1].value, (int)out[n - 1].index,
-         example_verdict(ctx, s, bad == n));
-  free(in);
-  free(out);
-  return example_end(ctx, op, s == PSCAN_OK && bad == n);
+         example_verdict(ex->ctx, s, bad == n));
+  return s == PSCAN_OK && bad == n;
+}
+
+int main(void) {
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "vi",
+                     .name = "argmax", .elem_size = sizeof(vi)};
+  return example_main(&d, (size_t)1 << 22, check);
 }

@@ -17,24 +17,18 @@ static const char *src =
     "  return r;\n"
     "}\n";
 
-int main(void) {
-  const size_t n = (size_t)1 << 21;
-  const cplx one = {1, 0}; /* the identity: exclusive scans without init use it */
-  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "cplx",
-                     .name = "cmul", .elem_size = sizeof(cplx), .identity = &one};
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *op = NULL;
-  int rc = example_start(&d, &ctx, &op);
-  if (rc)
-    return rc;
-  cplx *rot = malloc(n * sizeof *rot), *z = malloc(n * sizeof *z);
+static const cplx one = {1, 0}; /* the identity: exclusive scans without init use it */
+
+static bool check(const example *ex) {
+  const size_t n = ex->n;
+  cplx *rot = ex->in, *z = ex->out;
   srand(3);
   for (size_t i = 0; i < n; i++) {
     double theta = 0.01 * (rand() / (double)RAND_MAX - 0.5);
     rot[i] = (cplx){cos(theta), sin(theta)};
   }
   /* Exclusive: z[i] is the phase before step i (z[0] = 1, from the identity). */
-  pscan_status s = pscan_scan_op(ctx, rot, z, n, op, 1, NULL);
+  pscan_status s = pscan_scan_op(ex->ctx, rot, z, n, ex->op, 1, NULL);
   double worst = 0;
   cplx acc = one;
   for (size_t i = 0; s == PSCAN_OK && i < n; i++) {
@@ -45,8 +39,12 @@ int main(void) {
   printf("n = %zu: z[n-1] = %.9f %+.9fi, |z| = %.12f, largest difference from the loop %.3g\n", n,
          z[n - 1].re, z[n - 1].im, hypot(z[n - 1].re, z[n - 1].im), worst);
   if (s != PSCAN_OK)
-    printf("pscan_scan_op: %s\n", pscan_last_error(ctx));
-  free(rot);
-  free(z);
-  return example_end(ctx, op, s == PSCAN_OK && worst < 1e-9);
+    printf("pscan_scan_op: %s\n", pscan_last_error(ex->ctx));
+  return s == PSCAN_OK && worst < 1e-9;
+}
+
+int main(void) {
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "cplx",
+                     .name = "cmul", .elem_size = sizeof(cplx), .identity = &one};
+  return example_main(&d, (size_t)1 << 21, check);
 }

@@ -6,7 +6,9 @@
 
 #include <pscan.h>
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Compiles d's operator for ctx into *op; returns 0, else prints why and returns the exit
    status. */
@@ -41,6 +43,32 @@ static inline int example_end(pscan_ctx *ctx, pscan_user_op *op, int ok) {
   pscan_op_destroy(op);
   pscan_destroy(ctx);
   return ok ? 0 : 1;
+}
+
+/* What an example's check gets: the CPU context, the operator compiled from the example's
+   source, and in and out of n elements of the operator's elem_size each (in to be filled). */
+typedef struct example {
+  pscan_ctx *ctx;
+  pscan_user_op *op;
+  size_t n;
+  void *in, *out;
+} example;
+
+/* The program around check: the context, d's operator and the buffers, then check's verdict
+   (true: the call equals the loop) as the exit status. */
+static inline int example_main(const pscan_op_desc *d, size_t n, bool (*check)(const example *)) {
+  example ex = {.n = n};
+  int rc = example_start(d, &ex.ctx, &ex.op);
+  if (rc)
+    return rc;
+  ex.in = malloc(n * d->elem_size), ex.out = malloc(n * d->elem_size);
+  bool ok = ex.in && ex.out;
+  if (!ok)
+    printf("out of memory for %zu elements of %zu bytes\n", n, d->elem_size);
+  ok = ok && check(&ex);
+  free(ex.in);
+  free(ex.out);
+  return example_end(ex.ctx, ex.op, ok);
 }
 
 #endif /* PSCAN_EXAMPLE_H */

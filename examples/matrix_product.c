@@ -25,22 +25,15 @@ static mat2 matmul(mat2 x, mat2 y) {
   return r;
 }
 
-int main(void) {
-  const size_t n = (size_t)1 << 22;
-  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "mat2",
-                     .name = "matmul", .elem_size = sizeof(mat2)};
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *op = NULL;
-  int rc = example_start(&d, &ctx, &op);
-  if (rc)
-    return rc;
-  mat2 *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+static bool check(const example *ex) {
+  const size_t n = ex->n;
+  mat2 *in = ex->in, *out = ex->out;
   srand(7);
   /* Determinant +-1: the products stay invertible modulo 2^32, never collapsing to zero. */
   const mat2 choice[3] = {{1, 1, 1, 0}, {1, 1, 0, 1}, {1, 0, 1, 1}}; /* Fibonacci, two shears */
   for (size_t i = 0; i < n; i++)
     in[i] = choice[rand() % 3];
-  pscan_status s = pscan_scan_op(ctx, in, out, n, op, 0, NULL);
+  pscan_status s = pscan_scan_op(ex->ctx, in, out, n, ex->op, 0, NULL);
   size_t bad = n;
   mat2 acc = in[0];
   for (size_t i = 0; s == PSCAN_OK && i < n && bad == n; i++) {
@@ -51,8 +44,12 @@ int main(void) {
   }
   printf("n = %zu: P[n-1] = [[%u, %u], [%u, %u]]: %s\n", n, (unsigned)out[n - 1].m00,
          (unsigned)out[n - 1].m01, (unsigned)out[n - 1].m10, (unsigned)out[n - 1].m11,
-         example_verdict(ctx, s, bad == n));
-  free(in);
-  free(out);
-  return example_end(ctx, op, s == PSCAN_OK && bad == n);
+         example_verdict(ex->ctx, s, bad == n));
+  return s == PSCAN_OK && bad == n;
+}
+
+int main(void) {
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "mat2",
+                     .name = "matmul", .elem_size = sizeof(mat2)};
+  return example_main(&d, (size_t)1 << 22, check);
 }

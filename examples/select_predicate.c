@@ -16,17 +16,13 @@ static const char *src =
 
 static int inside(const particle *p) { return p->x * p->x + p->y * p->y + p->z * p->z < 0.25f; }
 
-int main(void) {
-  const size_t n = 3000017;
-  pscan_op_desc d = {.kind = PSCAN_KIND_PREDICATE, .source = src, .type_name = "particle",
-                     .name = "inside", .elem_size = sizeof(particle)};
-  pscan_ctx *ctx = NULL;
-  pscan_user_op *pred = NULL;
-  int rc = example_start(&d, &ctx, &pred);
-  if (rc)
-    return rc;
-  particle *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out),
-           *want = malloc(n * sizeof *want);
+static bool check(const example *ex) {
+  const size_t n = ex->n;
+  particle *in = ex->in, *out = ex->out, *want = malloc(n * sizeof *want);
+  if (!want) {
+    printf("out of memory\n");
+    return false;
+  }
   srand(5);
   for (size_t i = 0; i < n; i++)
     in[i] = (particle){(float)rand() / RAND_MAX - 0.5f, (float)rand() / RAND_MAX - 0.5f,
@@ -37,17 +33,21 @@ int main(void) {
       want[kept++] = in[i];
     else
       want[n - 1 - rejected++] = in[i];
-  pscan_status s = pscan_select_op(ctx, in, out, n, pred, &count);
+  pscan_status s = pscan_select_op(ex->ctx, in, out, n, ex->op, &count);
   int ok = s == PSCAN_OK && count == kept && memcmp(out, want, kept * sizeof *out) == 0;
-  printf("select:    %zu of %zu particles inside: %s\n", count, n, example_verdict(ctx, s, ok));
+  printf("select:    %zu of %zu particles inside: %s\n", count, n, example_verdict(ex->ctx, s, ok));
   if (ok) {
-    s = pscan_partition_op(ctx, in, out, n, pred, &count);
+    s = pscan_partition_op(ex->ctx, in, out, n, ex->op, &count);
     ok = s == PSCAN_OK && count == kept && memcmp(out, want, n * sizeof *out) == 0;
     printf("partition: %zu inside first, %zu outside after: %s\n", count, n - count,
-           example_verdict(ctx, s, ok));
+           example_verdict(ex->ctx, s, ok));
   }
-  free(in);
-  free(out);
   free(want);
-  return example_end(ctx, pred, ok);
+  return ok;
+}
+
+int main(void) {
+  pscan_op_desc d = {.kind = PSCAN_KIND_PREDICATE, .source = src, .type_name = "particle",
+                     .name = "inside", .elem_size = sizeof(particle)};
+  return example_main(&d, 3000017, check);
 }

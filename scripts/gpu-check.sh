@@ -129,8 +129,11 @@ if has profile; then
   prof reduce_by_key_2p25 '^by_key_kernel_bykey_F32_SUM$' --compact --quick
   prof select_if_2p25 '^keys_kernel_select_keys_I32_x$' --compact
   # unique / run-length encoding when every item starts a run, and at long runs
-  prof rle_run1 '^heads_kernel_keys_I32_x$' --runs 1
-  prof rle_run500 '^heads_kernel_keys_I32_x$' --runs 500
+  prof rle_run1 '^heads_kernel_keys_I32_x$' --runs 1 --only run_length_encode
+  prof rle_run500 '^heads_kernel_keys_I32_x$' --runs 500 --only run_length_encode
+  prof cub_rle_run1 'ReduceByKeyKernel' --runs 1 --only run_length_encode
+  prof rbk_run1 '^rbk_kernel' --runs 1 --only reduce_by_key
+  prof cub_rbk_run1 'ReduceByKeyKernel' --runs 1 --only reduce_by_key
 fi
 if has runs; then
   log "keys-only ops by run length (2^28, i32 keys)"

@@ -20,3 +20,27 @@ steps=${*:-$gpu_default_steps}
 has() { [[ " $steps " == *" $1 "* ]]; }
 status=0
 log() { echo "== $*" | tee -a "$OUT/$gpu_summary"; }
+
+# gpu_build DIR LOG [TARGET...]: a Release CUDA build in DIR (-j16; the targets named, else all),
+# its output in $OUT/LOG; the compiler's warnings (not ptxas's) to the summary. On failure: logs
+# BUILD FAILED with the log's tail, and exits 1.
+gpu_build() {
+  local dir=$1 blog=$OUT/$2 targets=()
+  shift 2
+  [ $# -gt 0 ] && targets=(--target "$@")
+  log "build ($dir)"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$blog" 2>&1 &&
+    cmake --build "$dir" -j16 ${targets[@]+"${targets[@]}"} >>"$blog" 2>&1 ||
+    { log "BUILD FAILED"; tail -40 "$blog"; exit 1; }
+  grep -E "warning:" "$blog" | grep -v ptxas | head -20 | tee -a "$OUT/$gpu_summary"
+}
+
+# gpu_tests DIR LOG NAMES: the ctest tests of DIR named by NAMES (a|b|c), verbose, with
+# PSCAN_TEST_SEED=1 (pass counts comparable between two trees), into $OUT/LOG; each program's
+# pass count and ctest's verdict to the summary; status=1 when one fails.
+gpu_tests() {
+  log "tests (PSCAN_TEST_SEED=1): ${3//|/, }"
+  PSCAN_TEST_SEED=1 ctest --test-dir "$1" -R "^($3)\$" -V >"$OUT/$2" 2>&1 || status=1
+  grep -E "^[0-9]+: (test_|SKIP)|passed, [0-9]+ failed|tests passed|tests failed|\*\*\*Failed|Not Run" \
+    "$OUT/$2" | tee -a "$OUT/$gpu_summary"
+}

@@ -15,19 +15,12 @@ export PSCAN_CACHE_DIR="$PWD/$B/op-cache"
 
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
 if has build; then
-  log "build ($B)"
-  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/dups2-build.log" 2>&1 &&
-    cmake --build "$B" -j16 --target pscan test_compact test_axis test_user_op \
-      test_cuda_axis_user_op test_cuda_user_op_api test_cuda_user_op test_jit_compile \
-      >>"$OUT/dups2-build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/dups2-build.log"; exit 1; }
-  grep -E "warning:" "$OUT/dups2-build.log" | grep -v ptxas | head -20 | tee -a "$OUT/dups2-summary.txt"
+  gpu_build "$B" dups2-build.log pscan test_compact test_axis test_user_op \
+    test_cuda_axis_user_op test_cuda_user_op_api test_cuda_user_op test_jit_compile
 fi
 if has test; then
-  tests='compact|cuda_compact|cuda_compact_nopdl|cuda_axis_user_op|cuda_user_op_api|cuda_user_op|axis|cuda_axis|jit_compile'
-  log "tests (PSCAN_TEST_SEED=1): ${tests//|/, }"
-  PSCAN_TEST_SEED=1 ctest --test-dir "$B" -R "^($tests)\$" -V >"$OUT/dups2-test.log" 2>&1 || status=1
-  grep -E "^[0-9]+: (test_|SKIP)|passed, [0-9]+ failed|tests passed|tests failed|\*\*\*Failed|Not Run" \
-    "$OUT/dups2-test.log" | tee -a "$OUT/dups2-summary.txt"
+  gpu_tests "$B" dups2-test.log \
+    'compact|cuda_compact|cuda_compact_nopdl|cuda_axis_user_op|cuda_user_op_api|cuda_user_op|axis|cuda_axis|jit_compile'
 fi
 if has sanitize; then
   log "compute-sanitizer memcheck: test_compact --backend cuda (PSCAN_TEST_SANITIZE=1)"

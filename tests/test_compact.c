@@ -1001,8 +1001,8 @@ static void test_geometric_runs(void) {
    1, 2, 7, 8, 9, 15, 16, 17, 33 and one run over the input, on partitions of 1, 8, 16, 17, 31
    and 48 items and the default, runs crossing partitions and whole partitions inside one run;
    1-, 4- and 8-byte keys (the portable and the AVX-512 kernels; n = 25 and 95 end in a span of
-   16 items whose second vector of 8-byte keys holds 1 and 7 items). run_length_encode (in place too),
-   unique and reduce_by_key (SUM) against the references. */
+   16 items whose second vector of 8-byte keys holds 1 and 7 items). run_length_encode (in place
+   too), unique and reduce_by_key (SUM) against the references. */
 static void test_run_edges(void) {
   static const pscan_dtype keys[] = {PSCAN_I8, PSCAN_I32, PSCAN_F32, PSCAN_I64, PSCAN_F64};
   static const size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, 0};
@@ -1034,6 +1034,34 @@ static void test_run_edges(void) {
   printf("run edges: %u cases\n", cases);
 }
 
+/* The program's phases in order: on which backends each runs, and the name under which the time
+   so far is printed after it (NULL: not printed). */
+enum { ON_BOTH, ON_HOST, ON_DEVICE };
+typedef struct phase {
+  void (*run)(void);
+  int on;
+  const char *timed;
+} phase;
+static const phase phases[] = {
+    {test_refusals, ON_HOST, NULL}, /* api.c's checks, the same for both backends */
+    {test_matrix, ON_BOTH, "matrix"},
+    {test_configs, ON_BOTH, "configs"},
+    {test_in_place_stress, ON_BOTH, "in place stress"},
+    {test_heads_per_tile, ON_BOTH, NULL},
+    {test_nearly_all_kept, ON_BOTH, NULL},
+    {test_kept_around_out_buffer, ON_BOTH, NULL},
+    {test_value_inside, ON_HOST, NULL},
+    {test_by_key, ON_BOTH, NULL},
+    {test_by_key_heads_per_tile, ON_BOTH, "reduce_by_key"},
+    {test_scan_by_key, ON_BOTH, "scan_by_key"},
+    {test_exact_runs, ON_BOTH, "exact runs"},
+    {test_geometric_runs, ON_BOTH, NULL},
+    {test_run_edges, ON_HOST, NULL},
+    {test_large, ON_BOTH, NULL},
+    {test_unaligned_device, ON_DEVICE, "unaligned device arrays"},
+    {test_big, ON_DEVICE, NULL},
+};
+
 int main(int argc, char **argv) {
   backend = test_backend_pick(argc, argv);
   char program[64];
@@ -1046,34 +1074,13 @@ int main(int argc, char **argv) {
   double t0 = test_seconds();
   if (backend->device)
     ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}); /* SKIP (77) here without a GPU */
-  else
-    test_refusals(); /* api.c's checks, the same for both backends */
-  test_matrix();
-  printf("matrix: %.2f s\n", test_seconds() - t0);
-  test_configs();
-  printf("configs: %.2f s\n", test_seconds() - t0);
-  test_in_place_stress();
-  printf("in place stress: %.2f s\n", test_seconds() - t0);
-  test_heads_per_tile();
-  test_nearly_all_kept();
-  test_kept_around_out_buffer();
-  if (!backend->device)
-    test_value_inside();
-  test_by_key();
-  test_by_key_heads_per_tile();
-  printf("reduce_by_key: %.2f s\n", test_seconds() - t0);
-  test_scan_by_key();
-  printf("scan_by_key: %.2f s\n", test_seconds() - t0);
-  test_exact_runs();
-  printf("exact runs: %.2f s\n", test_seconds() - t0);
-  test_geometric_runs();
-  if (!backend->device)
-    test_run_edges();
-  test_large();
-  if (backend->device) {
-    test_unaligned_device();
-    printf("unaligned device arrays: %.2f s\n", test_seconds() - t0);
-    test_big();
+  for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+    const phase *ph = &phases[i];
+    if (ph->on != ON_BOTH && (ph->on == ON_DEVICE) != backend->device)
+      continue;
+    ph->run();
+    if (ph->timed)
+      printf("%s: %.2f s\n", ph->timed, test_seconds() - t0);
   }
   pscan_destroy(ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}));
   return test_finish();

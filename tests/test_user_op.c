@@ -14,6 +14,7 @@
  * are the CPU backend's and run only on the CPU build. */
 #define _GNU_SOURCE
 #include "../src/cpu/cpu.h" /* pscan__fault_arm, the seam for other engines (host combine) */
+#include "axis_op_refusals.h"
 #include "axis_store.h"
 #include "reference.h"
 #include "test.h"
@@ -469,21 +470,7 @@ static void test_axis(void) {
   CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
   a.user_op = foreign;
   CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
-  a.user_op = noid, a.exclusive = 1;
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
-  a.user_op = op, a.exclusive = 2;
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
-  a.exclusive = 0, a.reverse = 3;
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
-  a.reverse = 0, a.axis = 2;
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
-  a.axis = 0, a.out = x + 1, a.in = x;
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_OVERLAP);
-  int64_t zero[2] = {0, 1};
-  a.out = y, a.out_strides = zero;
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_OVERLAP);
-  a.out_strides = NULL, a.in = NULL;
-  CHECK_STATUS(pscan_scan_axis(ctx, &a), PSCAN_ERR_INVALID_ARGUMENT);
+  axis_op_refusals(ctx, a, op, noid, sizeof x[0]);
   CHECK(test_is_poisoned(y, sizeof y), "a refused axis call wrote out");
   /* an exclusive scan on an operator without identity runs with init */
   uo_affine_f64 init = {1, 0};

@@ -328,10 +328,4 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
 #undef AX_ITEMS
 #undef AX_SHORT_LINE
 #undef AX_LB_ROWS
-#undef NAME
-#undef IN_T
-#undef ACC_T
-#undef WRAP_T
-#undef ACC_SIZE
-#undef IS_FLOAT
-#undef OP
+#include "scan/scan_ops_end.cuh"

@@ -7,6 +7,7 @@
 #include "cache.h"
 
 #include "../internal.h"
+#include "../mix64.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +20,8 @@
 #include <unistd.h>
 
 /* ---- Hash: two 64-bit multiply-rotate lanes over 8-byte words, finalised with a 64-bit
-   avalanche; not cryptographic (a key names a build, it does not defend against an attacker who
-   can already write the cache directory). ---- */
+   avalanche (mix64.h); not cryptographic (a key names a build, it does not defend against an
+   attacker who can already write the cache directory). ---- */
 
 #define P1 0x9E3779B97F4A7C15ull
 #define P2 0xC2B2AE3D27D4EB4Full
@@ -29,15 +30,6 @@
 typedef struct { uint64_t a, b; } hash128;
 
 static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static uint64_t avalanche(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xFF51AFD7ED558CCDull;
-  x ^= x >> 33;
-  x *= 0xC4CEB9FE1A85EC53ull;
-  x ^= x >> 33;
-  return x;
-}
 
 static void hash_word(hash128 *h, uint64_t w) {
   h->a = rotl64(h->a ^ (w * P1), 31) * P2;
@@ -60,7 +52,7 @@ static void hash_bytes(hash128 *h, const void *data, size_t size) {
 }
 
 static hash128 hash_finish(hash128 h) {
-  hash128 r = {avalanche(h.a ^ rotl64(h.b, 17)), avalanche(h.b + h.a * P3)};
+  hash128 r = {pscan__mix64(h.a ^ rotl64(h.b, 17)), pscan__mix64(h.b + h.a * P3)};
   return r;
 }
 

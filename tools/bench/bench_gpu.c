@@ -9,6 +9,7 @@
  * enough to last MIN_BATCH_MS, so launch overhead is amortised the way a stream of calls
  * amortises it. The result is the median batch divided by its calls. */
 #include "bench_gpu.h"
+#include "gpu_timer.h"
 #include "bench_plot.h"
 #include "report.h"
 #include "timing.h"
@@ -38,8 +39,7 @@ typedef struct gpu_bench {
   void *h_in, *h_out; /* host buffers: the input as filled, the output as checked */
   size_t max_bytes;
   pscan_ctx *ctx;
-  cudaEvent_t start, stop;
-  bool events;
+  gpu_timer timer;
 } gpu_bench;
 
 bool bench_gpu_usable(void) {
@@ -71,10 +71,7 @@ static void gpu_free(gpu_bench *g) {
   dbuf_free(g->d_out);
   free(g->h_in);
   free(g->h_out);
-  if (g->events) {
-    cudaEventDestroy(g->start);
-    cudaEventDestroy(g->stop);
-  }
+  gpu_timer_close(&g->timer);
   peer_gpu_release();
   pscan_destroy(g->ctx);
 }
@@ -88,13 +85,8 @@ static int gpu_open(gpu_bench *g) {
                                        : pscan_last_error(NULL));
     return 1;
   }
-  cudaError_t e = cudaEventCreate(&g->start);
-  if (e == cudaSuccess && (e = cudaEventCreate(&g->stop)) != cudaSuccess)
-    cudaEventDestroy(g->start);
-  if (e != cudaSuccess)
-    return cuda_error(e, "cudaEventCreate");
-  g->events = true;
-  return 0;
+  int e = gpu_timer_open(&g->timer);
+  return e ? cuda_error((cudaError_t)e, "cudaEventCreate") : 0;
 }
 
 /* Two device and two host buffers of max_bytes. */
@@ -155,24 +147,24 @@ static int enqueue(gpu_bench *g, const bench_result *r) {
   return e == cudaSuccess ? 0 : peer_error(g, r, e);
 }
 
+typedef struct call_args {
+  gpu_bench *g;
+  const bench_result *r;
+} call_args;
+
+static int call_once(void *arg) {
+  call_args *c = arg;
+  return -enqueue(c->g, c->r);
+}
+
 /* inner calls between two events; the time of one call through *seconds. */
 static int batch(gpu_bench *g, const bench_result *r, long inner, double *seconds) {
   if (r->impl == IMPL_CUDA_PSCAN &&
       pscan_set_param(g->ctx, PSCAN_PARAM_ALGO, r->algo) != PSCAN_OK)
     return point_error(g, r, NULL);
-  cudaError_t e = cudaEventRecord(g->start, 0);
-  if (e != cudaSuccess)
-    return cuda_error(e, "cudaEventRecord");
-  for (long j = 0; j < inner; j++)
-    if (enqueue(g, r))
-      return 1;
-  float ms = 0;
-  if ((e = cudaEventRecord(g->stop, 0)) != cudaSuccess ||
-      (e = cudaEventSynchronize(g->stop)) != cudaSuccess ||
-      (e = cudaEventElapsedTime(&ms, g->start, g->stop)) != cudaSuccess)
-    return cuda_error(e, "timing a batch with CUDA events");
-  *seconds = (double)ms * 1e-3 / (double)inner;
-  return 0;
+  call_args c = {g, r};
+  int e = gpu_timer_batch(&g->timer, inner, call_once, &c, seconds);
+  return e <= 0 ? -e : cuda_error((cudaError_t)e, "timing a batch with CUDA events");
 }
 
 /* The output (copied back to h_out) against the plain loop's sum, or the input for the copy. */

@@ -31,6 +31,33 @@ bool sweep_op_is_select(sweep_op op) {
   return op == SWEEP_SELECT_IF || op == SWEEP_SELECT_FLAGGED || op == SWEEP_PARTITION_IF;
 }
 
+int sweep_refill(sweep_held *held, const sweep_point *p,
+                 int (*fill)(void *arg, sweep_fill what, const sweep_point *p), void *arg) {
+  sweep_fill in = p->op == SWEEP_SCAN         ? SWEEP_FILL_SCAN
+                  : sweep_op_has_runs(p->op) ? SWEEP_FILL_KEYS
+                                             : SWEEP_FILL_ITEMS;
+  int e;
+  if (held->input != 1 + (int)in || held->type != p->key || held->n != p->n ||
+      held->run_length != p->run_length) {
+    if ((e = fill(arg, in, p)) != 0)
+      return e;
+    held->input = 1 + (int)in, held->type = p->key, held->n = p->n;
+    held->run_length = p->run_length;
+  }
+  if ((p->op == SWEEP_REDUCE_BY_KEY || p->op == SWEEP_SCAN_BY_KEY) &&
+      (held->vals_type != p->val || held->vals_n != p->n)) {
+    if ((e = fill(arg, SWEEP_FILL_VALS, p)) != 0)
+      return e;
+    held->vals_type = p->val, held->vals_n = p->n;
+  }
+  if (p->op == SWEEP_SELECT_FLAGGED && (held->flags_pct != p->sel_pct || held->flags_n != p->n)) {
+    if ((e = fill(arg, SWEEP_FILL_FLAGS, p)) != 0)
+      return e;
+    held->flags_pct = p->sel_pct, held->flags_n = p->n;
+  }
+  return 0;
+}
+
 bool sweep_parse_ops(const char *list, unsigned *mask) {
   char buf[512];
   *mask = 0;

@@ -14,6 +14,7 @@
 #ifndef PSCAN_TOOL_BENCH_SWEEP_H
 #define PSCAN_TOOL_BENCH_SWEEP_H
 
+#include "mix64.h"
 #include "pscan.h"
 
 #include <stdbool.h>
@@ -86,12 +87,7 @@ bool sweep_op_is_select(sweep_op op);
 #define SWEEP_HD
 #endif
 SWEEP_HD static inline unsigned long long sweep_mix(unsigned long long x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
+  return pscan__mix64(x);
 }
 SWEEP_HD static inline bool sweep_head(size_t i, size_t L) {
   if (i == 0 || L == 1)
@@ -120,6 +116,31 @@ SWEEP_HD static inline int sweep_value(size_t i) {
   int a = (int)(sweep_mix((i & ~(size_t)1) ^ 0x5851F42D4C957F2Dull) % 3u);
   return i & 1 ? -a : a;
 }
+
+/* The data sets of a point, as a backend writes them into its buffers: SWEEP_FILL_KEYS (runs of
+   p's run length, keys of p's key type), _ITEMS (selection items, key type), _FLAGS (uint8 flags
+   of p's selectivity), _VALS (values of p's value type), _SCAN (the scans' input, p's key type).
+   The first of KEYS, ITEMS and SCAN that p's op reads is its input. */
+typedef enum sweep_fill { SWEEP_FILL_KEYS, SWEEP_FILL_ITEMS, SWEEP_FILL_FLAGS, SWEEP_FILL_VALS,
+                          SWEEP_FILL_SCAN } sweep_fill;
+
+/* What a backend's buffers hold (all zero: nothing), so that a point refills only the data sets
+   it changes. */
+typedef struct sweep_held {
+  int input; /* 0: nothing, else 1 + the sweep_fill of the input buffer's data */
+  pscan_dtype type;
+  size_t n, run_length;
+  pscan_dtype vals_type; /* the values buffer's, valid when vals_n > 0 */
+  size_t vals_n;
+  int flags_pct; /* the flags buffer's, valid when flags_n > 0 */
+  size_t flags_n;
+} sweep_held;
+
+/* Fills the data sets p needs that *held says are not there: fill(arg, what, p) writes one into
+   the backend's buffer for it (the input, the values or the flags); *held records each one
+   written. 0, or the first nonzero value fill returned. */
+int sweep_refill(sweep_held *held, const sweep_point *p,
+                 int (*fill)(void *arg, sweep_fill what, const sweep_point *p), void *arg);
 
 /* ---- the run ---- */
 

@@ -44,23 +44,13 @@
 #define PEER_S 0.1     /* a peer's, at most (1 at least) */
 enum { MAX_INNER = 1 << 16, MAX_PSCAN = 15 };
 
-typedef struct filled {
-  int what; /* 0: nothing, 1: keys, 2: items, 3: scan input */
-  pscan_dtype type;
-  size_t n, run_length;
-} filled;
-
 typedef struct cpu_state {
   int threads;
   pscan_ctx *ctx;
   team *tm;
   char *a, *vals, *out, *vout, *counts; /* a: keys, items or the scan's input */
   uint8_t *flags;
-  filled f;
-  pscan_dtype vals_type;
-  size_t vals_n;
-  int flags_pct;
-  size_t flags_n;
+  sweep_held held;
   char name[320];
 } cpu_state;
 
@@ -156,30 +146,23 @@ static void fill_scan(void *arg, size_t lo, size_t hi, int tid) {
   }
 }
 
-static int cpu_fill(sweep_backend *b, const sweep_point *p) {
-  cpu_state *s = b->state;
-  fill_args f = {.p = p, .dst = s->a};
-  filled want = {p->op == SWEEP_SCAN ? 3 : sweep_op_has_runs(p->op) ? 1 : 2, p->key, p->n,
-                 p->run_length};
-  if (memcmp(&want, &s->f, sizeof want) != 0) {
-    parallel(s, p->n, want.what == 3 ? fill_scan : want.what == 1 ? fill_keys : fill_items, &f);
-    s->f = want;
-  }
-  if ((p->op == SWEEP_REDUCE_BY_KEY || p->op == SWEEP_SCAN_BY_KEY) &&
-      (s->vals_type != p->val || s->vals_n != p->n)) {
-    f.dst = s->vals;
-    parallel(s, p->n, fill_vals, &f);
-    s->vals_type = p->val;
-    s->vals_n = p->n;
-  }
-  if (p->op == SWEEP_SELECT_FLAGGED && (s->flags_pct != p->sel_pct || s->flags_n != p->n)) {
-    f.dst = s->flags;
-    f.pct = p->sel_pct;
-    parallel(s, p->n, fill_flags, &f);
-    s->flags_pct = p->sel_pct;
-    s->flags_n = p->n;
-  }
+static int fill_one(void *arg, sweep_fill what, const sweep_point *p) {
+  cpu_state *s = arg;
+  fill_args f = {.p = p, .dst = what == SWEEP_FILL_VALS    ? s->vals
+                                : what == SWEEP_FILL_FLAGS ? (void *)s->flags
+                                                           : s->a,
+                 .pct = p->sel_pct};
+  void (*fn)(void *, size_t, size_t, int) = what == SWEEP_FILL_KEYS    ? fill_keys
+                                            : what == SWEEP_FILL_ITEMS ? fill_items
+                                            : what == SWEEP_FILL_FLAGS ? fill_flags
+                                            : what == SWEEP_FILL_VALS  ? fill_vals
+                                                                       : fill_scan;
+  parallel(s, p->n, fn, &f);
   return 0;
+}
+
+static int cpu_fill(sweep_backend *b, const sweep_point *p) {
+  return sweep_refill(&((cpu_state *)b->state)->held, p, fill_one, b->state);
 }
 
 /* ---- checksums of outputs, to check pscan and the peer against each other ---- */
@@ -442,7 +425,6 @@ int sweep_cpu_backend(sweep_backend *b, const sweep_opts *o) {
   s->threads = threads > 0 ? threads : sysinfo_cpus();
   if (s->threads > CLI_MAX_THREADS)
     s->threads = CLI_MAX_THREADS;
-  s->flags_pct = -1;
   s->tm = team_create(s->threads);
   if (!s->tm || pscan_create(&s->ctx, PSCAN_BACKEND_CPU) != PSCAN_OK ||
       pscan_set_param(s->ctx, PSCAN_PARAM_THREADS, s->threads) != PSCAN_OK) {

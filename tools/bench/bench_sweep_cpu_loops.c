@@ -81,9 +81,6 @@ LOOPS(int64_t, double)
 #define DISPATCH(p, F, ...) \
   (pscan_dtype_size((p)->key) == 8 ? F##_int64_t(__VA_ARGS__) : F##_int32_t(__VA_ARGS__))
 
-#define DISPATCH(p, F, ...) \
-  (pscan_dtype_size((p)->key) == 8 ? F##_int64_t(__VA_ARGS__) : F##_int32_t(__VA_ARGS__))
-
 size_t sweep_cpu_loop(const sweep_point *p, const void *a, const uint8_t *flags, const void *vals,
                       void *out, void *vout, void *counts, int64_t thr) {
   size_t n = p->n;

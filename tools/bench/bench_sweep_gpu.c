@@ -10,6 +10,7 @@
  * int64: neither call waits for the host. */
 #include "bench_sweep.h"
 
+#include "gpu_timer.h"
 #include "timing.h"
 #include "cli/cli.h"
 #include "io/device_buf.h"
@@ -26,24 +27,13 @@
 #define MIN_BATCH_MS 2.0
 enum { MAX_INNER = 1 << 14, MAX_REPS = 1000 };
 
-typedef struct filled {
-  int what; /* 0: nothing, 1: keys, 2: items, 3: scan input */
-  pscan_dtype type;
-  size_t n, run_length;
-} filled;
-
 typedef struct gpu_state {
   pscan_ctx *ctx;
-  cudaEvent_t start, stop;
-  bool events;
+  gpu_timer timer;
   void *a, *out, *vals, *vout, *counts, *flags; /* a: keys, items or the scan's input */
   size_t *d_count;
   int64_t *d_num;
-  filled f;
-  pscan_dtype vals_type;
-  size_t vals_n;
-  int flags_pct;
-  size_t flags_n;
+  sweep_held held;
   char name[320];
 } gpu_state;
 
@@ -64,32 +54,18 @@ static int point_fail(const sweep_point *p, const char *impl, const char *what) 
 
 /* ---- data ---- */
 
+static int fill_one(void *arg, sweep_fill what, const sweep_point *p) {
+  gpu_state *s = arg;
+  void *dst = what == SWEEP_FILL_VALS ? s->vals : what == SWEEP_FILL_FLAGS ? s->flags : s->a;
+  int e = sweep_gpu_fill(what, p, dst);
+  return e == 0 ? 0
+                : cuda_fail(e, what == SWEEP_FILL_VALS    ? "filling the values"
+                               : what == SWEEP_FILL_FLAGS ? "filling the flags"
+                                                          : "filling the input");
+}
+
 static int gpu_fill(sweep_backend *b, const sweep_point *p) {
-  gpu_state *s = b->state;
-  int e;
-  filled want = {p->op == SWEEP_SCAN ? 3 : sweep_op_has_runs(p->op) ? 1 : 2, p->key, p->n,
-                 p->run_length};
-  if (memcmp(&want, &s->f, sizeof want) != 0) {
-    sweep_fill w = want.what == 3 ? SWEEP_FILL_SCAN : want.what == 1 ? SWEEP_FILL_KEYS
-                                                                     : SWEEP_FILL_ITEMS;
-    if ((e = sweep_gpu_fill(w, p, s->a)) != 0)
-      return cuda_fail(e, "filling the input");
-    s->f = want;
-  }
-  if ((p->op == SWEEP_REDUCE_BY_KEY || p->op == SWEEP_SCAN_BY_KEY) &&
-      (s->vals_type != p->val || s->vals_n != p->n)) {
-    if ((e = sweep_gpu_fill(SWEEP_FILL_VALS, p, s->vals)) != 0)
-      return cuda_fail(e, "filling the values");
-    s->vals_type = p->val;
-    s->vals_n = p->n;
-  }
-  if (p->op == SWEEP_SELECT_FLAGGED && (s->flags_pct != p->sel_pct || s->flags_n != p->n)) {
-    if ((e = sweep_gpu_fill(SWEEP_FILL_FLAGS, p, s->flags)) != 0)
-      return cuda_fail(e, "filling the flags");
-    s->flags_pct = p->sel_pct;
-    s->flags_n = p->n;
-  }
-  return 0;
+  return sweep_refill(&((gpu_state *)b->state)->held, p, fill_one, b->state);
 }
 
 /* ---- calls ---- */
@@ -177,21 +153,28 @@ static int output_sum(gpu_state *s, const sweep_point *p, size_t count, unsigned
   return e == 0 ? 0 : cuda_fail(e, "the output's checksum");
 }
 
+typedef struct call_args {
+  gpu_state *s;
+  int impl;
+  const sweep_point *p;
+  size_t bytes; /* the copy's */
+} call_args;
+
+static int call_once(void *arg) {
+  call_args *c = arg;
+  return -enqueue(c->s, c->impl, c->p);
+}
+
+static int copy_once(void *arg) {
+  call_args *c = arg;
+  return (int)cudaMemcpyAsync(c->s->out, c->s->a, c->bytes, cudaMemcpyDeviceToDevice, 0);
+}
+
 /* inner calls between two events; seconds per call. */
 static int batch(gpu_state *s, int impl, const sweep_point *p, long inner, double *seconds) {
-  int e = cudaEventRecord(s->start, 0);
-  if (e != cudaSuccess)
-    return cuda_fail(e, "cudaEventRecord");
-  for (long j = 0; j < inner; j++)
-    if (enqueue(s, impl, p))
-      return 1;
-  float ms = 0;
-  if ((e = cudaEventRecord(s->stop, 0)) != cudaSuccess ||
-      (e = cudaEventSynchronize(s->stop)) != cudaSuccess ||
-      (e = cudaEventElapsedTime(&ms, s->start, s->stop)) != cudaSuccess)
-    return cuda_fail(e, "timing a batch with CUDA events");
-  *seconds = (double)ms * 1e-3 / (double)inner;
-  return 0;
+  call_args c = {s, impl, p, 0};
+  int e = gpu_timer_batch(&s->timer, inner, call_once, &c, seconds);
+  return e <= 0 ? -e : cuda_fail(e, "timing a batch with CUDA events");
 }
 
 static int gpu_measure(sweep_backend *b, sweep_result *r, int reps) {
@@ -234,16 +217,12 @@ static int gpu_copy(sweep_backend *b, size_t bytes, int reps, double *seconds) {
   gpu_state *s = b->state;
   static double v[MAX_REPS];
   long inner = 1;
+  call_args c = {s, 0, NULL, bytes};
   for (int r = -1; r < reps; r++) { /* r = -1: warm-up and calibration */
-    float ms = 0;
-    int e = cudaEventRecord(s->start, 0);
-    for (long j = 0; j < inner && e == cudaSuccess; j++)
-      e = cudaMemcpyAsync(s->out, s->a, bytes, cudaMemcpyDeviceToDevice, 0);
-    if (e != cudaSuccess || (e = cudaEventRecord(s->stop, 0)) != cudaSuccess ||
-        (e = cudaEventSynchronize(s->stop)) != cudaSuccess ||
-        (e = cudaEventElapsedTime(&ms, s->start, s->stop)) != cudaSuccess)
+    double one = 0;
+    int e = gpu_timer_batch(&s->timer, inner, copy_once, &c, &one);
+    if (e != 0)
       return cuda_fail(e, "the copy");
-    double one = (double)ms * 1e-3 / (double)inner;
     if (r < 0) {
       double want = MIN_BATCH_MS * 1e-3 / (one > 0 ? one : 1e-9);
       inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
@@ -272,10 +251,7 @@ static void gpu_close(sweep_backend *b) {
   void *bufs[] = {s->a, s->out, s->vals, s->vout, s->counts, s->flags, s->d_count, s->d_num};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     dbuf_free(bufs[i]);
-  if (s->events) {
-    cudaEventDestroy(s->start);
-    cudaEventDestroy(s->stop);
-  }
+  gpu_timer_close(&s->timer);
   sweep_cub_release();
   peer_gpu_release();
   pscan_destroy(s->ctx);
@@ -307,22 +283,18 @@ int sweep_gpu_backend(sweep_backend *b, const sweep_opts *o) {
     return 1;
   }
   b->state = s;
-  s->flags_pct = -1;
   pscan_status st = pscan_create(&s->ctx, PSCAN_BACKEND_CUDA);
   if (st != PSCAN_OK) {
     cli_error("bench", "no usable GPU: %s: %s", pscan_status_name(st), pscan_last_error(NULL));
     gpu_close(b);
     return 1;
   }
-  int e = cudaEventCreate(&s->start);
-  if (e == cudaSuccess && (e = cudaEventCreate(&s->stop)) != cudaSuccess)
-    cudaEventDestroy(s->start);
-  if (e != cudaSuccess) {
+  int e = gpu_timer_open(&s->timer);
+  if (e != 0) {
     cuda_fail(e, "cudaEventCreate");
     gpu_close(b);
     return 1;
   }
-  s->events = true;
   int dev = 0;
   struct cudaDeviceProp prop;
   if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)

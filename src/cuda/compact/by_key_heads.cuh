@@ -30,11 +30,6 @@ typedef struct NAME(rbk_slot) {
 typedef struct NAME(rbk_smem) {
   NAME(by_key_smem) k;
   NAME(rbk_slot) slot[2];
-  /* A dense tile: each tile thread's head mask and the count of heads before it (any thread
-     finds the tile's head of rank j: pscan__head_at), so that keys and run values leave as
-     coalesced stores rather than scattered ones from the thread that found each head. */
-  unsigned mask[PSCAN__THREADS];
-  unsigned before[PSCAN__THREADS];
 } NAME(rbk_smem);
 
 /* A dense tile's closed runs, gathered over its values by rank ([r - 1]: the run closed by head
@@ -45,15 +40,12 @@ static __device__ __forceinline__ unsigned NAME(rbk_run_index)(unsigned r) { ret
 
 /* Dense tile, before its look-back: every thread's values into registers, then the runs that
    close inside the tile (heads of rank >= 1: they began inside it, no predecessor needed) into
-   run_value by rank, the tile's part of the run its first head closes into sm->k.first_run, and
-   the head masks for pscan__head_at. */
+   run_value by rank and the tile's part of the run its first head closes into sm->k.first_run. */
 static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm, unsigned char *vals,
                                                              unsigned heads, unsigned mine,
                                                              ACC_T before) {
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
-  sm->mask[threadIdx.x] = heads;
-  sm->before[threadIdx.x] = (unsigned)before.count;
   pscan__lbw_tile_sync(); /* every thread holds its values: the gather writes over them */
   V_T *run_value = (V_T *)(void *)vals;
   ACC_T carry = before;
@@ -73,24 +65,29 @@ static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm,
   }
 }
 
-/* Dense tile, once its prefix is known: head j's key and the run it closes, j striding over the
-   threads. */
+/* Dense tile, once its prefix is known: the heads' keys, a row of the warp's items at a time
+   (compact_common.cuh: pscan__dense_row), and the runs they close, rank j striding over the
+   threads. heads, before_count: the thread's head mask and the heads before it in the tile. */
 static __device__ __forceinline__ void NAME(rbk_store_runs)(const pscan__cuda_compact_params *p,
                                                             const NAME(rbk_smem) *sm,
                                                             const unsigned char *keys,
                                                             const unsigned char *vals,
+                                                            unsigned heads, unsigned before_count,
                                                             unsigned tile_heads, ACC_T tile_before) {
   const unsigned ks = (unsigned)p->key_size;
   const V_T *run_value = (const V_T *)(const void *)vals;
   const unsigned long long base = tile_before.count;
+#pragma unroll 4
+  for (unsigned r = 0; r < 32; r++) {
+    const pscan__row w = pscan__dense_row(heads, before_count, r, ITEMS);
+    if (pscan__row_kept(&w))
+      pscan__store_bits(p->out, base + w.rank, ks,
+                        pscan__elem_bits(keys, w.first + (threadIdx.x & 31), ks));
+  }
   if (threadIdx.x == 0 && base > 0)
     ((V_T *)p->vals_out)[base - 1] = CX_OP(tile_before.x, sm->k.first_run);
-  for (unsigned j = threadIdx.x; j < tile_heads; j += PSCAN__THREADS) {
-    const unsigned at = pscan__head_at(sm->mask, sm->before, j, ITEMS);
-    pscan__store_bits(p->out, base + j, ks, pscan__elem_bits(keys, at, ks));
-    if (j > 0)
-      ((V_T *)p->vals_out)[base + j - 1] = run_value[NAME(rbk_run_index)(j - 1)];
-  }
+  for (unsigned j = threadIdx.x + 1; j < tile_heads; j += PSCAN__THREADS)
+    ((V_T *)p->vals_out)[base + j - 1] = run_value[NAME(rbk_run_index)(j - 1)];
 }
 
 /* Starts staging `tile`'s keys and values (and reading the key before it: the last thread's
@@ -187,7 +184,8 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(rbk_take_fetch)(p, &sm->k.tile_id);
-      NAME(rbk_store_runs)(p, sm, keys, vals, (unsigned)total.count, tile_before);
+      NAME(rbk_store_runs)(p, sm, keys, vals, heads, (unsigned)before.count, (unsigned)total.count,
+                           tile_before);
       NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
       pscan__lbw_tile_sync(); /* the tile has been read; the next id is known */
     }

@@ -260,34 +260,40 @@ static uint64_t pscan__lbw_grid(const void *kernel, size_t dynamic_smem, pscan__
   return grid;
 }
 
-/* ---- Dense tiles' coalesced stores: which item is the tile's kept item (head) of rank j ---- */
+/* ---- Dense tiles' coalesced stores: a warp walks its threads' items row by row ----
+   A thread holds `items` consecutive items of the tile and a mask of those it keeps (run heads):
+   when each thread stores its own kept items, a warp's store touches 32 lines; when ranks stride
+   over the threads, each needs a search for its item (a chain of dependent shared loads). Walked
+   as rows instead (row r: lane r's items, lane i on item i), the kept items of a row have
+   consecutive ranks in consecutive lanes, and a rank is the row's count plus a popcount. */
+typedef struct pscan__row {
+  unsigned mask;  /* the row's kept items (bit i: item i) */
+  unsigned first; /* the offset in the tile of the row's first item */
+  unsigned rank;  /* this lane's item's rank among the tile's kept items (if kept) */
+  unsigned lower; /* the row's kept items before this lane's */
+} pscan__row;
 
-/* The offset of bit number k (from 0) among the set bits of m; m has more than k set bits. */
-static __device__ __forceinline__ unsigned pscan__nth_set_bit(unsigned m, unsigned k) {
-  unsigned at = 0;
-#pragma unroll
-  for (unsigned w = 16; w; w >>= 1) {
-    const unsigned low = __popc(m & ((1u << w) - 1u));
-    if (k >= low) {
-      k -= low;
-      m >>= w;
-      at += w;
-    }
-  }
-  return at;
+/* Row r of the warp's walk (every lane of the warp calls it). keep, before_count: this thread's
+   mask and the number of items the tile keeps before its first one. */
+static __device__ __forceinline__ pscan__row pscan__dense_row(unsigned keep, unsigned before_count,
+                                                              unsigned r, unsigned items) {
+  const unsigned lane = threadIdx.x & 31;
+  pscan__row w;
+  w.mask = __shfl_sync(PSCAN__FULL_MASK, keep, r);
+  w.first = ((threadIdx.x & ~31u) + r) * items;
+  w.lower = w.mask & ((1u << lane) - 1u);
+  w.rank = __shfl_sync(PSCAN__FULL_MASK, before_count, r) + (unsigned)__popc(w.lower);
+  return w;
 }
 
-/* The offset in the tile of its kept item of rank j, from each tile thread's mask (bit i: its
-   item i, at thread * items + i) and the count kept before that thread (j < the tile's count):
-   the last thread with at most j kept before it holds it. */
-static __device__ __forceinline__ unsigned pscan__head_at(const unsigned *mask, const unsigned *before,
-                                                          unsigned j, unsigned items) {
-  unsigned lo = 0;
-#pragma unroll
-  for (unsigned step = PSCAN__THREADS / 2; step; step >>= 1)
-    if (before[lo + step] <= j)
-      lo += step;
-  return lo * items + pscan__nth_set_bit(mask[lo], j - before[lo]);
+/* Whether this lane's item of the row is kept. */
+static __device__ __forceinline__ bool pscan__row_kept(const pscan__row *w) {
+  return w->mask >> (threadIdx.x & 31) & 1u;
+}
+
+/* The offset in the tile of the row's last kept item among `bits` (bits != 0). */
+static __device__ __forceinline__ unsigned pscan__row_last(const pscan__row *w, unsigned bits) {
+  return w->first + 31u - (unsigned)__clz(bits);
 }
 
 #endif /* PSCAN_CUDA_COMPACT_COMMON_CUH */

@@ -12,9 +12,9 @@
  *    id and start staging that tile at once;
  *  - the look-back warp (one more warp) takes the slots in order: looks back, publishes the
  *    inclusive prefix, stores the kept items (and the closed runs' lengths) and frees the slot.
- * A tile that keeps more than NAME(SPARSE) items (runs shorter than ~32) does not fit a slot: it
- * gathers in its tile buffer as in keys_kernel, and the tile warps wait for the prefix that the
- * look-back warp hands back, then store.
+ * A tile that keeps more than NAME(SPARSE) items (runs shorter than ~32) does not fit a slot: its
+ * items stay in the tile buffer, the tile warps wait for the prefix that the look-back warp hands
+ * back, then store its heads from there, a row of items at a time (store_dense_heads).
  *
  * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
  * behind another tile's look-back holds up every successor's look-back (tried: a block that took
@@ -49,17 +49,7 @@ typedef struct NAME(heads_slot) {
 typedef struct NAME(heads_smem) {
   NAME(keys_smem) k;
   NAME(heads_slot) slot[2];
-  /* A dense run-length tile: each tile thread's head mask and the count of heads before it, so
-     that any thread finds the offset of the tile's head of rank j and the run lengths leave as
-     coalesced stores (not one scattered 8-byte store per head from the thread that found it). */
-  unsigned mask[PSCAN__THREADS];
-  unsigned before[PSCAN__THREADS];
 } NAME(heads_smem);
-
-/* The offset in the tile of its head of rank j (j < the tile's head count). */
-static __device__ __forceinline__ unsigned NAME(head_at)(const NAME(heads_smem) *sm, unsigned j) {
-  return pscan__head_at(sm->mask, sm->before, j, ITEMS);
-}
 
 /* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
    `tile`; run heads also read the item before it (the last thread's load, so that thread 0 never
@@ -116,24 +106,32 @@ static __device__ __forceinline__ unsigned NAME(lbw_decide)(const pscan__cuda_co
   return keep;
 }
 
-/* A dense run-length tile, once its prefix is known: head j closes the run before it. Ranks
-   stride over the threads in whole rounds (every lane of a warp in each), so that a lane takes
-   the offset of head j - 1 from the lane before it and only lane 0 searches for it. */
-static __device__ __forceinline__ void NAME(store_run_lengths)(const pscan__cuda_compact_params *p,
-                                                               const NAME(heads_smem) *sm,
+/* A dense tile, once its prefix is known: each warp stores the heads among its own threads' items
+   (and, run-length encoding, the runs they close) straight from the staged input, a row at a time
+   (compact_common.cuh: pscan__dense_row). keep, before_count, before_last: the thread's head
+   mask, heads before it in the tile and the offset of the last head before it (-1: none; only
+   run-length encoding computes it). */
+static __device__ __forceinline__ void NAME(store_dense_heads)(const pscan__cuda_compact_params *p,
+                                                               const unsigned char *tile,
                                                                unsigned long long start,
-                                                               unsigned total_count,
-                                                               ACC_T tile_before) {
-  const unsigned lane = threadIdx.x & 31;
-  for (unsigned round = 0; round < total_count; round += PSCAN__THREADS) {
-    const unsigned j = round + threadIdx.x;
-    const unsigned at = j < total_count ? NAME(head_at)(sm, j) : 0u;
-    unsigned before_at = __shfl_up_sync(PSCAN__FULL_MASK, at, 1);
-    if (lane == 0 && j > 0 && j < total_count)
-      before_at = NAME(head_at)(sm, j - 1);
-    const unsigned long long rank = tile_before.count + j;
-    if (j < total_count && rank > 0)
-      p->counts_out[rank - 1] = start + at - (j > 0 ? start + before_at : tile_before.x);
+                                                               unsigned keep, unsigned before_count,
+                                                               int before_last, ACC_T tile_before) {
+  const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
+  const int warp_last = __shfl_sync(PSCAN__FULL_MASK, before_last, 0);
+  /* The position of the last head before the row being stored. */
+  unsigned long long last = warp_last >= 0 ? start + (unsigned)warp_last : tile_before.x;
+#pragma unroll 4
+  for (unsigned r = 0; r < 32; r++) {
+    const pscan__row w = pscan__dense_row(keep, before_count, r, ITEMS);
+    if (pscan__row_kept(&w)) {
+      const unsigned at = w.first + (threadIdx.x & 31);
+      const unsigned long long rank = tile_before.count + w.rank;
+      ((T *)p->out)[rank] = *(const T *)(tile + pscan__swz(at * (unsigned)sizeof(T)));
+      if (rle && rank > 0) /* head `rank` closes the run before it */
+        p->counts_out[rank - 1] = start + at - (w.lower ? start + pscan__row_last(&w, w.lower) : last);
+    }
+    if (w.mask)
+      last = start + pscan__row_last(&w, w.mask);
   }
 }
 
@@ -165,15 +163,6 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
         slot->items[r] = *(const T *)(sm->k.tile + pscan__swz(at * (unsigned)sizeof(T)));
         slot->at[r++] = (unsigned short)at;
       }
-    } else {
-      T items[ITEMS];
-      NAME(read_items)(sm->k.tile, 0, ITEMS, items);
-      pscan__lbw_tile_sync(); /* the gather writes over the staged input */
-      NAME(gather_kept)(sm->k.tile, items, keep, before_count);
-      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) {
-        sm->mask[threadIdx.x] = keep;
-        sm->before[threadIdx.x] = before_count;
-      }
     }
     if (threadIdx.x == 0) {
       slot->tile = tile;
@@ -193,10 +182,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(lbw_take_fetch)(p, &sm->k.tile_id);
-      if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
-        NAME(store_run_lengths)(p, sm, start, total_count, tile_before);
-      for (unsigned j = threadIdx.x; j < total_count; j += PSCAN__THREADS)
-        ((T *)p->out)[tile_before.count + j] = *NAME(gathered)(sm->k.tile, j);
+      NAME(store_dense_heads)(p, sm->k.tile, start, keep, before_count, before_last, tile_before);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
       pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */

@@ -72,26 +72,21 @@ static __device__ __forceinline__ void pa_store(unsigned char *p, pscan_user_t v
 
 /* ---- the warp scan ---- */
 
-static __device__ __forceinline__ pscan_user_t pa_shfl_up(pscan_user_t v, unsigned d) {
-  unsigned w[PA_WORDS];
-  w[PA_WORDS - 1] = 0;
-  memcpy(w, &v, PA_SIZE);
-#pragma unroll
-  for (int i = 0; i < PA_WORDS; i++)
-    w[i] = __shfl_up_sync(PSCAN__FULL_MASK, w[i], d);
-  memcpy(&v, w, PA_SIZE);
-  return v;
-}
-static __device__ __forceinline__ pscan_user_t pa_shfl(pscan_user_t v, unsigned lane) {
-  unsigned w[PA_WORDS];
-  w[PA_WORDS - 1] = 0;
-  memcpy(w, &v, PA_SIZE);
-#pragma unroll
-  for (int i = 0; i < PA_WORDS; i++)
-    w[i] = __shfl_sync(PSCAN__FULL_MASK, w[i], lane);
-  memcpy(&v, w, PA_SIZE);
-  return v;
-}
+/* pa_shfl_up(v, d): v of lane - d; pa_shfl(v, lane): v of that lane; the element moves as
+   32-bit words, one shuffle each. */
+#define PA_SHUFFLE(NAME, SHFL)                                                      \
+  static __device__ __forceinline__ pscan_user_t NAME(pscan_user_t v, unsigned x) { \
+    unsigned w[PA_WORDS];                                                           \
+    w[PA_WORDS - 1] = 0;                                                            \
+    memcpy(w, &v, PA_SIZE);                                                         \
+    _Pragma("unroll") for (int i = 0; i < PA_WORDS; i++)                            \
+        w[i] = SHFL(PSCAN__FULL_MASK, w[i], x);                                     \
+    memcpy(&v, w, PA_SIZE);                                                         \
+    return v;                                                                       \
+  }
+PA_SHUFFLE(pa_shfl_up, __shfl_up_sync)
+PA_SHUFFLE(pa_shfl, __shfl_sync)
+#undef PA_SHUFFLE
 
 /* Inclusive scan across the warp (Kogge-Stone); lane i gets x[0] + ... + x[i]. */
 static __device__ __forceinline__ pscan_user_t pa_warp_scan(pscan_user_t x, unsigned lane) {

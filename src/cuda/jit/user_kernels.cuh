@@ -18,13 +18,7 @@
 #include "scan_ops.cuh"
 #include "block_scan.cuh"
 #include "lookback.cuh"
-#undef IN_T
-#undef ACC_T
-#undef WRAP_T
-#undef ACC_SIZE
-#undef IS_FLOAT
-#undef OP
-#undef NAME
+#include "scan_ops_end.cuh"
 enum { PSCAN_USER_SIZE = (int)sizeof(pscan_user_t) };
 #include "user_tile.cuh"
 #include "user_select.cuh"

@@ -21,11 +21,5 @@
 #define TILE_THREAD_BYTES PSCAN__SMALL_THREAD_BYTES
 #define TILE_SCAN_ONLY 1
 #include "tile_scan.cuh"
-#undef NAME
-#undef IN_T
-#undef ACC_T
-#undef WRAP_T
-#undef ACC_SIZE
-#undef IS_FLOAT
-#undef OP
+#include "scan_ops_end.cuh"
 #undef STAMP_ORDERED

@@ -16,11 +16,7 @@
 extern "C" {
 #endif
 
-/* What fill writes into d[0..n): SWEEP_FILL_KEYS (runs of p's run length, keys of p's key
-   type), _ITEMS (selection items, key type), _FLAGS (uint8 flags of p's selectivity), _VALS
-   (values of p's value type), _SCAN (the scans' input, p's key type). */
-typedef enum sweep_fill { SWEEP_FILL_KEYS, SWEEP_FILL_ITEMS, SWEEP_FILL_FLAGS, SWEEP_FILL_VALS,
-                          SWEEP_FILL_SCAN } sweep_fill;
+/* Writes the data `what` (bench_sweep.h: sweep_fill) of p into d[0..n). */
 int sweep_gpu_fill(sweep_fill what, const sweep_point *p, void *d);
 
 /* A checksum of d[0..bytes) (8-byte aligned), into *sum; waits for the device. */

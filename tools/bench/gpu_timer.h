@@ -1,0 +1,26 @@
+/* Timing a batch of calls on the GPU with two CUDA events on the default stream (where the
+ * library's calls and the peers' go): the timer of `pscan bench --gpu` (bench_gpu.c) and of its
+ * sweep (bench_sweep_gpu.c). CUDA builds only. */
+#ifndef PSCAN_TOOL_GPU_TIMER_H
+#define PSCAN_TOOL_GPU_TIMER_H
+
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
+
+typedef struct gpu_timer {
+  cudaEvent_t start, stop;
+  bool made;
+} gpu_timer;
+
+/* Creates the two events: 0, or the cudaError_t (then nothing is left to close). */
+int gpu_timer_open(gpu_timer *t);
+/* Destroys the events, if open. */
+void gpu_timer_close(gpu_timer *t);
+
+/* Records start, enqueues `inner` calls of call(arg), records stop and waits for it; the time
+   of one call through *seconds. 0; a negative value that a call returned (it said why); or a
+   positive cudaError_t, that a call returned or that the events met. */
+int gpu_timer_batch(gpu_timer *t, long inner, int (*call)(void *arg), void *arg,
+                    double *seconds);
+
+#endif /* PSCAN_TOOL_GPU_TIMER_H */
