@@ -224,49 +224,64 @@ static AVX512 inline void store_lane(int elem, __m512i x, unsigned lane, void *d
   }
 }
 
+/* One vector of seg_sum(): nt tails so far, cv the carry, *x the vector's sums, *lm its lanes
+   inside n; have: a carry comes in (every vector but a first one without carry). full: i > 0 and
+   i + lanes <= n (no masks). */
+static AVX512 inline void seg_sum_vector(int kind, const char *v, size_t n, size_t i, bool full,
+                                         bool have, const uint64_t *bits, char *tails, char *out,
+                                         bool stream, size_t *nt, __m512i *cv, __m512i *x,
+                                         unsigned *lm) {
+  const int elem = kind == V_I32 || kind == V_F32 ? 4 : 8;
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  unsigned m = full || n - i >= lanes ? all : (1u << (n - i)) - 1;
+  __m512i y = full ? _mm512_loadu_si512(v + i * elem) : load_lanes(elem, m, v + i * elem);
+  unsigned h = (unsigned)(bits[i >> 6] >> (i & 63)) & all;
+  y = seg_scan_vector(kind, elem, y, ~h & all);
+  /* carry ⊕ y on the lanes before the first head: (h & -h) - 1 is those lanes, every lane
+     where h is 0, with no branch (at run lengths 8-64 whether a vector holds a head is a coin
+     toss that a branch mispredicts about half the time) */
+  if (have)
+    y = add_lanes(kind, y, ((h & (0u - h)) - 1u) & all, *cv, y);
+  if (tails) {
+    size_t nx = i + lanes;
+    unsigned t = (h >> 1) | (unsigned)((bits[nx >> 6] >> (nx & 63)) & 1) << (lanes - 1);
+    *nt += store_packed(tails + *nt * elem, t & m, y, elem);
+  }
+  if (out) {
+    char *o = out + i * elem;
+    if (m == all && stream && (uintptr_t)o % 64 == 0) {
+      _mm512_stream_si512((void *)o, y);
+    } else if (elem == 4) {
+      _mm512_mask_storeu_epi32(o, (__mmask16)m, y);
+    } else {
+      _mm512_mask_storeu_epi64(o, (__mmask8)m, y);
+    }
+  }
+  *cv = broadcast_lane(elem, y, (unsigned)lanes - 1);
+  *x = y;
+  *lm = m;
+}
+
+/* The first vector and the last (partial) one with masks, the whole ones between without. */
 static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uint64_t *bits,
                                     const void *carry, char *tails, char *out, bool stream,
                                     void *last) {
   const int elem = kind == V_I32 || kind == V_F32 ? 4 : 8;
   const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
-  size_t nt = 0, i = 0;
-  bool have = carry != NULL;
+  size_t nt = 0, i = lanes;
   __m512i cv = _mm512_setzero_si512(), x = cv;
   if (carry) {
     uint64_t c = 0;
     memcpy(&c, carry, (size_t)elem);
     cv = elem == 4 ? _mm512_set1_epi32((int)(uint32_t)c) : _mm512_set1_epi64((long long)c);
   }
-  unsigned lm = all;
-  for (; i < n; i += lanes) {
-    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
-    x = load_lanes(elem, lm, v + i * elem);
-    unsigned h = (unsigned)(bits[i >> 6] >> (i & 63)) & all;
-    x = seg_scan_vector(kind, elem, x, ~h & all);
-    /* carry ⊕ x on the lanes before the first head: (h & -h) - 1 is those lanes, every lane
-       where h is 0, with no branch (at run lengths 8-64 whether a vector holds a head is a coin
-       toss that a branch mispredicts about half the time) */
-    if (have)
-      x = add_lanes(kind, x, ((h & (0u - h)) - 1u) & all, cv, x);
-    if (tails) {
-      size_t nx = i + lanes;
-      unsigned t = (h >> 1) | (unsigned)((bits[nx >> 6] >> (nx & 63)) & 1) << (lanes - 1);
-      nt += store_packed(tails + nt * elem, t & lm, x, elem);
-    }
-    if (out) {
-      char *o = out + i * elem;
-      if (lm == all && stream && (uintptr_t)o % 64 == 0) {
-        _mm512_stream_si512((void *)o, x);
-      } else if (elem == 4) {
-        _mm512_mask_storeu_epi32(o, (__mmask16)lm, x);
-      } else {
-        _mm512_mask_storeu_epi64(o, (__mmask8)lm, x);
-      }
-    }
-    cv = broadcast_lane(elem, x, (unsigned)lanes - 1);
-    have = true;
-  }
+  unsigned lm;
+  seg_sum_vector(kind, v, n, 0, false, carry != NULL, bits, tails, out, stream, &nt, &cv, &x, &lm);
+  for (; i + lanes <= n; i += lanes)
+    seg_sum_vector(kind, v, n, i, true, true, bits, tails, out, stream, &nt, &cv, &x, &lm);
+  if (i < n)
+    seg_sum_vector(kind, v, n, i, false, true, bits, tails, out, stream, &nt, &cv, &x, &lm);
   /* The sum at item n - 1: the last vector's highest loaded lane. */
   store_lane(elem, x, 31u - (unsigned)__builtin_clz(lm), last);
   return nt;
