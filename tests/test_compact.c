@@ -995,6 +995,45 @@ static void test_geometric_runs(void) {
   printf("geometric runs: %u cases\n", cases);
 }
 
+/* ---- run-length encoding's one pass at vector and partition edges (CPU) ----
+   Exact runs of L items shifted by a phase (the first run phase items short), so that run ends
+   fall on every lane of the 16- and 8-lane kernels and of their 8-lane halves of positions: L =
+   1, 2, 7, 8, 9, 15, 16, 17, 33 and one run over the input, on partitions of 1, 8, 16, 17, 31
+   and 48 items and the default, runs crossing partitions and whole partitions inside one run;
+   1-, 4- and 8-byte keys (the portable and the AVX-512 kernels; n = 25 and 95 end in a span of
+   16 items whose second vector of 8-byte keys holds 1 and 7 items). run_length_encode (in place
+   too), unique and reduce_by_key (SUM) against the references. */
+static void test_run_edges(void) {
+  static const pscan_dtype keys[] = {PSCAN_I8, PSCAN_I32, PSCAN_F32, PSCAN_I64, PSCAN_F64};
+  static const size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 33, 0};
+  static const int64_t parts[] = {1, 8, 16, 17, 31, 48, 0};
+  static const size_t sizes[] = {1, 16, 17, 25, 95, 1000};
+  unsigned cases = 0;
+  for (int ki = 0; ki < 5; ki++)
+    for (int li = 0; li < 10; li++)
+      for (int pi = 0; pi < 7; pi++)
+        for (int si = 0; si < 6; si++) {
+          if (quick && (si + li + pi) % 3 != 0)
+            continue;
+          pscan_dtype kt = keys[ki], vt = ref_dtype_size(kt) == 8 ? PSCAN_F64 : PSCAN_I32;
+          size_t n = sizes[si], L = lengths[li] ? lengths[li] : n, phase = (size_t)(li + pi) % L;
+          config c = {1 + 2 * (pi % 2), parts[pi],
+                      si % 2 ? PSCAN_ALGO_CHAINED : PSCAN_ALGO_DECOUPLED_LOOKBACK};
+          size_t s = ref_dtype_size(kt);
+          char *k = test_malloc(n * s + 1), *v = test_malloc(n * 8 + 1);
+          for (size_t i = 0; i < n; i++)
+            put(kt, k + i * s, 1 + (long)((i + phase) / L % 3));
+          fill_vals(vt, PSCAN_SUM, v, n);
+          run_one(&c, REF_RLE, kt, k, NULL, n, PSCAN_EQ, 0, false);
+          run_one(&c, REF_RLE, kt, k, NULL, n, PSCAN_EQ, 0, true);
+          run_one(&c, REF_UNIQUE, kt, k, NULL, n, PSCAN_EQ, 0, false);
+          run_by_key(&c, kt, vt, PSCAN_SUM, k, v, n);
+          free(k), free(v);
+          cases++;
+        }
+  printf("run edges: %u cases\n", cases);
+}
+
 /* The program's phases in order: on which backends each runs, and the name under which the time
    so far is printed after it (NULL: not printed). */
 enum { ON_BOTH, ON_HOST, ON_DEVICE };
@@ -1017,6 +1056,7 @@ static const phase phases[] = {
     {test_scan_by_key, ON_BOTH, "scan_by_key"},
     {test_exact_runs, ON_BOTH, "exact runs"},
     {test_geometric_runs, ON_BOTH, NULL},
+    {test_run_edges, ON_HOST, NULL},
     {test_large, ON_BOTH, NULL},
     {test_unaligned_device, ON_DEVICE, "unaligned device arrays"},
     {test_big, ON_DEVICE, NULL},

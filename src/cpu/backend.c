@@ -301,6 +301,8 @@ static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   job.part = compact_partition(ctx, c);
   if (job.part > c->n)
     job.part = c->n;
+  if (job.part > UINT32_MAX) /* run-length encoding keeps 32-bit positions within a partition */
+    job.part = UINT32_MAX;
   job.nparts = (c->n - 1) / job.part + 1;
   int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
   int threads = configured_threads(ctx);

@@ -162,7 +162,8 @@ void pscan__cpu_count_op(pscan__cpu_compact_op *cop, const pscan__compact_call *
 }
 
 /* The per-thread extra space: KERNEL_SCRATCH bytes for the scan kernels (scan_by_key), then the
-   buffer of part items, then (run-length encoding, the by-key operations) part head positions. */
+   buffer of part items, then (run-length encoding, the by-key operations) part head positions
+   (run-length encoding: its 32-bit run lengths, rle_partition). */
 enum { KERNEL_SCRATCH = 64 };
 static size_t items_bytes(const pscan__compact_call *call, size_t part) {
   return (part * call->size + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
@@ -200,8 +201,9 @@ typedef struct compact_task {
 } compact_task;
 
 /* Partition k's kept items in buf[0..*kept) (partition_if: its rejected ones at the back), and
-   for run-length encoding and the by-key operations their positions; returns the first kept item. Reads only
-   the partition's own input (and a predecessor's announced last element). */
+   for the by-key operations their positions; returns the first kept item (run-length encoding
+   has rle_partition). Reads only the partition's own input (and a predecessor's announced last
+   element). */
 static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *c, size_t k,
                           char *buf, size_t *pos, size_t *kept, size_t **first_pos) {
   size_t start = k * job->part, len = pscan__part_len(job, k), size = c->size;
@@ -360,6 +362,75 @@ static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call
     memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
 }
 
+/* ---- run_length_encode ----
+   One pass over a partition gives the run heads' keys and the lengths of the runs that end inside
+   it (pscan__cpu_run_counts_fn: a run ends where the next one starts, counted locally as if item 0
+   started a run); the aggregate is the count of heads and the last one's position. After the
+   look-back two fix-ups join the partition to its predecessors: where item 0 continues their last
+   run, its first local length gains that run's items before this partition (start - before.x);
+   where item 0 starts a run, it closes theirs (start - before.x items). The partition's own last
+   run stays open: the next partition, or the last one, closes it. Partition k writes counts_out
+   from run before.count - 1 (or before.count) up to run through.count - 2: disjoint from its
+   neighbours'. The lengths are 32-bit in the buffer (backend.c keeps partitions below 2^32 items)
+   and go out widened in one copy, streamed where the output is (no read for ownership of
+   counts_out, at run length 1 half the bytes written). */
+
+/* The portable kernel of the same contract: the heads' positions (size_t, in lens' space), then
+   their differences, narrowed, in place: the write of length i (bytes 4i .. 4i + 4) comes after
+   the reads of positions i and i + 1 (bytes 8i .. 8i + 16), and every position below i has been
+   read; byte copies, so no type-based aliasing assumption reorders them. */
+static size_t portable_run_counts(gather_heads_fn gather_heads, const void *in, size_t n, void *buf,
+                                  uint32_t *lens, size_t *last_head) {
+  char *space = (char *)lens;
+  size_t heads = gather_heads(in, n, buf, (size_t *)(void *)space, 0);
+  memcpy(last_head, space + (heads - 1) * sizeof(size_t), sizeof(size_t));
+  for (size_t i = 0; i + 1 < heads; i++) {
+    size_t a, b;
+    memcpy(&a, space + i * sizeof(size_t), sizeof a);
+    memcpy(&b, space + (i + 1) * sizeof(size_t), sizeof b);
+    uint32_t d = (uint32_t)(b - a);
+    memcpy(space + i * sizeof d, &d, sizeof d);
+  }
+  return heads;
+}
+
+static void rle_partition(pscan__cpu_job *job, const pscan__compact_call *c,
+                          pscan__cpu_run_counts_fn fn, size_t k, char *excl_slot, char *buf,
+                          uint32_t *lens) {
+  size_t size = c->size, start = k * job->part, len = pscan__part_len(job, k);
+  const char *in = pscan__part_in(job, k);
+  memcpy(last_slot(job, k), in + (len - 1) * size, size); /* as gather() does: L first */
+  pscan__lb_publish(job, k, PSCAN__STATUS_L);
+  size_t last_head = 0;
+  size_t heads = fn ? fn(in, len, buf, lens, &last_head)
+                    : portable_run_counts(portable[c->type].gather_heads, in, len, buf, lens,
+                                          &last_head);
+  bool first_head = true;
+  if (k > 0) { /* buf[0] is in[0], compared with the predecessor's announced last key */
+    pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
+    first_head = !portable[c->type].equal(buf, last_slot(job, k - 1));
+  }
+  size_t kept = heads - (first_head ? 0 : 1), nlens = heads - 1;
+  pair agg = {kept, start + last_head};
+  pair through, before = look_back(job, c, k, agg, excl_slot, &through);
+  uint64_t *counts = c->counts_out;
+  if (kept)
+    copy_out((char *)c->out + before.count * size, buf + (first_head ? 0 : size), kept * size,
+             job->stream);
+  if (first_head && before.count > 0)
+    counts[before.count - 1] = (uint64_t)(start - before.x);
+  if (nlens) {
+    uint64_t *to = counts + before.count - (first_head ? 0 : 1);
+    if (!first_head) { /* the incoming run: its items before this partition too */
+      *to = (uint64_t)lens[0] + (start - before.x);
+      to++, lens++, nlens--;
+    }
+    copy_out_widened(to, lens, nlens, job->stream);
+  }
+  if (k == job->nparts - 1)
+    counts[through.count - 1] = (uint64_t)(job->n - through.x);
+}
+
 static void compact_partitions(void *arg, int tid, int nthreads) {
   const compact_task *t = arg;
   pscan__cpu_job *job = t->job;
@@ -369,6 +440,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   char *kernel_scratch = pscan__thread_extra(job, tid);
   char *buf = kernel_scratch + KERNEL_SCRATCH;
   bool rle = c->kind == PSCAN__COMPACT_RUN_LENGTH, seg_scan = c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
+  pscan__cpu_run_counts_fn run_counts =
+      rle && simd_allowed() ? pscan__cpu_avx512_run_counts(c->type) : NULL;
   bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || seg_scan;
   const pscan__cpu_op *vop = ((const pscan__cpu_compact_op *)(const void *)job->op)->value;
   size_t vs = c->val_size;
@@ -388,6 +461,10 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       break;
     if (simd.heads && simd.sum) {
       by_key_partition_simd(job, c, &simd, k, excl_slot, buf, (char *)pos_buf, bits);
+      continue;
+    }
+    if (rle) {
+      rle_partition(job, c, run_counts, k, excl_slot, buf, (uint32_t *)(void *)pos_buf);
       continue;
     }
     size_t start = k * job->part, len = pscan__part_len(job, k);
@@ -414,37 +491,6 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       size_t rejected = len - kept, rejected_before = start - before.count;
       copy_out(out + (job->n - rejected_before - rejected) * size, buf + kept * size,
                           rejected * size, job->stream);
-    }
-    if (rle) {
-      /* A run's length is known where the next head is: each head closes the run before it
-         (counts_out[r - 1] for head r), and the last partition closes the last run. Partition k
-         writes counts_out[before - 1 .. before + kept - 1): disjoint from its neighbours'.
-         Where the output is streamed (job->stream: it is larger than the caches), the lengths
-         replace the positions in the buffer (pos[i] is read before it is overwritten) and go
-         out in one streamed copy, like the items: no read-for-ownership of counts_out, which
-         at run length 1 is a third of the traffic. */
-      uint64_t *counts = c->counts_out;
-      size_t prev = (size_t)before.x;
-      if (job->stream && sizeof(size_t) == sizeof(uint64_t)) {
-        /* pos[i] becomes the length of the run head i + 1 closes (forward, in place: pos[i + 1]
-           is read before it is overwritten, so the loop vectorises); head 0 closes the run
-           before it, of pos[0] - prev items (none at the input's head 0). */
-        if (kept && before.count > 0)
-          counts[before.count - 1] = (uint64_t)(pos[0] - prev);
-        for (size_t i = 0; i + 1 < kept; i++)
-          pos[i] = pos[i + 1] - pos[i];
-        if (kept > 1)
-          copy_out(counts + before.count, pos, (kept - 1) * sizeof *counts, job->stream);
-      } else {
-        for (size_t i = 0; i < kept; i++) {
-          size_t r = before.count + i;
-          if (r > 0)
-            counts[r - 1] = (uint64_t)(pos[i] - prev);
-          prev = pos[i];
-        }
-      }
-      if (k == job->nparts - 1)
-        counts[through.count - 1] = (uint64_t)(job->n - through.x);
     }
     if (by_key) {
       /* Like the counts: head i closes the run before it (vals_out[r - 1] for head r); the

@@ -38,6 +38,28 @@ static inline void copy_out(void *dst, const void *src, size_t bytes, bool strea
   memcpy(dst, src, bytes);
 }
 
+/* dst[0..count) = src[0..count) widened to 64 bits, streamed as copy_out streams (whole lines of
+   dst non-temporally, the partial ones at its ends plainly). */
+static inline void copy_out_widened(uint64_t *dst, const uint32_t *src, size_t count, bool stream) {
+  size_t i = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (stream && count >= 32 && (uintptr_t)dst % 8 == 0) {
+    for (; (uintptr_t)(dst + i) % 64 != 0; i++)
+      dst[i] = src[i];
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 8 <= count; i += 8)
+      for (int j = 0; j < 8; j += 4) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + i + j));
+        _mm_stream_si128((__m128i *)(void *)(dst + i + j), _mm_unpacklo_epi32(x, zero));
+        _mm_stream_si128((__m128i *)(void *)(dst + i + j + 2), _mm_unpackhi_epi32(x, zero));
+      }
+  }
+#endif
+  (void)stream;
+  for (; i < count; i++)
+    dst[i] = src[i];
+}
+
 /* Orders this thread's streamed stores before its completion of the task (see copy_out). */
 static inline void end_streams(bool stream) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -18,7 +18,9 @@
  * do): float sums may differ in the last bits from the plain loop's, integer sums never.
  *
  * reduce_by_key with keys and values of one width makes both in one loop (reduce_runs): the tails
- * from a second compare of the keys against the next ones, no bit array. */
+ * from a second compare of the keys against the next ones, no bit array. run_length_encode makes
+ * its keys and run lengths in one loop too (run_counts): a length is the distance between two
+ * heads. */
 #include "compact_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -51,33 +53,58 @@ static AVX512 inline __m512i load_lanes(int elem, unsigned m, const void *p) {
   return elem == 4 ? _mm512_maskz_loadu_epi32((__mmask16)m, p) : _mm512_maskz_loadu_epi64((__mmask8)m, p);
 }
 
+/* Vector i of keys in[0..n): the keys (*lm: the lanes inside n) and the heads *h, the lanes whose
+   key differs from the one before it (item 0 always: the first vector's lane 0 has no
+   predecessor, masked off the load). full: the caller knows i > 0 and i + lanes <= n (no masks). */
+static AVX512 inline __m512i vector_heads(int kind, int elem, const char *in, size_t n, size_t i,
+                                          bool full, unsigned *lm, unsigned *h) {
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  unsigned m = full || n - i >= lanes ? all : (1u << (n - i)) - 1;
+  unsigned pm = !full && i == 0 ? m & ~1u : m;
+  const char *at = in + i * elem;
+  __m512i v = full ? _mm512_loadu_si512(at) : load_lanes(elem, m, at);
+  __m512i prev = full ? _mm512_loadu_si512(at - elem) : load_lanes(elem, pm, at - elem);
+  *h = differ(kind, elem, pm, v, prev) | (!full && i == 0 ? 1u : 0u);
+  *lm = m;
+  return v;
+}
+
+/* One vector of heads(): sel heads so far, word the bits of the 64-item word not yet stored. */
+static AVX512 inline void heads_vector(int kind, int elem, const char *in, size_t n, size_t i,
+                                       bool full, char *buf, size_t *pos, size_t base,
+                                       uint64_t *bits, size_t *sel, uint64_t *word) {
+  const size_t lanes = 64 / (size_t)elem;
+  unsigned lm, m;
+  __m512i v = vector_heads(kind, elem, in, n, i, full, &lm, &m);
+  if (buf)
+    store_packed(buf + *sel * elem, m, v, elem);
+  if (pos)
+    packed_positions(pos + *sel, m, base + i, (int)lanes);
+  *sel += (unsigned)__builtin_popcount(m);
+  if (bits) {
+    *word |= (uint64_t)m << (i & 63);
+    if (((i + lanes) & 63) == 0) {
+      bits[i >> 6] = *word;
+      *word = 0;
+    }
+  }
+}
+
+/* The first vector and the last (partial) one with masks, the whole ones between without. */
 static AVX512 inline size_t heads(int kind, int elem, const char *in, size_t n, char *buf,
                                   size_t *pos, size_t base, uint64_t *bits) {
   const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
-  size_t sel = 0, i = 0;
+  size_t sel = 0, i = lanes;
   uint64_t word = 0;
-  for (; i < n; i += lanes) {
-    unsigned lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
-    /* The previous keys: lane 0 of the first vector has none (masked off: no load before in). */
-    unsigned pm = i == 0 ? lm & ~1u : lm;
-    __m512i v = load_lanes(elem, lm, in + i * elem);
-    __m512i prev = load_lanes(elem, pm, in + i * elem - elem);
-    unsigned m = differ(kind, elem, pm, v, prev) | (i == 0 ? 1u : 0u);
-    if (buf)
-      store_packed(buf + sel * elem, m, v, elem);
-    if (pos)
-      packed_positions(pos + sel, m, base + i, (int)lanes);
-    sel += (unsigned)__builtin_popcount(m);
-    if (bits) {
-      word |= (uint64_t)m << (i & 63);
-      if (((i + lanes) & 63) == 0) {
-        bits[i >> 6] = word;
-        word = 0;
-      }
-    }
+  heads_vector(kind, elem, in, n, 0, false, buf, pos, base, bits, &sel, &word);
+  for (; i + lanes <= n; i += lanes)
+    heads_vector(kind, elem, in, n, i, true, buf, pos, base, bits, &sel, &word);
+  if (i < n) {
+    heads_vector(kind, elem, in, n, i, false, buf, pos, base, bits, &sel, &word);
+    i += lanes;
   }
-  if (bits) {
+  if (bits) { /* i: the first multiple of lanes at or past n */
     if (i & 63)
       bits[i >> 6] = word;
     for (size_t w = (i + 63) >> 6; w <= n / 64 + 1; w++)
@@ -197,49 +224,64 @@ static AVX512 inline void store_lane(int elem, __m512i x, unsigned lane, void *d
   }
 }
 
+/* One vector of seg_sum(): nt tails so far, cv the carry, *x the vector's sums, *lm its lanes
+   inside n; have: a carry comes in (every vector but a first one without carry). full: i > 0 and
+   i + lanes <= n (no masks). */
+static AVX512 inline void seg_sum_vector(int kind, const char *v, size_t n, size_t i, bool full,
+                                         bool have, const uint64_t *bits, char *tails, char *out,
+                                         bool stream, size_t *nt, __m512i *cv, __m512i *x,
+                                         unsigned *lm) {
+  const int elem = kind == V_I32 || kind == V_F32 ? 4 : 8;
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  unsigned m = full || n - i >= lanes ? all : (1u << (n - i)) - 1;
+  __m512i y = full ? _mm512_loadu_si512(v + i * elem) : load_lanes(elem, m, v + i * elem);
+  unsigned h = (unsigned)(bits[i >> 6] >> (i & 63)) & all;
+  y = seg_scan_vector(kind, elem, y, ~h & all);
+  /* carry ⊕ y on the lanes before the first head: (h & -h) - 1 is those lanes, every lane
+     where h is 0, with no branch (at run lengths 8-64 whether a vector holds a head is a coin
+     toss that a branch mispredicts about half the time) */
+  if (have)
+    y = add_lanes(kind, y, ((h & (0u - h)) - 1u) & all, *cv, y);
+  if (tails) {
+    size_t nx = i + lanes;
+    unsigned t = (h >> 1) | (unsigned)((bits[nx >> 6] >> (nx & 63)) & 1) << (lanes - 1);
+    *nt += store_packed(tails + *nt * elem, t & m, y, elem);
+  }
+  if (out) {
+    char *o = out + i * elem;
+    if (m == all && stream && (uintptr_t)o % 64 == 0) {
+      _mm512_stream_si512((void *)o, y);
+    } else if (elem == 4) {
+      _mm512_mask_storeu_epi32(o, (__mmask16)m, y);
+    } else {
+      _mm512_mask_storeu_epi64(o, (__mmask8)m, y);
+    }
+  }
+  *cv = broadcast_lane(elem, y, (unsigned)lanes - 1);
+  *x = y;
+  *lm = m;
+}
+
+/* The first vector and the last (partial) one with masks, the whole ones between without. */
 static AVX512 inline size_t seg_sum(int kind, const char *v, size_t n, const uint64_t *bits,
                                     const void *carry, char *tails, char *out, bool stream,
                                     void *last) {
   const int elem = kind == V_I32 || kind == V_F32 ? 4 : 8;
   const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
-  size_t nt = 0, i = 0;
-  bool have = carry != NULL;
+  size_t nt = 0, i = lanes;
   __m512i cv = _mm512_setzero_si512(), x = cv;
   if (carry) {
     uint64_t c = 0;
     memcpy(&c, carry, (size_t)elem);
     cv = elem == 4 ? _mm512_set1_epi32((int)(uint32_t)c) : _mm512_set1_epi64((long long)c);
   }
-  unsigned lm = all;
-  for (; i < n; i += lanes) {
-    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
-    x = load_lanes(elem, lm, v + i * elem);
-    unsigned h = (unsigned)(bits[i >> 6] >> (i & 63)) & all;
-    x = seg_scan_vector(kind, elem, x, ~h & all);
-    /* carry ⊕ x on the lanes before the first head: (h & -h) - 1 is those lanes, every lane
-       where h is 0, with no branch (at run lengths 8-64 whether a vector holds a head is a coin
-       toss that a branch mispredicts about half the time) */
-    if (have)
-      x = add_lanes(kind, x, ((h & (0u - h)) - 1u) & all, cv, x);
-    if (tails) {
-      size_t nx = i + lanes;
-      unsigned t = (h >> 1) | (unsigned)((bits[nx >> 6] >> (nx & 63)) & 1) << (lanes - 1);
-      nt += store_packed(tails + nt * elem, t & lm, x, elem);
-    }
-    if (out) {
-      char *o = out + i * elem;
-      if (lm == all && stream && (uintptr_t)o % 64 == 0) {
-        _mm512_stream_si512((void *)o, x);
-      } else if (elem == 4) {
-        _mm512_mask_storeu_epi32(o, (__mmask16)lm, x);
-      } else {
-        _mm512_mask_storeu_epi64(o, (__mmask8)lm, x);
-      }
-    }
-    cv = broadcast_lane(elem, x, (unsigned)lanes - 1);
-    have = true;
-  }
+  unsigned lm;
+  seg_sum_vector(kind, v, n, 0, false, carry != NULL, bits, tails, out, stream, &nt, &cv, &x, &lm);
+  for (; i + lanes <= n; i += lanes)
+    seg_sum_vector(kind, v, n, i, true, true, bits, tails, out, stream, &nt, &cv, &x, &lm);
+  if (i < n)
+    seg_sum_vector(kind, v, n, i, false, true, bits, tails, out, stream, &nt, &cv, &x, &lm);
   /* The sum at item n - 1: the last vector's highest loaded lane. */
   store_lane(elem, x, 31u - (unsigned)__builtin_clz(lm), last);
   return nt;
@@ -261,34 +303,113 @@ SEG_SUM(seg_sum_f64, V_F64)
    one before it (item 0 always), a tail where it differs from the one after it (the partition's
    last item never: its sum is *last); the values' segmented sum is compressed at the tails. The
    same sums as heads() then seg_sum() with no carry, without the bit array between them. */
+/* One vector of reduce_runs(): sel heads and nt tails so far, cv the carry (the sum at the
+   previous vector's last lane), *x the vector's sums, *lm its lanes inside n. full: i > 0 and
+   every lane has a successor (no masks). */
+static AVX512 inline void reduce_runs_vector(int kkind, int vkind, const char *in, const char *v,
+                                             size_t n, size_t i, bool full, char *buf, char *tails,
+                                             size_t *sel, size_t *nt, __m512i *cv, __m512i *x,
+                                             unsigned *lm) {
+  const int elem = vkind == V_I32 || vkind == V_F32 ? 4 : 8;
+  const size_t lanes = 64 / (size_t)elem;
+  const unsigned all = (1u << lanes) - 1;
+  unsigned h;
+  __m512i kv = vector_heads(kkind, elem, in, n, i, full, lm, &h);
+  unsigned nm = full || n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* with a successor */
+  const char *next = in + i * elem + elem;
+  __m512i nv = full ? _mm512_loadu_si512(next) : load_lanes(elem, nm, next);
+  unsigned t = differ(kkind, elem, nm, kv, nv);
+  *sel += store_packed(buf + *sel * elem, h, kv, elem);
+  const char *vi = v + i * elem;
+  __m512i y = full ? _mm512_loadu_si512(vi) : load_lanes(elem, *lm, vi);
+  y = seg_scan_vector(vkind, elem, y, ~h & all);
+  if (full || i) /* the carry on the lanes before the first head (all without one), no branch */
+    y = add_lanes(vkind, y, ((h & (0u - h)) - 1u) & all, *cv, y);
+  *nt += store_packed(tails + *nt * elem, t, y, elem);
+  *cv = broadcast_lane(elem, y, (unsigned)lanes - 1);
+  *x = y;
+}
+
 static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, const char *v,
                                         size_t n, char *buf, char *tails, size_t *ntails,
                                         void *last) {
   const int elem = vkind == V_I32 || vkind == V_F32 ? 4 : 8;
   const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
-  size_t sel = 0, nt = 0, i = 0;
+  size_t sel = 0, nt = 0, i = lanes;
   __m512i cv = _mm512_setzero_si512(), x = cv;
-  unsigned lm = all;
-  for (; i < n; i += lanes) {
-    lm = n - i >= lanes ? all : (1u << (n - i)) - 1;
-    unsigned pm = i == 0 ? lm & ~1u : lm;
-    unsigned nm = n - i - 1 >= lanes ? all : (1u << (n - i - 1)) - 1; /* lanes with a successor */
-    const char *at = in + i * elem;
-    __m512i kv = load_lanes(elem, lm, at);
-    unsigned h = differ(kkind, elem, pm, kv, load_lanes(elem, pm, at - elem)) | (i == 0 ? 1u : 0u);
-    unsigned t = differ(kkind, elem, nm, kv, load_lanes(elem, nm, at + elem));
-    sel += store_packed(buf + sel * elem, h, kv, elem);
-    x = seg_scan_vector(vkind, elem, load_lanes(elem, lm, v + i * elem), ~h & all);
-    if (i) /* the carry on the lanes before the first head (all lanes without one), no branch */
-      x = add_lanes(vkind, x, ((h & (0u - h)) - 1u) & all, cv, x);
-    nt += store_packed(tails + nt * elem, t, x, elem);
-    cv = broadcast_lane(elem, x, (unsigned)lanes - 1);
-  }
+  unsigned lm;
+  reduce_runs_vector(kkind, vkind, in, v, n, 0, false, buf, tails, &sel, &nt, &cv, &x, &lm);
+  for (; i + lanes < n; i += lanes)
+    reduce_runs_vector(kkind, vkind, in, v, n, i, true, buf, tails, &sel, &nt, &cv, &x, &lm);
+  if (i < n)
+    reduce_runs_vector(kkind, vkind, in, v, n, i, false, buf, tails, &sel, &nt, &cv, &x, &lm);
   store_lane(elem, x, 31u - (unsigned)__builtin_clz(lm), last);
   *ntails = nt;
   return sel;
 }
+
+/* ---- run_length_encode's one pass ----
+   The heads' keys, and the lengths of the runs that end inside the partition: a run's length is
+   the next head's position minus its own. Per span of 16 items (one vector of 4-byte keys, two
+   of 8-byte ones), the heads' 32-bit positions (local to the partition) are packed, and each
+   packed lane takes the one before it off (lane 0: the last head so far, a scalar kept without a
+   branch, so no vector carry chains the loop); item 0's lane, which closes nothing, is dropped.
+   The lengths stay 32-bit (one compress and one store a span; compact.c widens them as it copies
+   them out). Whole spans run without masks. */
+static AVX512 inline void run_counts_span(int kind, int elem, const char *in, size_t n, size_t i,
+                                          bool full, char *buf, uint32_t *lens, size_t *sel,
+                                          uint32_t *last) {
+  unsigned lm, h, h1 = 0;
+  size_t before = *sel;
+  __m512i kv = vector_heads(kind, elem, in, n, i, full, &lm, &h);
+  *sel += store_packed(buf + *sel * elem, h, kv, elem);
+  if (elem == 8 && (full || i + 8 < n)) { /* 8-byte keys: two vectors, one compress */
+    kv = vector_heads(kind, elem, in, n, i + 8, full, &lm, &h1);
+    *sel += store_packed(buf + *sel * elem, h1, kv, elem);
+    h |= h1 << 8;
+  }
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512i at = _mm512_add_epi32(_mm512_set1_epi32((int)i), iota);
+  __m512i p = _mm512_maskz_compress_epi32((__mmask16)h, at);
+  __m512i d = _mm512_sub_epi32(p, _mm512_alignr_epi32(p, _mm512_set1_epi32((int)*last), 15));
+  unsigned k = (unsigned)__builtin_popcount(h);
+  if (!full && i == 0) { /* item 0 closes no run: its lane goes */
+    d = _mm512_alignr_epi32(_mm512_setzero_si512(), d, 1);
+    k--;
+  } else {
+    before--; /* head r closes run r - 1 */
+  }
+  _mm512_mask_storeu_epi32(lens + before, (__mmask16)((1u << k) - 1), d);
+  /* *last = h ? the highest head's position : *last, by a mask (a branch here mispredicts at
+     run lengths 8-32, where about half the vectors hold a head) */
+  uint32_t none = 0u - (uint32_t)(h == 0);
+  uint32_t high = (uint32_t)i + 31u - (uint32_t)__builtin_clz(h | 1u);
+  *last = (*last & none) | (high & ~none);
+}
+
+static AVX512 inline size_t run_counts(int kind, int elem, const char *in, size_t n, char *buf,
+                                       uint32_t *lens, size_t *last_head) {
+  size_t sel = 0, i = 16;
+  uint32_t last = 0; /* item 0 is a head */
+  run_counts_span(kind, elem, in, n, 0, false, buf, lens, &sel, &last);
+  for (; i + 16 <= n; i += 16)
+    run_counts_span(kind, elem, in, n, i, true, buf, lens, &sel, &last);
+  if (i < n)
+    run_counts_span(kind, elem, in, n, i, false, buf, lens, &sel, &last);
+  *last_head = last;
+  return sel;
+}
+
+#define RUN_COUNTS(NAME, KIND, ELEM)                                                               \
+  static AVX512 size_t NAME(const void *in, size_t n, void *buf, uint32_t *lens,                  \
+                            size_t *last_head) {                                                   \
+    return run_counts(KIND, ELEM, in, n, buf, lens, last_head);                                    \
+  }
+RUN_COUNTS(run_counts_i32, K_INT, 4)
+RUN_COUNTS(run_counts_f32, K_F32, 4)
+RUN_COUNTS(run_counts_i64, K_INT, 8)
+RUN_COUNTS(run_counts_f64, K_F64, 8)
+#undef RUN_COUNTS
 
 #define REDUCE_RUNS(NAME, KKIND, VKIND)                                                            \
   static AVX512 size_t NAME(const void *in, const void *v, size_t n, void *buf, void *tails,       \
@@ -323,6 +444,18 @@ pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_d
   }
 }
 
+pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
+  switch (key) {
+  case PSCAN_I32:
+  case PSCAN_U32: return run_counts_i32;
+  case PSCAN_F32: return run_counts_f32;
+  case PSCAN_I64:
+  case PSCAN_U64: return run_counts_i64;
+  case PSCAN_F64: return run_counts_f64;
+  default: return NULL;
+  }
+}
+
 pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
   if (op != PSCAN_SUM)
     return NULL;
@@ -353,6 +486,10 @@ pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
 pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
                                                         pscan_op op) {
   (void)key, (void)val, (void)op;
+  return NULL;
+}
+pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
+  (void)key;
   return NULL;
 }
 #endif

@@ -45,4 +45,13 @@ typedef size_t (*pscan__cpu_reduce_runs_fn)(const void *in, const void *v, size_
 pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
                                                         pscan_op op);
 
+/* run_length_encode's one pass over a partition (keys in, 1 <= n < 2^32): the heads' keys to buf
+   (as pscan__cpu_heads_fn, item 0 a head; returns their count h), the lengths of the runs that
+   end inside the partition to lens[0 .. h - 1) (local run r's length, item 0 starting run 0: the
+   last run is left open), and the last head's index in *last_head. */
+typedef size_t (*pscan__cpu_run_counts_fn)(const void *in, size_t n, void *buf, uint32_t *lens,
+                                           size_t *last_head);
+/* The kernel for keys of type key (32- or 64-bit), or NULL. */
+pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key);
+
 #endif
