@@ -34,10 +34,14 @@ typedef struct NAME(rbk_smem) {
 
 /* A dense tile's closed runs, gathered over its values by rank ([r - 1]: the run closed by head
    r), padded by one value every 32 so that threads writing consecutive ranks hit distinct banks.
-   The launch gives the values this many entries, then TILE offsets of the heads by rank
-   (rbk_heads_at). */
-enum { NAME(RBK_RUN_ENTRIES) = TILE + TILE / 32 };
+   The launch gives the values this many entries, then RBK_AT_ENTRIES offsets in the tile of
+   the heads by rank (rbk_heads_at; padded by one every 16: a thread writes its heads' offsets at
+   consecutive ranks, and at run length 1 the threads' ranks lie 16 apart).
+   (Written by a warp walking rows, pscan__rank_offsets, the offsets cost reduce_by_key 10-25%
+   at run lengths 4-16: its tile threads' instructions are its limit.) */
+enum { NAME(RBK_RUN_ENTRIES) = TILE + TILE / 32, NAME(RBK_AT_ENTRIES) = TILE + TILE / 16 };
 static __device__ __forceinline__ unsigned NAME(rbk_run_index)(unsigned r) { return r + (r >> 5); }
+static __device__ __forceinline__ unsigned NAME(rbk_at_index)(unsigned r) { return r + (r >> 4); }
 static __device__ __forceinline__ unsigned short *NAME(rbk_heads_at)(const unsigned char *vals) {
   return (unsigned short *)(void *)(vals + NAME(RBK_RUN_ENTRIES) * sizeof(V_T));
 }
@@ -45,15 +49,16 @@ static __device__ __forceinline__ unsigned short *NAME(rbk_heads_at)(const unsig
 /* Dense tile, before its look-back: every thread's values into registers, then the runs that
    close inside the tile (heads of rank >= 1: they began inside it, no predecessor needed) into
    run_value by rank, the tile's part of the run its first head closes into sm->k.first_run, and
-   the heads' offsets by rank (pscan__rank_offsets). */
+   the heads' offsets by rank. */
 static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm, unsigned char *vals,
                                                              unsigned heads, unsigned mine,
                                                              ACC_T before) {
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
-  pscan__rank_offsets(NAME(rbk_heads_at)(vals), heads, (unsigned)before.count, ITEMS);
   pscan__lbw_tile_sync(); /* every thread holds its values: the gather writes over them */
   V_T *run_value = (V_T *)(void *)vals;
+  unsigned short *heads_at = NAME(rbk_heads_at)(vals);
+  const unsigned first = threadIdx.x * ITEMS;
   ACC_T carry = before;
 #pragma unroll
   for (unsigned i = 0; i < ITEMS; i++) {
@@ -62,6 +67,7 @@ static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm,
     const bool head = heads >> i & 1u;
     if (head) {
       const unsigned r = (unsigned)carry.count;
+      heads_at[NAME(rbk_at_index)(r)] = (unsigned short)(first + i);
       if (r > 0)
         run_value[NAME(rbk_run_index)(r - 1)] = carry.x;
       else
@@ -85,7 +91,7 @@ static __device__ __forceinline__ void NAME(rbk_store_runs)(const pscan__cuda_co
     ((V_T *)p->vals_out)[base - 1] = CX_OP(tile_before.x, sm->k.first_run);
   const unsigned short *heads_at = NAME(rbk_heads_at)(vals);
   for (unsigned j = threadIdx.x; j < tile_heads; j += PSCAN__THREADS) {
-    const unsigned at = heads_at[j];
+    const unsigned at = heads_at[NAME(rbk_at_index)(j)];
     pscan__store_bits(p->out, base + j, ks, pscan__elem_bits(keys, at, ks));
     if (j > 0)
       ((V_T *)p->vals_out)[base + j - 1] = run_value[NAME(rbk_run_index)(j - 1)];
@@ -241,12 +247,12 @@ __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)
 static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                             uint64_t *taken) {
   const size_t smem = (size_t)TILE * p->key_size + NAME(RBK_RUN_ENTRIES) * sizeof(V_T) +
-                      TILE * sizeof(unsigned short);
+                      NAME(RBK_AT_ENTRIES) * sizeof(unsigned short);
   static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
   if (!opted_in) {
     cudaError_t e = cudaFuncSetAttribute(NAME(rbk_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          TILE * 8 + NAME(RBK_RUN_ENTRIES) * (int)sizeof(V_T) +
-                                             TILE * (int)sizeof(unsigned short));
+                                             NAME(RBK_AT_ENTRIES) * (int)sizeof(unsigned short));
     if (e != cudaSuccess)
       return (int)e;
     opted_in = 1;
