@@ -73,6 +73,13 @@ for x in rows:
 for op in RUN_OPS + SELECT_OPS + ["inclusive_scan"]:
     check(any(line.strip().startswith(op + " ") for line in r.stdout.split("summary")[-1].splitlines()),
           f"summary names {op}")
+# the read ceiling, measured beside every CPU point: each point's % of its bound, and the worst per op
+summary = r.stdout.split("summary")[-1].splitlines()
+for op in RUN_OPS + SELECT_OPS + ["inclusive_scan"]:
+    check(any(line.strip().startswith(op + " ") and "worst of bound:" in line for line in summary),
+          f"summary: {op}'s worst point of its bound")
+points = [line for line in r.stdout.split("summary")[0].splitlines() if "(" in line and "x " in line]
+check(points and all("% of bound" in line for line in points), "every point: its % of bound")
 # the run's load from other processes, where /proc/stat tells it (Linux)
 if os.path.exists("/proc/stat"):
     check("during the sweep, other processes kept" in r.stdout, "summary: other processes' load")

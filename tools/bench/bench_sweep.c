@@ -110,6 +110,25 @@ double sweep_bytes(const sweep_point *p, size_t count, size_t count_bytes) {
   }
 }
 
+double sweep_read_bytes(const sweep_point *p) {
+  double n = (double)p->n;
+  double ks = (double)pscan_dtype_size(p->key), vs = (double)pscan_dtype_size(p->val);
+  switch (p->op) {
+  case SWEEP_SELECT_FLAGGED: return n * ks + n;
+  case SWEEP_REDUCE_BY_KEY:
+  case SWEEP_SCAN_BY_KEY: return n * (ks + vs);
+  default: return n * ks;
+  }
+}
+
+double sweep_of_bound(const sweep_result *r) {
+  if (r->read_s <= 0 || r->copy_s <= 0 || r->pscan_s <= 0)
+    return 0;
+  double read_rate = r->read_bytes / r->read_s, copy_rate = r->copy_bytes / r->copy_s;
+  double by_read = sweep_read_bytes(&r->p) / read_rate, by_copy = r->pscan_bytes / copy_rate;
+  return (by_read > by_copy ? by_read : by_copy) / r->pscan_s;
+}
+
 /* keys, values, flags, outputs (keys and values), counts: 8-byte items at most. */
 double sweep_compact_bytes(size_t n) { return (double)n * (8 + 8 + 1 + 8 + 8 + 8); }
 double sweep_scan_bytes(size_t n) { return (double)n * (8 + 8); }

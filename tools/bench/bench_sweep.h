@@ -10,7 +10,9 @@
  *   op,key_type,n,run_length,selectivity_pct,pscan_GBps,cub_GBps,copy_GBps
  * (run_length 0 where it does not apply, selectivity_pct -1 where it does not apply; on the CPU
  * cub_GBps holds the best CPU peer). GB/s = 1e9 bytes/s of the bytes each implementation reads
- * and writes, counted exactly from the counts it returned (sweep_bytes). */
+ * and writes, counted exactly from the counts it returned (sweep_bytes). On the CPU a read ceiling
+ * is measured beside each point too, and each point's % of its bound printed (sweep_of_bound;
+ * stdout and the summary only, the CSV's columns staying as above). */
 #ifndef PSCAN_TOOL_BENCH_SWEEP_H
 #define PSCAN_TOOL_BENCH_SWEEP_H
 
@@ -54,6 +56,10 @@ typedef struct sweep_result {
   sweep_point p;
   double pscan_s, peer_s, copy_s;
   double pscan_bytes, peer_bytes, copy_bytes;
+  /* The read ceiling (CPU): a plain parallel read of the point's items in the same rounds, its
+     seconds and bytes (read_s 0: not measured). With the copy it bounds a point's time: see
+     sweep_of_bound. */
+  double read_s, read_bytes;
   double others; /* CPUs kept busy by other processes and the hypervisor meanwhile; < 0: unknown */
   const char *peer; /* which peer was the best ("cub", "plain loop", "OpenMP scan", ...) */
 } sweep_result;
@@ -65,6 +71,15 @@ typedef struct sweep_backend sweep_backend;
    per key, val_bytes per value, count_bytes per run length written (RLE: 8 for pscan's uint64
    counts, the peer's own width for the peer). */
 double sweep_bytes(const sweep_point *p, size_t count, size_t count_bytes);
+
+/* Of those, the bytes the op reads (its inputs; pscan's writes are the rest). */
+double sweep_read_bytes(const sweep_point *p);
+
+/* The fraction of its bound that pscan's time reaches at a measured point: the bound is the
+   longer of reading the op's input at the read ceiling's rate and moving all its bytes at the
+   copy's rate (a read-mostly op is bounded by the first, a copy-like one by the second). 0 where
+   the read ceiling was not measured. */
+double sweep_of_bound(const sweep_result *r);
 
 /* The op's CSV name. */
 const char *sweep_op_name(sweep_op op);

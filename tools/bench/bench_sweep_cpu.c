@@ -11,7 +11,10 @@
  *
  * The copy of the point's items: the streaming copy over a team of the same threads, or memcpy
  * on one thread where that is faster (up to 32 MiB: where waking the team costs more than copying
- * from cache). It is timed with pscan, in the same rounds, at every point.
+ * from cache). It is timed with pscan, in the same rounds, at every point, and so is the read
+ * ceiling: a plain sum of the point's items over the same team (on the 16-core host reading alone
+ * reaches ~75% of the copy's rate of bytes read and written, so the ops that write little are
+ * bounded by it, not by the copy: sweep_of_bound).
  *
  * Timing: rounds.h, the method of `pscan bench --cpu`, so that the sweep's scan points reproduce
  * its figures: each implementation is called once (warm-up; its output is checked: the count and
@@ -193,10 +196,13 @@ static uint64_t checksum(cpu_state *s, const void *p, size_t len) {
 
 /* ---- the calls ---- */
 
-typedef enum impl { PSCAN, LOOP, STD_PAR, OMP, TBB, STREAM_COPY, MEMCPY, NIMPL } impl;
+typedef enum impl { PSCAN, LOOP, STD_PAR, OMP, TBB, STREAM_COPY, MEMCPY, READ, NIMPL } impl;
 static const char *const impl_names[NIMPL] = {"pscan",       "plain loop",         "std par",
                                               "OpenMP scan", "tbb::parallel_scan", "streaming copy",
-                                              "memcpy"};
+                                              "memcpy",      "read ceiling"};
+
+/* What the read ceiling's sums add up to, so that they are not optimised away. */
+static volatile uint64_t read_sink;
 
 /* One call of implementation m at p; returns the count it kept (runs; n for the scans). */
 static size_t call(cpu_state *s, impl m, const sweep_point *p) {
@@ -205,12 +211,14 @@ static size_t call(cpu_state *s, impl m, const sweep_point *p) {
   int32_t thr32 = (int32_t)thr64;
   const void *thr = pscan_dtype_size(p->key) == 8 ? (const void *)&thr64 : (const void *)&thr32;
   void *a = s->a, *o = s->out;
-  if (m == STREAM_COPY || m == MEMCPY) { /* the point's items (keys) */
+  if (m == STREAM_COPY || m == MEMCPY || m == READ) { /* the point's items (keys) */
     size_t bytes = n * pscan_dtype_size(p->key);
     if (m == STREAM_COPY)
       peer_stream_copy(s->tm, o, a, bytes);
-    else
+    else if (m == MEMCPY)
       memcpy(o, a, bytes);
+    else
+      read_sink += peer_reduce(s->tm, a, bytes);
     return 0;
   }
   if (m == PSCAN) {
@@ -337,6 +345,8 @@ static int cpu_measure(sweep_backend *b, sweep_result *r, int reps) {
   t[nt++] = (timed){s, STREAM_COPY, p, 0};
   if (p->n * pscan_dtype_size(p->key) <= ONE_THREAD_COPY_MAX)
     t[nt++] = (timed){s, MEMCPY, p, 0};
+  const int read_at = nt;
+  t[nt++] = (timed){s, READ, p, 0};
   uint64_t sum0 = 0;
   for (int i = 0; i < nt; i++) { /* warm-up, check, calibration */
     impl mi = t[i].m;
@@ -372,9 +382,11 @@ static int cpu_measure(sweep_backend *b, sweep_result *r, int reps) {
   }
   r->peer_bytes = sweep_bytes(p, t[0].kept, 8);
   r->copy_s = m[first_copy].seconds;
-  for (int i = first_copy + 1; i < nt; i++)
+  for (int i = first_copy + 1; i < read_at; i++)
     r->copy_s = m[i].seconds < r->copy_s ? m[i].seconds : r->copy_s;
   r->copy_bytes = 2.0 * (double)(p->n * pscan_dtype_size(p->key));
+  r->read_s = m[read_at].seconds;
+  r->read_bytes = (double)(p->n * pscan_dtype_size(p->key));
   return 0;
 }
 

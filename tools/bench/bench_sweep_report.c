@@ -39,6 +39,8 @@ void sweep_print_row(const sweep_result *r) {
          cli_dtype_name(p->key), cli_format_count(p->n, count, sizeof count), runs,
          gbps(r->pscan_bytes, r->pscan_s), gbps(r->peer_bytes, r->peer_s),
          gbps(r->copy_bytes, r->copy_s), x_peer(r), 100 * of_copy(r), r->peer);
+  if (r->read_s > 0)
+    printf("  %5.1f%% of bound", 100 * sweep_of_bound(r));
   if (r->others > SWEEP_BUSY_NOTE)
     printf("  [other processes: %.2f cpus busy]", r->others);
   putchar('\n');
@@ -65,13 +67,18 @@ static void describe_point(const sweep_point *p, char *buf, size_t len) {
     snprintf(buf + m, len - (size_t)m, " %d%% selected", p->sel_pct);
 }
 
-/* Per op: the point with the lowest x peer and the one with the lowest % of copy. */
+/* Per op: the point with the lowest x peer, the one with the lowest % of copy and, where the read
+   ceiling was measured, the one with the lowest % of its bound (sweep_of_bound). */
 void sweep_print_summary(const sweep_result *r, int count, const char *peer_kind) {
   printf("\nsummary: the worst point per op (x %s = the peer's time / pscan's; %% of copy = "
-         "pscan's GB/s of exact bytes / the copy's)\n",
+         "pscan's GB/s of exact bytes / the copy's",
          peer_kind);
+  if (count > 0 && r[0].read_s > 0)
+    printf("; %% of bound = the time of reading the op's input at the read ceiling's rate or of "
+           "moving its bytes at the copy's, whichever is longer, / pscan's time");
+  printf(")\n");
   for (int op = 0; op < SWEEP_OP_COUNT; op++) {
-    int wx = -1, wc = -1;
+    int wx = -1, wc = -1, wb = -1;
     for (int i = 0; i < count; i++) {
       if (r[i].p.op != (sweep_op)op)
         continue;
@@ -79,14 +86,21 @@ void sweep_print_summary(const sweep_result *r, int count, const char *peer_kind
         wx = i;
       if (wc < 0 || of_copy(&r[i]) < of_copy(&r[wc]))
         wc = i;
+      if (r[i].read_s > 0 && (wb < 0 || sweep_of_bound(&r[i]) < sweep_of_bound(&r[wb])))
+        wb = i;
     }
     if (wx < 0)
       continue;
     char a[96], b[96];
     describe_point(&r[wx].p, a, sizeof a);
     describe_point(&r[wc].p, b, sizeof b);
-    printf("  %-18s worst x %s: %5.2fx (%s)   worst of copy: %5.1f%% (%s)\n", sweep_op_name((sweep_op)op),
+    printf("  %-18s worst x %s: %5.2fx (%s)   worst of copy: %5.1f%% (%s)", sweep_op_name((sweep_op)op),
            peer_kind, x_peer(&r[wx]), a, 100 * of_copy(&r[wc]), b);
+    if (wb >= 0) {
+      describe_point(&r[wb].p, b, sizeof b);
+      printf("   worst of bound: %5.1f%% (%s)", 100 * sweep_of_bound(&r[wb]), b);
+    }
+    putchar('\n');
   }
 }
 
