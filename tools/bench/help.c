@@ -44,7 +44,10 @@ static const char bench_help_sweep[] =
     "                   each implementation reads and writes. CSV header: op,key_type,n,\n"
     "                   run_length,selectivity_pct,pscan_GBps,cub_GBps,copy_GBps (cub_GBps:\n"
     "                   the peer). --plot: x peer against run length / selected %, one line\n"
-    "                   per op, and the scans' % of the copy. Ends with the worst point per op.\n"
+    "                   per op, and the scans' % of the copy. --cpu also times a read ceiling\n"
+    "                   (a plain parallel sum of the items) and prints each point's % of its\n"
+    "                   bound: reading its input at that rate or moving its bytes at the\n"
+    "                   copy's, whichever takes longer. Ends with the worst point per op.\n"
     "  --ops LIST       with --sweep: the ops measured (names as above, inclusive_scan or\n"
     "                   scan, compact for all the compaction ops)\n"
     "  --cpu            the CPU backend (the default; with --sweep, the counterpart of --gpu)\n";
