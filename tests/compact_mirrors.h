@@ -4,7 +4,8 @@
  * n included, so writes past the result are still caught), calls the library on those, and copies
  * the outputs back. In-place calls stay in place (one device buffer). On CUDA the count comes
  * back through host memory on odd calls and through device memory on even ones, so both ways of
- * pscan.h are checked. Included by test_compact.c after SLACK and `backend`. */
+ * pscan.h are checked. Included by test_compact.c and test_compact_edges.c after test_compact.h
+ * (SLACK, `backend`). */
 #ifndef TEST_COMPACT_MIRRORS_H
 #define TEST_COMPACT_MIRRORS_H
 

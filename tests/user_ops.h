@@ -1,8 +1,9 @@
-/* The user operators of tests/test_user_op.c: each as source text for pscan_op_create and as the
+/* The user operators of tests/test_user_op*.c: each as source text for pscan_op_create and as the
  * same function on the host (the sequential reference, and host_fn). Data generators keep every
  * result exact (integers, products of +-1, unsigned wrap-around), so results compare bit for
  * bit whatever the order of combination; the non-commutative operators (affine maps, matrices)
- * prove that the order of operands is kept. */
+ * prove that the order of operands is kept. The functions are static inline: each file of the
+ * program uses its own subset. */
 #ifndef PSCAN_TEST_USER_OPS_H
 #define PSCAN_TEST_USER_OPS_H
 
@@ -32,11 +33,11 @@ typedef struct { double a, b; } uo_affine_f64;
 UO_AFFINE_FN(uo_affine_f32, affine_f32)
 UO_AFFINE_FN(uo_affine_f64, affine_f64)
 
-static void uo_fill_affine_f32(test_rng *r, void *e) {
+static inline void uo_fill_affine_f32(test_rng *r, void *e) {
   uo_affine_f32 v = {test_below(r, 2) ? 1.0f : -1.0f, (float)((int)test_below(r, 17) - 8)};
   memcpy(e, &v, sizeof v);
 }
-static void uo_fill_affine_f64(test_rng *r, void *e) {
+static inline void uo_fill_affine_f64(test_rng *r, void *e) {
   uo_affine_f64 v = {test_below(r, 2) ? 1.0 : -1.0, (double)((int)test_below(r, 2001) - 1000)};
   memcpy(e, &v, sizeof v);
 }
@@ -61,7 +62,7 @@ static const char uo_mat3_src[] =
     "  return r;\n"
     "}\n";
 /* r = x y, d x d, on the elements' bytes (unaligned). */
-static void uo_mat_mul(void *r, const void *x, const void *y, int d) {
+static inline void uo_mat_mul(void *r, const void *x, const void *y, int d) {
   uint32_t a[9], b[9], c[9];
   size_t bytes = (size_t)(d * d) * sizeof a[0];
   memcpy(a, x, bytes);
@@ -75,23 +76,23 @@ static void uo_mat_mul(void *r, const void *x, const void *y, int d) {
     }
   memcpy(r, c, bytes);
 }
-static void uo_mat2_fn(void *out, const void *a, const void *b, void *u) {
+static inline void uo_mat2_fn(void *out, const void *a, const void *b, void *u) {
   (void)u;
   uo_mat_mul(out, a, b, 2);
 }
-static void uo_mat3_fn(void *out, const void *a, const void *b, void *u) {
+static inline void uo_mat3_fn(void *out, const void *a, const void *b, void *u) {
   (void)u;
   uo_mat_mul(out, a, b, 3);
 }
 /* d x d entries below bound. */
-static void uo_fill_mat(test_rng *r, void *e, int d, uint64_t bound) {
+static inline void uo_fill_mat(test_rng *r, void *e, int d, uint64_t bound) {
   uint32_t v[9];
   for (int i = 0; i < d * d; i++)
     v[i] = (uint32_t)test_below(r, bound);
   memcpy(e, v, (size_t)(d * d) * sizeof v[0]);
 }
-static void uo_fill_mat2(test_rng *r, void *e) { uo_fill_mat(r, e, 2, 5); }
-static void uo_fill_mat3(test_rng *r, void *e) { uo_fill_mat(r, e, 3, 4); }
+static inline void uo_fill_mat2(test_rng *r, void *e) { uo_fill_mat(r, e, 2, 5); }
+static inline void uo_fill_mat3(test_rng *r, void *e) { uo_fill_mat(r, e, 3, 4); }
 
 /* ---- complex product (exact on the units 1, -1, i, -i) ---- */
 typedef struct { double re, im; } uo_complex;
@@ -101,7 +102,7 @@ static const char uo_complex_src[] =
     "  cplx r = { x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re };\n"
     "  return r;\n"
     "}\n";
-static void uo_complex_fn(void *out, const void *a, const void *b, void *u) {
+static inline void uo_complex_fn(void *out, const void *a, const void *b, void *u) {
   uo_complex x, y, r;
   (void)u;
   memcpy(&x, a, sizeof x);
@@ -111,13 +112,13 @@ static void uo_complex_fn(void *out, const void *a, const void *b, void *u) {
   memcpy(out, &r, sizeof r);
 }
 /* Signed zeros depend on the order of combination (0 - 0 against -0 + 0): values compare with ==. */
-static bool uo_complex_eq(const void *a, const void *b) {
+static inline bool uo_complex_eq(const void *a, const void *b) {
   uo_complex x, y;
   memcpy(&x, a, sizeof x);
   memcpy(&y, b, sizeof y);
   return x.re == y.re && x.im == y.im;
 }
-static void uo_fill_complex(test_rng *r, void *e) {
+static inline void uo_fill_complex(test_rng *r, void *e) {
   static const uo_complex units[4] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
   memcpy(e, &units[test_below(r, 4)], sizeof(uo_complex));
 }
@@ -130,14 +131,14 @@ static const char uo_argmax_src[] =
     "  if (y.v > x.v || (y.v == x.v && y.i < x.i)) return y;\n"
     "  return x;\n"
     "}\n";
-static void uo_argmax_fn(void *out, const void *a, const void *b, void *u) {
+static inline void uo_argmax_fn(void *out, const void *a, const void *b, void *u) {
   uo_argmax x, y;
   (void)u;
   memcpy(&x, a, sizeof x);
   memcpy(&y, b, sizeof y);
   memcpy(out, (y.v > x.v || (y.v == x.v && y.i < x.i)) ? &y : &x, sizeof x);
 }
-static void uo_fill_argmax(test_rng *r, void *e) {
+static inline void uo_fill_argmax(test_rng *r, void *e) {
   uo_argmax v = {(float)test_below(r, 1000), (int32_t)test_below(r, 1u << 30)};
   memcpy(e, &v, sizeof v);
 }
@@ -151,7 +152,7 @@ static const char uo_rgb_src[] =
     "             (unsigned char)(x.c[2] + y.c[2]) }};\n"
     "  return r;\n"
     "}\n";
-static void uo_rgb_fn(void *out, const void *a, const void *b, void *u) {
+static inline void uo_rgb_fn(void *out, const void *a, const void *b, void *u) {
   const unsigned char *x = a, *y = b;
   unsigned char r[3];
   (void)u;
@@ -159,30 +160,32 @@ static void uo_rgb_fn(void *out, const void *a, const void *b, void *u) {
     r[i] = (unsigned char)(x[i] + y[i]);
   memcpy(out, r, 3);
 }
-static void uo_fill_rgb(test_rng *r, void *e) {
+static inline void uo_fill_rgb(test_rng *r, void *e) {
   unsigned char v[3] = {(unsigned char)test_rand(r), (unsigned char)test_rand(r),
                         (unsigned char)test_rand(r)};
   memcpy(e, v, 3);
 }
 static const char uo_u8_src[] = "unsigned char add8(unsigned char x, unsigned char y) "
                                 "{ return (unsigned char)(x + y); }\n";
-static void uo_u8_fn(void *out, const void *a, const void *b, void *u) {
+static inline void uo_u8_fn(void *out, const void *a, const void *b, void *u) {
   (void)u;
   *(unsigned char *)out = (unsigned char)(*(const unsigned char *)a + *(const unsigned char *)b);
 }
-static void uo_fill_u8(test_rng *r, void *e) { *(unsigned char *)e = (unsigned char)test_rand(r); }
+static inline void uo_fill_u8(test_rng *r, void *e) {
+  *(unsigned char *)e = (unsigned char)test_rand(r);
+}
 
 /* ---- the predicate: a record kept when its key is a multiple of 3 and its weight above 0.5 ---- */
 typedef struct { int32_t key; float w; } uo_rec;
 static const char uo_rec_src[] =
     "typedef struct { int key; float w; } rec;\n"
     "int keep(rec r) { return r.key % 3 == 0 && r.w > 0.5f; }\n";
-static int uo_rec_keep(const void *e) {
+static inline int uo_rec_keep(const void *e) {
   uo_rec r;
   memcpy(&r, e, sizeof r);
   return r.key % 3 == 0 && r.w > 0.5f;
 }
-static void uo_fill_rec(test_rng *r, void *e) {
+static inline void uo_fill_rec(test_rng *r, void *e) {
   uo_rec v = {(int32_t)test_below(r, 1000) - 500, (float)test_uniform(r)};
   memcpy(e, &v, sizeof v);
 }

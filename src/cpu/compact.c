@@ -48,11 +48,16 @@
  * So every read of an input element happens before any write to its position, and each kept item
  * lands where a sequential stable compaction would put it. The same holds with the chained
  * look-back and on one thread. flags and counts_out never overlap out (api.c refuses that), and
- * select's comparison value is copied by api.c before the call (it may lie inside out). */
+ * select's comparison value is copied by api.c before the call (it may lie inside out).
+ *
+ * Where the parts live: this file stamps the portable kernels of each type (compact_body.h),
+ * holds the look-back's operators, the gather, the look-back itself, the general partition (the
+ * select family, unique, reduce_by_key run by run) and the driver; compact_runs.c holds the
+ * partitions of run_length_encode and of the by-key operations with the AVX-512 kernels;
+ * compact_pass.h what they share; compact_short_runs.c scan_by_key's segments. */
 #include "compact_out.h"
+#include "compact_pass.h"
 #include "compact_short_runs.h"
-#include "compact_simd.h"
-#include "cpu.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -83,22 +88,9 @@
 #define ELEM F64
 #include "compact_body.h"
 
-typedef pscan__cpu_gather_if_fn gather_if_fn;
-typedef size_t (*gather_flagged_fn)(const uint8_t *flags, const void *in, size_t n, void *buf);
-typedef size_t (*gather_heads_fn)(const void *in, size_t n, void *buf, size_t *pos, size_t base);
-typedef bool (*equal_fn)(const void *a, const void *b);
-
-/* The portable kernels of one type (compact_body.h). */
-typedef struct portable_kernels {
-  gather_if_fn gather_if;
-  gather_flagged_fn gather_flagged;
-  gather_heads_fn gather_heads;
-  equal_fn equal;
-} portable_kernels;
-
 /* Indexed by pscan_dtype (the order of PSCAN_TYPES). */
 #define X(E, name, ctype, kind) {gather_if_##E, gather_flagged_##E, gather_heads_##E, equal_##E},
-static const portable_kernels portable[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
+const portable_kernels pscan__cpu_compact_portable[PSCAN_DTYPE_COUNT] = {PSCAN_TYPES(X)};
 #undef X
 
 /* ---- The operators of the look-back ---- */
@@ -113,15 +105,7 @@ static void count_combine(const pscan__cpu_op *op, void *out, const void *a, con
   memcpy(out, &x, sizeof x);
 }
 
-/* A count and a second word: run-length encoding: the position of the last run head (the right
-   operand's wins when it has any run: the rightmost head); reduce_by_key: the reduction of the
-   values since the last run head (the right operand's alone when it has a head, else the left's
-   continued by it). Both are associative. Only count is used by the other kinds. */
-typedef struct pair {
-  size_t count;
-  uint64_t x; /* a position, or a value's bits (in its first val_size bytes) */
-} pair;
-
+/* Run-length encoding and the by-key operations: the pair of compact_pass.h. */
 static void runs_combine(const pscan__cpu_op *op, void *out, const void *a, const void *b) {
   (void)op;
   pair x, y;
@@ -145,11 +129,6 @@ static void by_key_combine(const pscan__cpu_op *op, void *out, const void *a, co
   memcpy(out, &x, sizeof x);
 }
 
-static bool has_positions(const pscan__compact_call *call) {
-  return call->kind == PSCAN__COMPACT_RUN_LENGTH || call->kind == PSCAN__COMPACT_REDUCE_BY_KEY ||
-         call->kind == PSCAN__COMPACT_SCAN_BY_KEY;
-}
-
 void pscan__cpu_count_op(pscan__cpu_compact_op *cop, const pscan__compact_call *call) {
   memset(cop, 0, sizeof *cop);
   pscan__cpu_op *op = &cop->base;
@@ -163,7 +142,7 @@ void pscan__cpu_count_op(pscan__cpu_compact_op *cop, const pscan__compact_call *
 
 /* The per-thread extra space: KERNEL_SCRATCH bytes for the scan kernels (scan_by_key), then the
    buffer of part items, then (run-length encoding, the by-key operations) part head positions
-   (run-length encoding: its 32-bit run lengths, rle_partition). */
+   (run-length encoding: its 32-bit run lengths, compact_runs.c). */
 enum { KERNEL_SCRATCH = 64 };
 static size_t items_bytes(const pscan__compact_call *call, size_t part) {
   return (part * call->size + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
@@ -180,19 +159,6 @@ size_t pscan__cpu_compact_extra(const pscan__compact_call *call, size_t part) {
   return KERNEL_SCRATCH + items_bytes(call, part) +
          (has_positions(call) ? part * sizeof(size_t) + bit_words(part) * sizeof(uint64_t) : 0);
 }
-
-/* Whether the AVX-512 kernels may run (the CPU has them and PSCAN_CPU_ISA allows them). */
-static bool simd_allowed(void) { return pscan__cpu_simd_gather_if(PSCAN_I32) != NULL; }
-
-/* The descriptor's slot for the partition's last input element (unique, run-length encoding, the
-   by-key operations), announced with status L, after the aggregate and the prefix: 8 + 2 * 16 + 8
-   bytes fit the 64-byte descriptor backend.c lays out. */
-_Static_assert(sizeof(uint64_t) + 2 * sizeof(pair) + sizeof(uint64_t) <= 64,
-               "status word, aggregate, prefix and last element fit one descriptor");
-static char *last_slot(const pscan__cpu_job *job, size_t k) {
-  return pscan__lb_prefix(job, k) + job->op->acc_size;
-}
-
 /* ---- The single-pass task ---- */
 
 typedef struct compact_task {
@@ -202,17 +168,18 @@ typedef struct compact_task {
 
 /* Partition k's kept items in buf[0..*kept) (partition_if: its rejected ones at the back), and
    for the by-key operations their positions; returns the first kept item (run-length encoding
-   has rle_partition). Reads only the partition's own input (and a predecessor's announced last
-   element). */
+   has its own partition, compact_runs.c). Reads only the partition's own input (and a
+   predecessor's announced last element). */
 static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *c, size_t k,
                           char *buf, size_t *pos, size_t *kept, size_t **first_pos) {
   size_t start = k * job->part, len = pscan__part_len(job, k), size = c->size;
   const char *in = pscan__part_in(job, k);
+  const portable_kernels *portable = &pscan__cpu_compact_portable[c->type];
   switch (c->kind) {
   case PSCAN__COMPACT_SELECT_FLAGGED:
   {
     pscan__cpu_flagged_fn fn = simd_allowed() ? pscan__cpu_avx512_flagged(c->type) : NULL;
-    *kept = (fn ? fn : portable[c->type].gather_flagged)(c->flags + start, in, len, buf);
+    *kept = (fn ? fn : portable->gather_flagged)(c->flags + start, in, len, buf);
     return buf;
   }
   case PSCAN__COMPACT_SELECT_IF:
@@ -223,8 +190,8 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
       return buf;
     }
     gather_if_fn fn = pscan__cpu_simd_gather_if(c->type);
-    *kept = (fn ? fn : portable[c->type].gather_if)(c->cmp, c->value, in, len, buf,
-                                           c->kind == PSCAN__COMPACT_PARTITION_IF);
+    *kept = (fn ? fn : portable->gather_if)(c->cmp, c->value, in, len, buf,
+                                            c->kind == PSCAN__COMPACT_PARTITION_IF);
     return buf;
   }
   case PSCAN__COMPACT_UNIQUE:
@@ -239,12 +206,12 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   pscan__lb_publish(job, k, PSCAN__STATUS_L);
   pscan__cpu_heads_fn fn = simd_allowed() ? pscan__cpu_avx512_heads(c->type) : NULL;
   size_t heads = fn ? fn(in, len, buf, pos, start, NULL)
-                    : portable[c->type].gather_heads(in, len, buf, pos, start);
+                    : portable->gather_heads(in, len, buf, pos, start);
   size_t skip = 0;
   if (k > 0) {
     /* The predecessor was claimed first and announces L before anything else: a short wait. */
     pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
-    skip = portable[c->type].equal(buf, last_slot(job, k - 1)) ? 1 : 0;
+    skip = portable->equal(buf, last_slot(job, k - 1)) ? 1 : 0;
   }
   *kept = heads - skip;
   *first_pos = pos ? pos + skip : NULL;
@@ -254,8 +221,8 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
 /* Publishes partition k's aggregate agg, looks back, and publishes its inclusive prefix
    (*through); returns the exclusive one (the partitions before k; zero for the first). Without
    positions only the counts add up (acc_size covers the count alone). */
-static pair look_back(pscan__cpu_job *job, const pscan__compact_call *c, size_t k, pair agg,
-                      char *excl_slot, pair *through) {
+pair pscan__cpu_compact_look_back(pscan__cpu_job *job, const pscan__compact_call *c, size_t k,
+                                  pair agg, char *excl_slot, pair *through) {
   memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
   pair before = {0, 0};
   if (k > 0) {
@@ -272,165 +239,6 @@ static pair look_back(pscan__cpu_job *job, const pscan__compact_call *c, size_t 
   pscan__lb_publish(job, k, PSCAN__STATUS_P);
   return before;
 }
-
-/* ---- reduce_by_key and scan_by_key with the AVX-512 kernels (compact_simd.h) ----
-   One partition: the keys give the head bits (and, for reduce_by_key, the run keys in buf); the
-   aggregate is the count of heads and the reduction of the values since the last one. One
-   segmented sum over the partition's values gives reduce_by_key's run totals (the sums at the
-   items followed by a head) in order, before the look-back: the first closes the incoming run
-   (run before.count - 1), and takes the predecessors' reduction before.x on its left after it,
-   unless the partition starts with a head, when before.x alone closes that run. scan_by_key's
-   one pass comes after the look-back, continuing the incoming run from before.x.
-   No per-run work, no indirect call per item: the cost does not depend on the run lengths. */
-typedef struct by_key_simd {
-  pscan__cpu_heads_fn heads;
-  pscan__cpu_seg_sum_fn sum;
-  pscan__cpu_reduce_runs_fn reduce_runs; /* reduce_by_key's heads and sum in one pass, or NULL */
-} by_key_simd;
-
-static void by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_call *c,
-                                  const by_key_simd *f, size_t k, char *excl_slot, char *buf,
-                                  char *stage, uint64_t *bits) {
-  const pscan__cpu_op *vop = ((const pscan__cpu_compact_op *)(const void *)job->op)->value;
-  bool seg_scan = c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
-  size_t size = c->size, vs = c->val_size, start = k * job->part, len = pscan__part_len(job, k);
-  const char *in = pscan__part_in(job, k);
-  const char *vals = (const char *)c->vals_in + start * vs;
-  memcpy(last_slot(job, k), in + (len - 1) * size, size); /* as gather() does: L first */
-  pscan__lb_publish(job, k, PSCAN__STATUS_L);
-  /* reduce_by_key's one pass, where a kernel covers the types: the run totals do not depend on
-     whether item 0 is a head (nothing before it in the partition), so the predecessor's last key
-     is needed only after it */
-  pscan__cpu_reduce_runs_fn fused = seg_scan ? NULL : f->reduce_runs;
-  pair agg = {0, 0};
-  size_t tails = 0;
-  size_t kept = fused ? fused(in, vals, len, buf, stage, &tails, &agg.x)
-                      : f->heads(in, len, seg_scan ? NULL : buf, NULL, start, bits);
-  bool first_head = true;
-  if (k > 0) { /* the keys are never written (by-key outputs are other arrays): in[0] is safe */
-    pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
-    if (portable[c->type].equal(in, last_slot(job, k - 1))) {
-      if (!fused)
-        bits[0] &= ~(uint64_t)1;
-      kept--;
-      first_head = false;
-    }
-  }
-  const char *items = buf + (first_head ? 0 : size); /* buf[0] is in[0], a head or not */
-  /* The reduction since the last head (every value without one): reduce_by_key's local pass
-     gives it with the run totals, which need no carry but the first's; scan_by_key's output
-     depends on the carry throughout its first segment, so it reduces its last segment here and
-     makes its one pass after the look-back. */
-  agg.count = kept;
-  if (seg_scan) {
-    size_t last = 0;
-    for (size_t w = (len - 1) / 64 + 1; kept && w-- > 0;)
-      if (bits[w]) {
-        last = w * 64 + 63 - (size_t)__builtin_clzll(bits[w]);
-        break;
-      }
-    vop->reduce(vop, vals + last * vs, len - last, &agg.x);
-  } else if (!fused) {
-    tails = f->sum(vals, len, bits, NULL, stage, NULL, false, &agg.x);
-  }
-  pair through, before = look_back(job, c, k, agg, excl_slot, &through);
-  if (seg_scan) {
-    /* The kernel streams whole vectors where they are 64-byte aligned; a partition whose output
-       is not (the default partition of 4-byte values starts every 21844 bytes) goes through the
-       stage and out in one streamed copy, rather than with plain stores (a read for ownership
-       of every line). */
-    uint64_t end_sum;
-    char *dst = (char *)c->vals_out + start * vs;
-    bool staged = job->stream && (uintptr_t)dst % 64 != 0;
-    f->sum(vals, len, bits, first_head ? NULL : &before.x, NULL, staged ? stage : dst,
-           job->stream && !staged, &end_sum);
-    if (staged)
-      copy_out(dst, stage, len * vs, true);
-    return;
-  }
-  char *vals_out = c->vals_out;
-  if (kept)
-    copy_out((char *)c->out + before.count * size, items, kept * size, job->stream);
-  if (tails && !first_head) /* the incoming run's total: the predecessors' part first */
-    vop->combine(vop, stage, &before.x, stage);
-  if (first_head && before.count > 0)
-    memcpy(vals_out + (before.count - 1) * vs, &before.x, vs);
-  if (tails) /* tails == kept - first_head: run totals from run before.count - !first_head on */
-    copy_out(vals_out + (before.count - (first_head ? 0 : 1)) * vs, stage, tails * vs,
-                        job->stream);
-  if (k == job->nparts - 1)
-    memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
-}
-
-/* ---- run_length_encode ----
-   One pass over a partition gives the run heads' keys and the lengths of the runs that end inside
-   it (pscan__cpu_run_counts_fn: a run ends where the next one starts, counted locally as if item 0
-   started a run); the aggregate is the count of heads and the last one's position. After the
-   look-back two fix-ups join the partition to its predecessors: where item 0 continues their last
-   run, its first local length gains that run's items before this partition (start - before.x);
-   where item 0 starts a run, it closes theirs (start - before.x items). The partition's own last
-   run stays open: the next partition, or the last one, closes it. Partition k writes counts_out
-   from run before.count - 1 (or before.count) up to run through.count - 2: disjoint from its
-   neighbours'. The lengths are 32-bit in the buffer (backend.c keeps partitions below 2^32 items)
-   and go out widened in one copy, streamed where the output is (no read for ownership of
-   counts_out, at run length 1 half the bytes written). */
-
-/* The portable kernel of the same contract: the heads' positions (size_t, in lens' space), then
-   their differences, narrowed, in place: the write of length i (bytes 4i .. 4i + 4) comes after
-   the reads of positions i and i + 1 (bytes 8i .. 8i + 16), and every position below i has been
-   read; byte copies, so no type-based aliasing assumption reorders them. */
-static size_t portable_run_counts(gather_heads_fn gather_heads, const void *in, size_t n, void *buf,
-                                  uint32_t *lens, size_t *last_head) {
-  char *space = (char *)lens;
-  size_t heads = gather_heads(in, n, buf, (size_t *)(void *)space, 0);
-  memcpy(last_head, space + (heads - 1) * sizeof(size_t), sizeof(size_t));
-  for (size_t i = 0; i + 1 < heads; i++) {
-    size_t a, b;
-    memcpy(&a, space + i * sizeof(size_t), sizeof a);
-    memcpy(&b, space + (i + 1) * sizeof(size_t), sizeof b);
-    uint32_t d = (uint32_t)(b - a);
-    memcpy(space + i * sizeof d, &d, sizeof d);
-  }
-  return heads;
-}
-
-static void rle_partition(pscan__cpu_job *job, const pscan__compact_call *c,
-                          pscan__cpu_run_counts_fn fn, size_t k, char *excl_slot, char *buf,
-                          uint32_t *lens) {
-  size_t size = c->size, start = k * job->part, len = pscan__part_len(job, k);
-  const char *in = pscan__part_in(job, k);
-  memcpy(last_slot(job, k), in + (len - 1) * size, size); /* as gather() does: L first */
-  pscan__lb_publish(job, k, PSCAN__STATUS_L);
-  size_t last_head = 0;
-  size_t heads = fn ? fn(in, len, buf, lens, &last_head)
-                    : portable_run_counts(portable[c->type].gather_heads, in, len, buf, lens,
-                                          &last_head);
-  bool first_head = true;
-  if (k > 0) { /* buf[0] is in[0], compared with the predecessor's announced last key */
-    pscan__lb_wait(job, k - 1, PSCAN__STATUS_L);
-    first_head = !portable[c->type].equal(buf, last_slot(job, k - 1));
-  }
-  size_t kept = heads - (first_head ? 0 : 1), nlens = heads - 1;
-  pair agg = {kept, start + last_head};
-  pair through, before = look_back(job, c, k, agg, excl_slot, &through);
-  uint64_t *counts = c->counts_out;
-  if (kept)
-    copy_out((char *)c->out + before.count * size, buf + (first_head ? 0 : size), kept * size,
-             job->stream);
-  if (first_head && before.count > 0)
-    counts[before.count - 1] = (uint64_t)(start - before.x);
-  if (nlens) {
-    uint64_t *to = counts + before.count - (first_head ? 0 : 1);
-    if (!first_head) { /* the incoming run: its items before this partition too */
-      *to = (uint64_t)lens[0] + (start - before.x);
-      to++, lens++, nlens--;
-    }
-    copy_out_widened(to, lens, nlens, job->stream);
-  }
-  if (k == job->nparts - 1)
-    counts[through.count - 1] = (uint64_t)(job->n - through.x);
-}
-
 static void compact_partitions(void *arg, int tid, int nthreads) {
   const compact_task *t = arg;
   pscan__cpu_job *job = t->job;
@@ -460,11 +268,11 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     if (k >= job->nparts)
       break;
     if (simd.heads && simd.sum) {
-      by_key_partition_simd(job, c, &simd, k, excl_slot, buf, (char *)pos_buf, bits);
+      pscan__cpu_by_key_partition_simd(job, c, &simd, k, excl_slot, buf, (char *)pos_buf, bits);
       continue;
     }
     if (rle) {
-      rle_partition(job, c, run_counts, k, excl_slot, buf, (uint32_t *)(void *)pos_buf);
+      pscan__cpu_rle_partition(job, c, run_counts, k, excl_slot, buf, (uint32_t *)(void *)pos_buf);
       continue;
     }
     size_t start = k * job->part, len = pscan__part_len(job, k);
@@ -478,7 +286,7 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
       vop->reduce(vop, vals + (last - start) * vs, start + len - last, &agg.x);
     }
     /* 2. Publish, look back, publish the inclusive prefix. */
-    pair through, before = look_back(job, c, k, agg, excl_slot, &through);
+    pair through, before = pscan__cpu_compact_look_back(job, c, k, agg, excl_slot, &through);
     /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
     if (seg_scan) {
       pscan__cpu_scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL,

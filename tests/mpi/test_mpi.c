@@ -6,25 +6,24 @@
  * many reduction chunks (PSCAN_MPI_CHUNK). Compaction: select_if, run_length_encode and
  * reduce_by_key with runs crossing one, two and all boundaries. User operators (affine maps,
  * which prove the order of combination) when the build has them. Refusals: ranks that disagree
- * on the type, and one rank passing NULL, fail on every rank with nothing written. */
-#include "pscan_mpi.h"
-#include "test.h"
+ * on the type, and one rank passing NULL, fail on every rank with nothing written.
+ * One program in two files (what they share: test_mpi.h): the compaction cases are in
+ * test_mpi_compact.c. */
+#include "test_mpi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, nranks;
+int rank, nranks;
 static uint64_t seed;
 
 /* ---- shard layouts ---- */
-enum { LAYOUT_EVEN, LAYOUT_FIRST_EMPTY, LAYOUT_MIDDLE_EMPTY, LAYOUT_ONE_HOLDS_ALL, LAYOUT_ONES,
-       LAYOUT_RANDOM, LAYOUTS };
-static const char *const layout_names[] = {"even", "first-empty", "middle-empty", "one-holds-all",
+const char *const layout_names[] = {"even", "first-empty", "middle-empty", "one-holds-all",
                                            "ones", "random"};
 
 /* offsets[0..nranks]: where each rank's shard starts in the global array of n elements */
-static void layout(int kind, size_t n, test_rng *r, size_t *offsets) {
+void layout(int kind, size_t n, test_rng *r, size_t *offsets) {
   size_t sizes[64] = {0};
   size_t p = (size_t)nranks, left = n;
   for (size_t q = 0; q < p; q++) {
@@ -53,7 +52,7 @@ static void layout(int kind, size_t n, test_rng *r, size_t *offsets) {
 }
 
 /* ---- values: small integers, so that float results are exact ---- */
-static void fill(pscan_dtype t, void *p, size_t n, test_rng *r, int lo, int hi, size_t run) {
+void fill(pscan_dtype t, void *p, size_t n, test_rng *r, int lo, int hi, size_t run) {
   size_t es = pscan_dtype_size(t);
   int64_t v = 0;
   for (size_t i = 0; i < n; i++) {
@@ -73,7 +72,7 @@ static void fill(pscan_dtype t, void *p, size_t n, test_rng *r, int lo, int hi, 
 
 static bool is_float(pscan_dtype t) { return t == PSCAN_F32 || t == PSCAN_F64; }
 
-static pscan_ctx *cpu;  /* the single-process reference */
+pscan_ctx *cpu;  /* the single-process reference */
 static pscan_ctx *mctx; /* the context of the pscan_mpi calls: cpu, or a CUDA one */
 
 /* ---- the calls under test. In the CUDA build (TEST_MPI_ON_CUDA) each mirrors its host buffers
@@ -119,8 +118,8 @@ static pscan_status call_scan_op(const void *in, void *out, size_t n, const psca
   back(out, o, bytes);
   return s;
 }
-static pscan_status call_select(const void *in, void *out, size_t n, pscan_dtype t, pscan_cmp cmp,
-                                const void *value, size_t *kept, uint64_t *off, uint64_t *cnt) {
+pscan_status call_select(const void *in, void *out, size_t n, pscan_dtype t, pscan_cmp cmp,
+                         const void *value, size_t *kept, uint64_t *off, uint64_t *cnt) {
   size_t bytes = n * pscan_dtype_size(t);
   void *o = dev(out, bytes), *i = in == out ? o : dev(in, bytes);
   pscan_status s = pscan_mpi_select_if(mctx, MPI_COMM_WORLD, i, o, n, t, cmp, value, kept, off, cnt);
@@ -129,8 +128,8 @@ static pscan_status call_select(const void *in, void *out, size_t n, pscan_dtype
   back(out, o, bytes);
   return s;
 }
-static pscan_status call_rle(const void *in, void *out, uint64_t *counts, size_t n, pscan_dtype t,
-                             size_t *runs, uint64_t *off, uint64_t *cnt) {
+pscan_status call_rle(const void *in, void *out, uint64_t *counts, size_t n, pscan_dtype t,
+                      size_t *runs, uint64_t *off, uint64_t *cnt) {
   size_t bytes = n * pscan_dtype_size(t);
   void *o = dev(out, bytes), *i = in == out ? o : dev(in, bytes), *c = dev(counts, n * 8);
   pscan_status s = pscan_mpi_run_length_encode(mctx, MPI_COMM_WORLD, i, o, c, n, t, runs, off, cnt);
@@ -140,9 +139,9 @@ static pscan_status call_rle(const void *in, void *out, uint64_t *counts, size_t
   back(counts, c, n * 8);
   return s;
 }
-static pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan_dtype vt, void *ko,
-                             void *vo, size_t n, pscan_op op, size_t *runs, uint64_t *off,
-                             uint64_t *cnt) {
+pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan_dtype vt, void *ko,
+                      void *vo, size_t n, pscan_op op, size_t *runs, uint64_t *off,
+                      uint64_t *cnt) {
   size_t kb = n * pscan_dtype_size(kt), vb = n * pscan_dtype_size(vt);
   void *dk = dev(k, kb), *dv = dev(v, vb), *dko = dev(ko, kb), *dvo = dev(vo, vb);
   pscan_status s = pscan_mpi_reduce_by_key(mctx, MPI_COMM_WORLD, dk, kt, dv, vt, dko, dvo, n, op,
@@ -159,17 +158,17 @@ static pscan_status call_scan_op(const void *in, void *out, size_t n, const psca
                                  int excl, const void *init) {
   return pscan_mpi_scan_op(mctx, MPI_COMM_WORLD, in, out, n, op, excl, init);
 }
-static pscan_status call_select(const void *in, void *out, size_t n, pscan_dtype t, pscan_cmp cmp,
-                                const void *value, size_t *kept, uint64_t *off, uint64_t *cnt) {
+pscan_status call_select(const void *in, void *out, size_t n, pscan_dtype t, pscan_cmp cmp,
+                         const void *value, size_t *kept, uint64_t *off, uint64_t *cnt) {
   return pscan_mpi_select_if(mctx, MPI_COMM_WORLD, in, out, n, t, cmp, value, kept, off, cnt);
 }
-static pscan_status call_rle(const void *in, void *out, uint64_t *counts, size_t n, pscan_dtype t,
-                             size_t *runs, uint64_t *off, uint64_t *cnt) {
+pscan_status call_rle(const void *in, void *out, uint64_t *counts, size_t n, pscan_dtype t,
+                      size_t *runs, uint64_t *off, uint64_t *cnt) {
   return pscan_mpi_run_length_encode(mctx, MPI_COMM_WORLD, in, out, counts, n, t, runs, off, cnt);
 }
-static pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan_dtype vt, void *ko,
-                             void *vo, size_t n, pscan_op op, size_t *runs, uint64_t *off,
-                             uint64_t *cnt) {
+pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan_dtype vt, void *ko,
+                      void *vo, size_t n, pscan_op op, size_t *runs, uint64_t *off,
+                      uint64_t *cnt) {
   return pscan_mpi_reduce_by_key(mctx, MPI_COMM_WORLD, k, kt, v, vt, ko, vo, n, op, runs, off, cnt);
 }
 #endif
@@ -227,7 +226,7 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
     free(out);
 }
 
-static bool op_valid(pscan_dtype t, pscan_op op) {
+bool op_valid(pscan_dtype t, pscan_op op) {
   return !(is_float(t) && (op == PSCAN_AND || op == PSCAN_OR || op == PSCAN_XOR));
 }
 
@@ -280,141 +279,6 @@ static void test_scans(test_rng *r) {
   }
   for (int lay = 0; lay < LAYOUTS; lay++)
     scan_case(PSCAN_I32, PSCAN_I64, PSCAN_SUM, lay & 1, 1, false, lay, 300000 + (size_t)lay, r);
-}
-
-/* ---- compaction ---- */
-static void select_case(pscan_dtype t, pscan_cmp cmp, bool in_place, int lay, size_t n, test_rng *r) {
-  size_t offs[65];
-  layout(lay, n, r, offs);
-  size_t es = pscan_dtype_size(t);
-  char *global = test_malloc(n * es + 1), *ref = test_malloc(n * es + 1);
-  fill(t, global, n, r, -10, 10, 1);
-  uint64_t value = 0;
-  fill(t, &value, 1, r, -3, 3, 1);
-  size_t ref_n = 0;
-  CHECK_STATUS(pscan_select_if(cpu, global, ref, n, t, cmp, &value, &ref_n), PSCAN_OK);
-  size_t mine = offs[rank + 1] - offs[rank];
-  char *in = test_malloc(mine * es + 8), *out = in_place ? in : test_malloc(mine * es + 8);
-  memcpy(in, global + offs[rank] * es, mine * es);
-  size_t kept = 0;
-  uint64_t goff = 0, gcount = 0;
-  pscan_status s = call_select(in, out, mine, t, cmp, &value, &kept,
-                                       &goff, &gcount);
-  bool ok = s == PSCAN_OK && gcount == ref_n && goff + kept <= ref_n &&
-            memcmp(out, ref + goff * es, kept * es) == 0;
-  /* the offsets tile the global result: rank r's end is rank r+1's start */
-  uint64_t end = goff + kept, next = 0;
-  MPI_Sendrecv(&end, 1, MPI_UINT64_T, (rank + 1) % nranks, 0, &next, 1, MPI_UINT64_T,
-               (rank + nranks - 1) % nranks, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  ok = ok && (rank == 0 ? goff == 0 : next == goff);
-  CHECK(ok, "rank %d: select type %d cmp %d layout %s n %zu: %s, kept %zu at %llu of %llu (ref %zu)",
-        rank, (int)t, (int)cmp, layout_names[lay], n, pscan_status_name(s), kept,
-        (unsigned long long)goff, (unsigned long long)gcount, ref_n);
-  free(global), free(ref), free(in);
-  if (!in_place)
-    free(out);
-}
-
-/* The global array for the run tests: kind 0 random runs; 1 one value throughout (runs cross
-   every boundary); 2 a run across exactly the first boundary, 3 across the first two. */
-static void run_data(pscan_dtype t, char *g, size_t n, const size_t *offs, int kind, test_rng *r) {
-  size_t es = pscan_dtype_size(t);
-  fill(t, g, n, r, 0, 3, 1 + (size_t)test_below(r, 9));
-  if (kind == 0 || n == 0)
-    return;
-  size_t from = 0, to = n;
-  if (kind >= 2) {
-    /* from the middle of the first non-empty shard to the middle of the one kind-1 boundaries on */
-    int q0 = 0;
-    while (q0 < nranks && offs[q0 + 1] == offs[q0])
-      q0++;
-    int q1 = q0 + kind - 1;
-    if (q1 >= nranks)
-      q1 = nranks - 1;
-    from = offs[q0] + (offs[q0 + 1] - offs[q0]) / 2;
-    to = offs[q1] + (offs[q1 + 1] - offs[q1] + 1) / 2;
-    if (to <= from)
-      to = from + 1;
-  }
-  fill(t, g + from * es, 1, r, 7, 7, 1);
-  for (size_t i = from + 1; i < to && i < n; i++)
-    memcpy(g + i * es, g + from * es, es);
-}
-
-static void rle_case(pscan_dtype t, int kind, int lay, size_t n, test_rng *r) {
-  size_t offs[65];
-  layout(lay, n, r, offs);
-  size_t es = pscan_dtype_size(t);
-  char *g = test_malloc(n * es + 1), *ref = test_malloc(n * es + 1);
-  uint64_t *ref_c = test_malloc(n * 8 + 8);
-  run_data(t, g, n, offs, kind, r);
-  size_t ref_n = 0;
-  CHECK_STATUS(pscan_run_length_encode(cpu, g, ref, ref_c, n, t, &ref_n), PSCAN_OK);
-  size_t mine = offs[rank + 1] - offs[rank];
-  char *in = test_malloc(mine * es + 8), *out = test_malloc(mine * es + 8);
-  uint64_t *counts = test_malloc(mine * 8 + 8);
-  memcpy(in, g + offs[rank] * es, mine * es);
-  test_poison(out, mine * es);
-  size_t runs = 0;
-  uint64_t goff = 0, gcount = 0;
-  pscan_status s = call_rle(in, out, counts, mine, t, &runs,
-                                               &goff, &gcount);
-  bool ok = s == PSCAN_OK && gcount == ref_n && goff + runs <= ref_n &&
-            memcmp(out, ref + goff * es, runs * es) == 0 &&
-            memcmp(counts, ref_c + goff, runs * 8) == 0;
-  CHECK(ok, "rank %d: rle type %d kind %d layout %s n %zu: %s, %zu runs at %llu of %llu (ref %zu)",
-        rank, (int)t, kind, layout_names[lay], n, pscan_status_name(s), runs,
-        (unsigned long long)goff, (unsigned long long)gcount, ref_n);
-  free(g), free(ref), free(ref_c), free(in), free(out), free(counts);
-}
-
-static void rbk_case(pscan_dtype kt, pscan_dtype vt, pscan_op op, int kind, int lay, size_t n,
-                     test_rng *r) {
-  size_t offs[65];
-  layout(lay, n, r, offs);
-  size_t ks = pscan_dtype_size(kt), vs = pscan_dtype_size(vt);
-  char *gk = test_malloc(n * ks + 1), *gv = test_malloc(n * vs + 1);
-  char *rk = test_malloc(n * ks + 1), *rv = test_malloc(n * vs + 1);
-  run_data(kt, gk, n, offs, kind, r);
-  fill(vt, gv, n, r, op == PSCAN_PROD ? -1 : -9, op == PSCAN_PROD ? 2 : 9, 1);
-  size_t ref_n = 0;
-  CHECK_STATUS(pscan_reduce_by_key(cpu, gk, kt, gv, vt, rk, rv, n, op, &ref_n), PSCAN_OK);
-  size_t mine = offs[rank + 1] - offs[rank];
-  char *k = test_malloc(mine * ks + 8), *v = test_malloc(mine * vs + 8);
-  char *ko = test_malloc(mine * ks + 8), *vo = test_malloc(mine * vs + 8);
-  memcpy(k, gk + offs[rank] * ks, mine * ks);
-  memcpy(v, gv + offs[rank] * vs, mine * vs);
-  size_t runs = 0;
-  uint64_t goff = 0, gcount = 0;
-  pscan_status s = call_rbk(k, kt, v, vt, ko, vo, mine, op,
-                                           &runs, &goff, &gcount);
-  bool ok = s == PSCAN_OK && gcount == ref_n && goff + runs <= ref_n &&
-            memcmp(ko, rk + goff * ks, runs * ks) == 0 && memcmp(vo, rv + goff * vs, runs * vs) == 0;
-  CHECK(ok, "rank %d: reduce_by_key %d/%d op %d kind %d layout %s n %zu: %s, %zu runs at %llu of %llu (ref %zu)",
-        rank, (int)kt, (int)vt, (int)op, kind, layout_names[lay], n, pscan_status_name(s), runs,
-        (unsigned long long)goff, (unsigned long long)gcount, ref_n);
-  free(gk), free(gv), free(rk), free(rv), free(k), free(v), free(ko), free(vo);
-}
-
-static void test_compaction(test_rng *r) {
-  static const size_t sizes[] = {0, 1, 5, 64, 777};
-  for (int t = 0; t < PSCAN_DTYPE_COUNT; t++)
-    for (int lay = 0; lay < LAYOUTS; lay++)
-      for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-        select_case((pscan_dtype)t, (pscan_cmp)test_below(r, PSCAN_CMP_COUNT), k % 2 == 1, lay,
-                    sizes[k], r);
-        for (int kind = 0; kind < 4; kind++)
-          rle_case((pscan_dtype)t, kind, lay, sizes[k], r);
-      }
-  for (int kt = 0; kt < PSCAN_DTYPE_COUNT; kt += 3)
-    for (int vt = 0; vt < PSCAN_DTYPE_COUNT; vt++)
-      for (int op = 0; op < PSCAN_OP_COUNT; op++) {
-        if (!op_valid((pscan_dtype)vt, (pscan_op)op))
-          continue;
-        for (int lay = 0; lay < LAYOUTS; lay++)
-          rbk_case((pscan_dtype)kt, (pscan_dtype)vt, (pscan_op)op, (int)test_below(r, 4), lay,
-                   sizes[test_below(r, 5)], r);
-      }
 }
 
 /* ---- refusals: every rank fails, nothing written, no hang ---- */
