@@ -24,15 +24,16 @@
  *    reduction time is not waited for: the waiter reduces that chunk itself. So a thread that
  *    is descheduled while it holds a chunk (threads sharing cores) delays only its own chunk,
  *    never the chain (a chain that waited, tried before, ran up to 100x slower on shared cores).
- *    In place, such a reduction may overlap the owner's scan of that chunk: it is then dropped
- *    for the owner's totals (totals_of).
+ *    In place the waiter never reduces a predecessor's chunk (its owner may be overwriting that
+ *    input: a data race): it waits for the owner's totals, published before the owner's scan
+ *    (totals_of).
  * Every prefix is the left fold init ⊕ T_0 ⊕ T_1 ⊕ ... of whole-chunk totals, whichever thread
  * computed which piece, and a chunk's totals are the same bits whoever reduces it; the chunk
  * length depends on the shape and types alone, so with DETERMINISTIC (where this chunked scan is
  * used for any thread count, one included) the order of combination is fixed.
- * PSCAN_CPU_AXIS_TAKEOVER=1 (a test knob, not a performance one) makes every look-back reduce its
- * predecessors itself rather than wait for or read their totals, so that the tests reach the
- * take-over path on every chunk. */
+ * PSCAN_CPU_AXIS_TAKEOVER=1 (a test knob, not a performance one) makes every look-back out of
+ * place reduce its predecessors itself rather than wait for or read their totals, so that the
+ * tests reach the take-over path on every chunk. */
 
 enum { CHUNK_X = 0, CHUNK_A = 1, CHUNK_P = 2 }; /* nothing yet; totals; prefix */
 
@@ -136,21 +137,20 @@ static bool has_totals(const side_job *j, size_t g) {
 }
 
 /* Chunk k's totals (k in unit s, whose first chunk is first): its owner's where published, else
-   reduced here into spare. In place, the owner overwrites its chunk's input once it has published
-   its prefix: a reduction here that may have overlapped that is dropped for the owner's totals
-   (published before its prefix). The fences pair with the owner's (side_task): whichever of the
-   two status accesses comes second sees the other side's, so either the owner's writes all come
-   after this thread's reads, or this thread sees the owner's totals. */
+   reduced here into spare. In place the owner's scan overwrites its chunk's input, so a reduction
+   here could read it while it is written: in place this waits for the owner's totals instead
+   (every owner publishes them before it waits for anything, so the wait ends). */
 static const char *totals_of(const side_job *j, const side_unit *s, size_t first, size_t k,
                              char *spare) {
+  if (j->in_place) {
+    unsigned spins = 0;
+    while (atomic_load_explicit(chunk_status(j, k), memory_order_acquire) < CHUNK_A)
+      pscan__backoff(&spins, j->oversubscribed);
+    return chunk_totals(j, k);
+  }
   if (has_totals(j, k))
     return chunk_totals(j, k);
   reduce_chunk(j, s, k - first, spare); /* its owner is late: the same bits as the owner's */
-  if (j->in_place) {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(chunk_status(j, k), memory_order_acquire) >= CHUNK_A)
-      return chunk_totals(j, k);
-  }
   return spare;
 }
 
@@ -221,8 +221,6 @@ static void side_task(void *arg, int tid, int nthreads) {
         p->k->vec_fold(chunk_totals(j, t), prefix, s.w);
       }
       atomic_store_explicit(chunk_status(j, t), CHUNK_P, memory_order_release);
-      if (j->in_place) /* before the scan overwrites the input a late waiter may be reading */
-        atomic_thread_fence(memory_order_seq_cst);
     }
     scan_rows(j, &s, r * j->rows, chunk_rows(j, r), carry, fresh);
   }

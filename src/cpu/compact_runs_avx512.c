@@ -420,27 +420,22 @@ REDUCE_RUNS(reduce_runs_ki_i32, K_INT, V_I32)
 REDUCE_RUNS(reduce_runs_ki_f32, K_INT, V_F32)
 REDUCE_RUNS(reduce_runs_kf_i32, K_F32, V_I32)
 REDUCE_RUNS(reduce_runs_kf_f32, K_F32, V_F32)
-REDUCE_RUNS(reduce_runs_ki_i64, K_INT, V_I64)
-REDUCE_RUNS(reduce_runs_ki_f64, K_INT, V_F64)
-REDUCE_RUNS(reduce_runs_kf_i64, K_F64, V_I64)
-REDUCE_RUNS(reduce_runs_kf_f64, K_F64, V_F64)
+/* Not for 8-byte keys and values: stamped for them, the one pass gave wrong run sums in the CI's
+   RelWithDebInfo + ThreadSanitizer build (one thread too) while it passed in the Release and
+   ASan builds; the cause is not found yet, so they keep heads() then seg_sum(). */
 #undef REDUCE_RUNS
 
 pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
                                                         pscan_op op) {
   if (op != PSCAN_SUM)
     return NULL;
-  bool kf = key == PSCAN_F32 || key == PSCAN_F64;
+  bool kf = key == PSCAN_F32;
   bool k4 = key == PSCAN_I32 || key == PSCAN_U32 || key == PSCAN_F32;
-  bool k8 = key == PSCAN_I64 || key == PSCAN_U64 || key == PSCAN_F64;
   switch (val) {
   case PSCAN_I32:
   case PSCAN_U32: return !k4 ? NULL : kf ? reduce_runs_kf_i32 : reduce_runs_ki_i32;
   case PSCAN_F32: return !k4 ? NULL : kf ? reduce_runs_kf_f32 : reduce_runs_ki_f32;
-  case PSCAN_I64:
-  case PSCAN_U64: return !k8 ? NULL : kf ? reduce_runs_kf_i64 : reduce_runs_ki_i64;
-  case PSCAN_F64: return !k8 ? NULL : kf ? reduce_runs_kf_f64 : reduce_runs_ki_f64;
-  default: return NULL;
+  default: return NULL; /* 8-byte keys and values: see above */
   }
 }
 
