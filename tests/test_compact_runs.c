@@ -86,13 +86,13 @@ static void by_key_variant(const config *c, pscan_dtype kt, pscan_dtype vt, psca
 
 void test_by_key(void) { for_each_by_key_case(by_key_variant); }
 
-/* reduce_by_key on blocks of 4096 items (the CUDA tile) with 255, 256 and 257 heads (the
-   look-back warp kernel's slot holds 256: by_key_heads.cuh), one head, every item a head, blocks
-   starting on or inside a run; several key sizes, 4- and 8-byte values. */
-void test_by_key_heads_per_tile(void) {
-  enum { BLOCK = 4096 };
+/* reduce_by_key on blocks of 4096 and of 2048 items (the CUDA tile: 256 threads of 16 or of 8
+   items) with 255, 256 and 257 heads (the look-back warp kernel's slot holds 256:
+   by_key_heads.cuh), one head, every item a head, blocks starting on or inside a run; several key
+   sizes, 4- and 8-byte values. */
+static void by_key_heads_blocks(size_t block) {
   static const unsigned heads[] = {256, 257, 255, 1, 300, 128, 256, 4096, 2};
-  const size_t n = BLOCK * (sizeof heads / sizeof heads[0]) - 53;
+  const size_t n = block * (sizeof heads / sizeof heads[0]) - 53;
   static const struct {
     pscan_dtype kt, vt;
     pscan_op op;
@@ -104,10 +104,10 @@ void test_by_key_heads_per_tile(void) {
     char *keys = test_malloc(n * ks), *vals = test_malloc(n * vs);
     long run = 0;
     for (size_t i = 0; i < n; i++) {
-      size_t b = i / BLOCK, j = i % BLOCK;
+      size_t b = i / block, j = i % block;
       unsigned h = heads[b];
       size_t off = (b & 1) ? 1 : 0;
-      bool head = i == 0 || (j >= off && ((j - off) * h) % BLOCK < h);
+      bool head = i == 0 || (j >= off && ((j - off) * h) % block < h);
       if (head && i > 0)
         run++;
       put(cases[k].kt, keys + i * ks, 1 + run % 3); /* neighbouring runs always differ */
@@ -116,6 +116,11 @@ void test_by_key_heads_per_tile(void) {
     run_by_key(&c, cases[k].kt, cases[k].vt, cases[k].op, keys, vals, n);
     free(keys), free(vals);
   }
+}
+
+void test_by_key_heads_per_tile(void) {
+  by_key_heads_blocks(4096);
+  by_key_heads_blocks(2048);
 }
 
 static void scan_by_key_case(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op op,

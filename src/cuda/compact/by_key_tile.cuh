@@ -20,7 +20,12 @@
  * (keys are never written). With init, every segment starts from init. */
 
 #define V_T PSCAN__CAT(PSCAN__CTYPE_, VAL)
-enum { NAME(ITEMS) = 16, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
+/* Items a thread holds (a power of two, at most 32: one bit each in a mask). The build may set
+   PSCAN__BY_KEY_ITEMS for an A/B of the tile size. */
+#ifndef PSCAN__BY_KEY_ITEMS
+#define PSCAN__BY_KEY_ITEMS 16
+#endif
+enum { NAME(ITEMS) = PSCAN__BY_KEY_ITEMS, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
 #define ITEMS NAME(ITEMS)
 #define TILE NAME(TILE)
 

@@ -69,7 +69,7 @@ static __device__ __forceinline__ void pscan__unstage_from(void *g, const unsign
   }
 }
 
-/* bytes (a multiple of 16) of a swizzled buffer from byte `from` to registers and back, 16-byte
+/* bytes (a multiple of 8) of a swizzled buffer from byte `from` to registers and back, 16-byte
    chunks at a time: conflict-free when each thread reads consecutive chunks of its own. */
 static __device__ __forceinline__ void pscan__read_chunks(const unsigned char *buf, unsigned from,
                                                           unsigned bytes, void *dst) {
@@ -77,6 +77,10 @@ static __device__ __forceinline__ void pscan__read_chunks(const unsigned char *b
   for (unsigned q = 0; q < bytes / 16; q++) {
     uint4 c = *(const uint4 *)(buf + pscan__swz(from + 16 * q));
     memcpy((char *)dst + 16 * q, &c, 16);
+  }
+  if (bytes % 16 == 8) { /* half a chunk (1-byte keys of 8-item threads) */
+    uint2 c = *(const uint2 *)(buf + pscan__swz(from + bytes - 8));
+    memcpy((char *)dst + bytes - 8, &c, 8);
   }
 }
 static __device__ __forceinline__ void pscan__write_chunks(unsigned char *buf, unsigned from,
@@ -86,6 +90,11 @@ static __device__ __forceinline__ void pscan__write_chunks(unsigned char *buf, u
     uint4 c;
     memcpy(&c, (const char *)src + 16 * q, 16);
     *(uint4 *)(buf + pscan__swz(from + 16 * q)) = c;
+  }
+  if (bytes % 16 == 8) {
+    uint2 c;
+    memcpy(&c, (const char *)src + bytes - 8, 8);
+    *(uint2 *)(buf + pscan__swz(from + bytes - 8)) = c;
   }
 }
 
