@@ -1,47 +1,68 @@
 #!/usr/bin/env bash
-# A/B of a compile-time setting of the by-key kernels (reduce_by_key, scan_by_key) on the device
-# machine, in one call:
-#   scripts/gpu-bykey.sh [build] [test] [ab]        (default: all three)
-# build: build-gpu (as the tree is) and build-ab (the same tree with $AB_FLAGS, default
-#        -DPSCAN__BY_KEY_ITEMS=8: 8 items a thread, 2048-item tiles) side by side, -j8 each, the
-#        tool and the compaction tests only.
-# test:  the compaction suite on the GPU from both builds (PSCAN_TEST_QUICK=1).
-# ab:    `pscan bench --gpu --sweep --ops $AB_OPS` from both builds, alternating, $ROUNDS rounds
-#        (3), then per op and size: the median over rounds of B's GB/s over A's (min / median /
-#        max over the run lengths) and each side's worst x CUB.
+# A/B of the by-key kernels (reduce_by_key, scan_by_key) on the device machine, in one call:
+#   scripts/gpu-bykey.sh [build] [test] [ab] [sweep]        (default: build test ab)
+# Side A is build-gpu run with the environment $A_ENV; side B is build-ab (the same tree built
+# with the CUDA flags $AB_FLAGS) if AB_FLAGS is set, else build-gpu run with $B_ENV. Default:
+# A_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=0, B_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000 (the by-key
+# scan of 8-byte values on full tiles / on half tiles at every size; host/compact.c).
+# build: build-gpu (and build-ab with $AB_FLAGS, side by side, -j8 each): the tool, the
+#        compaction and axis tests.
+# test:  the compaction suite on the GPU (PSCAN_TEST_QUICK=1), from both builds with AB_FLAGS,
+#        and the axis suite (segmented scans run the by-key scan).
+# ab:    `pscan bench --gpu --sweep --ops $AB_OPS $AB_SWEEP` (sizes: $AB_SWEEP, default
+#        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
+#        and size: the median over rounds of B's GB/s over A's (min / median / max over the run
+#        lengths) and each side's worst x CUB.
+# sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
-AB_FLAGS=${AB_FLAGS:--DPSCAN__BY_KEY_ITEMS=8}
+AB_FLAGS=${AB_FLAGS:-}
+A_ENV=${A_ENV:-PSCAN_CUDA_BY_KEY_HALF_BELOW=0}
+B_ENV=${B_ENV:-PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000}
 AB_OPS=${AB_OPS:-reduce_by_key,scan_by_key}
+AB_SWEEP=${AB_SWEEP:---sizes 2^20,2^21,2^22,2^23,2^24}
+b_dir=build-gpu
+[ -n "$AB_FLAGS" ] && b_dir=build-ab
 ROUNDS=${ROUNDS:-3}
-log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), commit ${PSCAN_COMMIT:-?}; B: $AB_FLAGS"
+log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), commit ${PSCAN_COMMIT:-?}; A: env $A_ENV; B: ${AB_FLAGS:+build with $AB_FLAGS}${AB_FLAGS:-env $B_ENV}"
 
 if has build; then
   t0=$SECONDS
-  build_one() { # dir, extra CUDA flags
-    cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=$2" &&
-      cmake --build "$1" -j8 --target pscan_tool test_compact
+  build_one() { # dir, jobs, extra CUDA flags
+    cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=$3" &&
+      cmake --build "$1" -j"$2" --target pscan_tool test_compact test_axis
   }
-  build_one build-gpu "" >"$OUT/build-a.log" 2>&1 &
-  a=$!
-  build_one build-ab "$AB_FLAGS" >"$OUT/build-b.log" 2>&1 &
-  b=$!
-  wait $a || { log "A BUILD FAILED"; tail -30 "$OUT/build-a.log"; exit 1; }
-  wait $b || { log "B BUILD FAILED"; tail -30 "$OUT/build-b.log"; exit 1; }
+  if [ -n "$AB_FLAGS" ]; then
+    build_one build-ab 8 "$AB_FLAGS" >"$OUT/build-b.log" 2>&1 &
+    b=$!
+  fi
+  build_one build-gpu "$([ -n "$AB_FLAGS" ] && echo 8 || echo 16)" "" >"$OUT/build-a.log" 2>&1 ||
+    { log "A BUILD FAILED"; tail -30 "$OUT/build-a.log"; exit 1; }
+  [ -z "$AB_FLAGS" ] || wait "$b" || { log "B BUILD FAILED"; tail -30 "$OUT/build-b.log"; exit 1; }
   log "built in $((SECONDS - t0)) s"
 fi
 if has test; then
-  for side in gpu ab; do
-    t0=$SECONDS
-    PSCAN_TEST_QUICK=1 "./build-$side/tests/test_compact" --backend cuda >"$OUT/test-$side.log" 2>&1 ||
-      { status=1; log "$side: test_compact FAILED"; grep -m5 -iE "fail|mismatch" "$OUT/test-$side.log"; }
-    log "$side: $(tail -1 "$OUT/test-$side.log") ($((SECONDS - t0)) s)"
+  for dir in build-gpu $([ -n "$AB_FLAGS" ] && echo build-ab); do
+    for t in test_compact test_axis; do
+      t0=$SECONDS
+      PSCAN_TEST_QUICK=1 "./$dir/tests/$t" --backend cuda >"$OUT/$t-$dir.log" 2>&1 ||
+        { status=1; log "$dir $t FAILED"; grep -m5 -iE "fail|mismatch" "$OUT/$t-$dir.log"; }
+      log "$dir $t: $(tail -1 "$OUT/$t-$dir.log") ($((SECONDS - t0)) s)"
+    done
   done
 fi
 if has ab; then
   for round in $(seq "$ROUNDS"); do
     for side in gpu ab; do
-      "./build-$side/pscan" bench --gpu --sweep --ops "$AB_OPS" --csv "$OUT/ab-$side-$round.csv" \
+      # shellcheck disable=SC2206 # the environments are lists of VAR=value words
+      run=(env $A_ENV ./build-gpu/pscan)
+      if [ $side = ab ]; then
+        # shellcheck disable=SC2206
+        run=(env $B_ENV ./build-gpu/pscan)
+        [ -n "$AB_FLAGS" ] && run=("./$b_dir/pscan")
+      fi
+      # shellcheck disable=SC2086 # AB_SWEEP is a list of arguments
+      "${run[@]}" bench --gpu --sweep --ops "$AB_OPS" $AB_SWEEP --csv "$OUT/ab-$side-$round.csv" \
         >"$OUT/ab-$side-$round.txt" 2>&1 || { status=1; log "$side round $round FAILED"; tail -3 "$OUT/ab-$side-$round.txt"; }
     done
   done
@@ -71,6 +92,10 @@ for g in sorted(groups):
     print(f"{g[0]:14} {g[1]:4} 2^{g[2].bit_length() - 1:<5} {ratio[0]:6.3f} {statistics.median(ratio):5.3f} "
           f"{ratio[-1]:5.3f} |   {a[0]:5.2f}x  {a[1]:5.1f}% |   {b[0]:5.2f}x  {b[1]:5.1f}%")
 EOF
+fi
+if has sweep; then
+  ln -sfn build-gpu build-sweep
+  scripts/gpu-sweep.sh gpu | tail -14
 fi
 log "done, status $status"
 exit $status

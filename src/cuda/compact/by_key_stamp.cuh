@@ -1,26 +1,34 @@
-/* Stamps the by-key kernel of one (VAL, OP_E): the value operator (scan_ops.cuh over the pair
- * (VAL, VAL), under VNAME), then the pair accumulator over it and the scan's look-back (under
- * NAME). */
+/* Stamps the by-key kernels of one (VAL, OP_E): the value operator (scan_ops.cuh over the pair
+ * (VAL, VAL), under VNAME), then the pair accumulator over it, the scan's look-back and the
+ * kernels (by_key_variant.cuh) under NAME = bykey: tiles of 16 items a thread. 8-byte values get
+ * a second stamp under NAME = bykey8, 8 items a thread (2048-item tiles): reduce_by_key's
+ * look-back kernel runs faster on them at every size, scan_by_key only where the large tiles
+ * would not fill the GPU (host/compact.c, by_key_pick; docs/PERFORMANCE.md, "Half tiles for
+ * 8-byte values"). */
 #define PAIR_IN VAL
 #define PAIR_OUT VAL
 #include "../scan/scan_ops.cuh"
 #undef NAME
 #undef ACC_T
 #define VNAME(f) PSCAN__NAME5(f, VAL, VAL, OP_E)
-#define NAME(f) PSCAN__NAME5(f, bykey, VAL, OP_E)
 #define CX_T PSCAN__CAT(PSCAN__CTYPE_, VAL)
 #define CX_BY_KEY 1
 #define CX_OP(a, b) VNAME(op)(a, b)
 #define CX_IDENTITY() VNAME(identity)()
-#include "compact_ops.cuh"
-#include "../scan/lookback.cuh"
-#include "by_key_tile.cuh"
+
+#define NAME(f) PSCAN__NAME5(f, bykey, VAL, OP_E)
+#define BY_KEY_ITEMS 16
+#include "by_key_variant.cuh"
+#if PSCAN__CAT(PSCAN__SIZE_, VAL) == 8
+#define NAME(f) PSCAN__NAME5(f, bykey8, VAL, OP_E)
+#define BY_KEY_ITEMS 8
+#include "by_key_variant.cuh"
+#endif
+
 #undef CX_T
 #undef CX_BY_KEY
 #undef CX_OP
 #undef CX_IDENTITY
-#undef ACC_T
-#undef NAME
 #undef VNAME
 #undef IN_T
 #undef WRAP_T

@@ -2,7 +2,8 @@
  * for one value type and operator; keys of any type (read by size, compared by type at run
  * time). The includer has stamped the value operator under VNAME (scan_ops.cuh), the pair
  * accumulator with the value reduction as x (compact_ops.cuh, CX_BY_KEY) and lookback.cuh under
- * NAME.
+ * NAME, and set BY_KEY_ITEMS (by_key_stamp.cuh: 8-byte values have a second stamp of half-size
+ * tiles).
  *
  * Each item is the pair (head, value), head = the item starts a run of equal keys; the scan of
  * these pairs under the pair operator gives, at every item, the number of heads so far and the
@@ -20,12 +21,9 @@
  * (keys are never written). With init, every segment starts from init. */
 
 #define V_T PSCAN__CAT(PSCAN__CTYPE_, VAL)
-/* Items a thread holds (a power of two, at most 32: one bit each in a mask). The build may set
-   PSCAN__BY_KEY_ITEMS for an A/B of the tile size. */
-#ifndef PSCAN__BY_KEY_ITEMS
-#define PSCAN__BY_KEY_ITEMS 16
-#endif
-enum { NAME(ITEMS) = PSCAN__BY_KEY_ITEMS, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
+/* BY_KEY_ITEMS (the includer's): items a thread holds, 16 or 8 (a power of two, at most 32: one
+   bit each in a mask). */
+enum { NAME(ITEMS) = BY_KEY_ITEMS, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
 #define ITEMS NAME(ITEMS)
 #define TILE NAME(TILE)
 
@@ -129,7 +127,7 @@ static __device__ __forceinline__ V_T NAME(shfl_up_value)(V_T v, unsigned d) {
   return NAME(x_from)(__shfl_up_sync(PSCAN__FULL_MASK, NAME(x_bits)(v), d));
 }
 
-/* The pair operator on a 32-bit head count (a tile has 4096 items): (c, v) = (c1, v1) . (c2, v2). */
+/* The pair operator on a 32-bit head count (a tile has at most 4096 items): (c, v) = (c1, v1) . (c2, v2). */
 static __device__ __forceinline__ void NAME(combine32)(unsigned *c, V_T *v, unsigned c2, V_T v2) {
   *v = c2 ? v2 : CX_OP(*v, v2);
   *c += c2;

@@ -3,6 +3,7 @@
  * (compact/compact_tile.cuh, compact/by_key_tile.cuh). */
 #include "state.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The counter moves (tile_base) only if the kernel runs: see launch_single_pass (scan.c). */
@@ -43,11 +44,46 @@ static pscan_status next_compact_epoch(pscan_ctx *ctx, cuda_state *st) {
   return PSCAN_OK;
 }
 
+/* Only the by-key reductions of float sums and products depend on the order of combination. */
+static bool by_key_deterministic(const pscan_ctx *ctx, int val_type, int op) {
+  return ctx->params[PSCAN_PARAM_DETERMINISTIC] &&
+         pscan__dtype_kind((pscan_dtype)val_type) == PSCAN__FLOAT &&
+         (op == PSCAN_SUM || op == PSCAN_PROD);
+}
+
+/* Full by-key tiles per multiprocessor below which scan_by_key (and the deterministic
+   reduce_by_key) takes the half tiles of 8-byte values: docs/PERFORMANCE.md, "Half tiles for
+   8-byte values". PSCAN_CUDA_BY_KEY_HALF_BELOW overrides it, for A/B runs. */
+enum { BY_KEY_HALF_BELOW = 4 };
+
+static uint64_t by_key_half_below(void) {
+  const char *env = getenv("PSCAN_CUDA_BY_KEY_HALF_BELOW");
+  return env ? strtoull(env, NULL, 10) : BY_KEY_HALF_BELOW;
+}
+
+/* 8-byte values have kernels of half tiles too (compact/by_key_stamp.cuh): reduce_by_key's
+   look-back kernel takes them at every size; the by-key scan where full tiles would leave the
+   multiprocessors short of tiles. */
+const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(pscan_ctx *ctx, int kind, int val_type,
+                                                            int op, size_t n) {
+  const pscan__cuda_compact_kernel *k = pscan__cuda_compact_for(kind, PSCAN_U8, val_type, op),
+                                   *half = pscan__cuda_compact_half(val_type, op);
+  if (!k || !half)
+    return k;
+  if (kind == PSCAN__COMPACT_REDUCE_BY_KEY && !by_key_deterministic(ctx, val_type, op) &&
+      ctx->params[PSCAN_PARAM_ALGO] != PSCAN_ALGO_CHAINED)
+    return half;
+  const cuda_state *st = ctx->impl;
+  const uint64_t full_tiles = ((uint64_t)n + k->tile_items - 1) / k->tile_items;
+  return full_tiles < by_key_half_below() * st->sm_count ? half : k;
+}
+
 pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   cuda_state *st = ctx->impl;
   bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
-  const pscan__cuda_compact_kernel *k = pscan__cuda_compact_for((int)c->kind, (int)c->type,
-                                                                (int)c->val_type, (int)c->op);
+  const pscan__cuda_compact_kernel *k =
+      by_key ? pscan__cuda_by_key_kernel(ctx, (int)c->kind, (int)c->val_type, (int)c->op, c->n)
+             : pscan__cuda_compact_for((int)c->kind, (int)c->type, (int)c->val_type, (int)c->op);
   if (!k)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA compaction kernel for %s",
                        pscan__dtype_name(by_key ? c->val_type : c->type));
@@ -77,10 +113,7 @@ pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   p.lb.num_tiles = tiles;
   p.lb.mode = tiles == 1 ? PSCAN__MODE_SINGLE
               : algo == PSCAN_ALGO_CHAINED ? PSCAN__MODE_CHAINED : PSCAN__MODE_LOOKBACK;
-  /* Only the by-key reductions of float sums and products depend on the order of combination. */
-  p.lb.deterministic = ctx->params[PSCAN_PARAM_DETERMINISTIC] && by_key &&
-                       pscan__dtype_kind(c->val_type) == PSCAN__FLOAT &&
-                       (c->op == PSCAN_SUM || c->op == PSCAN_PROD);
+  p.lb.deterministic = by_key && by_key_deterministic(ctx, (int)c->val_type, (int)c->op);
   p.lb.agg_words = st->status[2];
   p.lb.incl_words = st->status[2] + tiles * 16;
   p.lb.tile_counter = (unsigned long long *)(void *)st->work;

@@ -69,3 +69,12 @@ const pscan__cuda_compact_kernel *pscan__cuda_compact_for(int kind, int key_type
   const pscan__cuda_compact_kernel *k = row->first ? row->first + (row->by_op ? op : 0) : NULL;
   return k && k->launch ? k : NULL;
 }
+
+/* A by-key table goes on with the kernels of half tiles, PSCAN_OP_COUNT entries on. */
+const pscan__cuda_compact_kernel *pscan__cuda_compact_half(int val_type, int op) {
+  if (!pscan__dtype_valid(val_type) || !pscan__op_valid(op))
+    return NULL;
+  const pscan__cuda_compact_kernel *k = compact_tables[FAMILY_BY_KEY][val_type].first;
+  k = k ? k + PSCAN_OP_COUNT + op : NULL;
+  return k && k->launch ? k : NULL;
+}
