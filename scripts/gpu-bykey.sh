@@ -8,7 +8,8 @@
 # build: build-gpu (and build-ab with $AB_FLAGS, side by side, -j8 each): the tool, the
 #        compaction and axis tests.
 # test:  the compaction suite on the GPU (PSCAN_TEST_QUICK=1), from both builds with AB_FLAGS,
-#        and the axis suite (segmented scans run the by-key scan).
+#        and the axis suite (segmented scans run the by-key scan); the compaction suite again
+#        with the by-key scan on full tiles only.
 # ab:    `pscan bench --gpu --sweep --ops $AB_OPS $AB_SWEEP` (sizes: $AB_SWEEP, default
 #        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
 #        and size: the median over rounds of B's GB/s over A's (min / median / max over the run
@@ -50,6 +51,12 @@ if has test; then
       log "$dir $t: $(tail -1 "$OUT/$t-$dir.log") ($((SECONDS - t0)) s)"
     done
   done
+  # The by-key scan of 8-byte values on full tiles at every size (the default takes half tiles
+  # below 4 full tiles per multiprocessor: every test size but the largest).
+  # shellcheck disable=SC2086
+  env PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_TEST_QUICK=1 ./build-gpu/tests/test_compact --backend cuda \
+    >"$OUT/test_compact-full-tiles.log" 2>&1 || { status=1; log "test_compact (full tiles) FAILED"; }
+  log "test_compact, PSCAN_CUDA_BY_KEY_HALF_BELOW=0: $(tail -1 "$OUT/test_compact-full-tiles.log")"
 fi
 if has ab; then
   for round in $(seq "$ROUNDS"); do
