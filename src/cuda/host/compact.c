@@ -54,7 +54,7 @@ static bool by_key_deterministic(const pscan_ctx *ctx, int val_type, int op) {
 /* Full by-key tiles per multiprocessor below which scan_by_key (and the deterministic
    reduce_by_key) takes the half tiles of 8-byte values: docs/PERFORMANCE.md, "Half tiles for
    8-byte values". PSCAN_CUDA_BY_KEY_HALF_BELOW overrides it, for A/B runs. */
-enum { BY_KEY_HALF_BELOW = 4 };
+enum { BY_KEY_HALF_BELOW = 12 };
 
 static uint64_t by_key_half_below(void) {
   const char *env = getenv("PSCAN_CUDA_BY_KEY_HALF_BELOW");
