@@ -55,6 +55,9 @@ def main():
         "torch.empty(n, dtype, device)": lambda: torch.empty((n,), dtype=torch.float32,
                                                              device=x.device),
         "torch.empty_like(x)": lambda: torch.empty_like(x),
+        "x.new_empty(n, dtype=float64)": lambda: x.new_empty((n,), dtype=torch.float64),
+        "A.empty, float64 (a widened result)": lambda: A.empty(
+            x, "torch", (A.CUDA, 0), (n,), pscan._api.np.dtype("float64")),
     }
     print(f"n = {n}, {torch.cuda.get_device_name()}, per call (medians of 31 batches of 200):")
     for name, fn in cases.items():

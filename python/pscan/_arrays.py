@@ -148,17 +148,36 @@ def _torch_dtype(torch, dt: np.dtype):
     return getattr(torch, "bool" if dt == np.bool_ else dt.name)
 
 
+# NumPy dtype -> torch dtype, filled as dtypes are seen (a result's allocation is part of every
+# call without out=: docs/PERFORMANCE.md, "Python call overhead and streams").
+_TORCH_DTYPE_OF: dict = {}
+
+
+def _torch_empty(like, shp: tuple, dt: np.dtype):
+    """A C-contiguous tensor on like's device, made from like (torch.empty_like or new_empty):
+    ~2 us where torch.empty(..., device=like.device) takes ~5-7 (building the device object and
+    parsing the arguments)."""
+    import torch
+    tdt = _TORCH_DTYPE_OF.get(dt)
+    if tdt is None:
+        if dt.fields is not None:
+            raise _errors.DTypeError(detail="torch has no structured dtypes")
+        tdt = _TORCH_DTYPE_OF[dt] = _torch_dtype(torch, dt)
+    if tdt == like.dtype and like.shape == shp and like.is_contiguous():
+        return torch.empty_like(like)  # (a contiguous like: so is the result)
+    return like.new_empty(shp, dtype=tdt)
+
+
 def empty(like, fam: str, dev: tuple[str, int], shp: tuple, dt: np.dtype):
-    """An uninitialised array of like's library, on like's device."""
+    """An uninitialised C-contiguous array of like's library, on like's device."""
     if fam == "numpy":
         return np.empty(shp, dt)
     if fam == "torch":
-        import torch
-        if dt.fields is not None:
-            raise _errors.DTypeError(detail="torch has no structured dtypes")
-        return torch.empty(shp, dtype=_torch_dtype(torch, dt), device=like.device)
+        return _torch_empty(like, tuple(shp), dt)
     if fam == "cupy":
         import cupy
+        if cupy.cuda.runtime.getDevice() == dev[1]:
+            return cupy.empty(shp, dt)
         with cupy.cuda.Device(dev[1]):
             return cupy.empty(shp, dt)
     if fam == "jax":
