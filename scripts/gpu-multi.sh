@@ -15,10 +15,15 @@
 # python:   the Python package with the CUDA backend (built while the C build runs), its pytest
 #           suite: test_gpu.py alone, the whole suite, test_gpu.py with one GPU visible; then
 #           scripts/py-overhead.py when $PY_OVERHEAD is set.
-# Every step is time-boxed ($STEP_S seconds, default 150); results under $OUT or ./gpu-out.
+# Every step is time-boxed ($STEP_S seconds, default 150; $DEADLINE_S for the whole); results
+# under $OUT or ./gpu-out, the logs packed into logs.tgz beside multi-summary.txt.
 . "$(dirname "$0")/gpu-common.sh" multi-summary.txt "mpi build gpubench mpitest cudatest python" -- "$@"
 MPI_TESTS=${MPI_TESTS:-mpi_cuda_np2|mpi_cuda_np4}
 STEP_S=${STEP_S:-150}
+# DEADLINE_S: the whole script's time; each test step gets what is left of it (less 10 s to pack
+# the logs), so that the logs come back even when the device call's limit is near
+DEADLINE_S=${DEADLINE_S:-3600}
+left() { local l=$((DEADLINE_S - SECONDS - 10)); echo $((l < 1 ? 1 : l < STEP_S ? l : STEP_S)); }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
@@ -60,7 +65,7 @@ if has python; then
       local label=$1
       shift
       log "pytest: $label"
-      (cd python/tests && timeout "$STEP_S" "$py" -m pytest -q -rfs -p no:cacheprovider "$@") \
+      (cd python/tests && timeout "$(left)" "$py" -m pytest -q -rfs -p no:cacheprovider "$@") \
         >"$OUT/pytest-$label.txt" 2>&1 || status=1
       grep -E "^(FAILED|ERROR)|passed|failed|Error:|invalid" "$OUT/pytest-$label.txt" | tail -8 |
         tee -a "$OUT/multi-summary.txt"
@@ -87,14 +92,14 @@ fi
 
 if has mpitest && [ -d build-mpi ]; then
   log "ctest -R '$MPI_TESTS'"
-  PSCAN_TEST_SEED=1 timeout "$STEP_S" ctest --test-dir build-mpi -R "^($MPI_TESTS)\$" -V >"$OUT/mpitest.log" 2>&1 || status=1
+  PSCAN_TEST_SEED=1 timeout "$(left)" ctest --test-dir build-mpi -R "^($MPI_TESTS)\$" -V >"$OUT/mpitest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Test +#|CUDA contexts|passed, [0-9]+ failed" "$OUT/mpitest.log" |
     sort | uniq -c | tee -a "$OUT/multi-summary.txt"
 fi
 
 if has cudatest && [ -x build-mpi/tests/test_scan ]; then
   log "test_scan --backend cuda (PSCAN_TEST_QUICK=1)"
-  PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 timeout "$STEP_S" build-mpi/tests/test_scan --backend cuda \
+  PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 timeout "$(left)" build-mpi/tests/test_scan --backend cuda \
     >"$OUT/cudatest.log" 2>&1 || status=1
   grep -E "cuda_other_device|FAIL" "$OUT/cudatest.log" | head -5 | tee -a "$OUT/multi-summary.txt"
   tail -2 "$OUT/cudatest.log" | tee -a "$OUT/multi-summary.txt"
