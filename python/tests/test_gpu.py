@@ -205,12 +205,15 @@ def test_second_device_with_its_stream():
     a = np.arange(100_003, dtype=np.int64) % 7 - 3
     x = torch.as_tensor(a, device=f"cuda:{dev}")
     s = torch.cuda.Stream(device=dev)
-    assert torch.cuda.current_device() != dev
+    # device 0 current, as in a process that has not chosen one (on two GPUs the whole suite
+    # reached this test with device 1 current, left so by an earlier test's library)
+    torch.cuda.set_device(0)
     with torch.cuda.stream(s):
         r = pscan.cumsum(x)
     s.synchronize()
     assert r.device == x.device
     np.testing.assert_array_equal(r.cpu().numpy(), np.cumsum(a))
+    torch.cuda.set_device(0)
     r = pscan.cumsum(x, reverse=True)  # the device's current stream (its default one)
     torch.cuda.synchronize(dev)
     np.testing.assert_array_equal(r.cpu().numpy(), np.cumsum(a[::-1])[::-1])
