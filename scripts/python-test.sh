@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Python package (python/) into a virtual environment and runs its pytest suite.
 #   scripts/python-test.sh [VENV]      (default build/pyenv; `make test` calls it)
-# The venv gets scikit-build-core, nanobind, numpy, pytest and hypothesis from PyPI; the package
-# is built CPU-only unless PSCAN_PYTHON_CUDA=ON|AUTO is set. Rebuilds are incremental (the
-# CMake build lives beside the venv).
+# The venv gets scikit-build-core, nanobind, numpy, pytest, hypothesis, dask and mpi4py from
+# PyPI; the package is built CPU-only unless PSCAN_PYTHON_CUDA=ON|AUTO is set. Rebuilds are
+# incremental (the CMake build lives beside the venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${1:-build/pyenv}
@@ -17,6 +17,10 @@ fi
 py="$venv/bin/python"
 "$py" -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest hypothesis
+# pscan.dask and pscan.mpi's tests (tests/test_mpi_dask.py; mpi4py's wheel finds the Open MPI
+# that .ci/run installs): without them those tests skip, and say why
+"$py" -m pip install -q --disable-pip-version-check "dask[array]" mpi4py ||
+  echo "python-test: dask or mpi4py could not be installed: their tests will skip" >&2
 "$py" -m pip install -q --disable-pip-version-check --no-build-isolation \
   -Cbuild-dir="$venv.build" ./python
 echo "python-test: $("$py" -c 'import pscan; print("pscan", pscan.library_version())')"
