@@ -157,6 +157,34 @@ static void expect_seg_refused(pscan_ctx *ctx, const seg_call *c, int32_t *in, i
   free(keep);
 }
 
+/* Many one-item segments: the CPU backend checks the offsets' order on all its threads (the API
+   leaves it to the backend); two decreases in different parts, the first one named, nothing
+   written; then the same offsets in order (out = in: every segment one item). */
+static void many_segments_order(pscan_ctx *ctx) {
+  enum { MANY = 1 << 18 };
+  int64_t *off = test_malloc((MANY + 1) * sizeof *off);
+  int32_t *in = test_malloc(MANY * sizeof *in), *out = test_malloc(MANY * sizeof *out);
+  for (size_t s = 0; s <= MANY; s++)
+    off[s] = (int64_t)s;
+  for (size_t i = 0; i < MANY; i++)
+    in[i] = (int32_t)(i % 1000) - 500;
+  off[100001] = 7;   /* decreases at segment 100000 */
+  off[200001] = 5;   /* and at 200000 */
+  test_poison(out, MANY * sizeof *out);
+  pscan_status st = pscan_segmented_scan(ctx, in, out, PSCAN_I32, PSCAN_SUM, off, MANY, 0, 0, NULL);
+  CHECK(st == PSCAN_ERR_INVALID_ARGUMENT, "many segments, decreasing: %s", pscan_status_name(st));
+  CHECK(strstr(pscan_last_error(ctx), "segment 100000 ") != NULL,
+        "many segments: the first decrease not named: %s", pscan_last_error(ctx));
+  CHECK(test_is_poisoned(out, MANY * sizeof *out), "many segments, decreasing: out written");
+  off[100001] = 100001, off[200001] = 200001;
+  CHECK_STATUS(pscan_segmented_scan(ctx, in, out, PSCAN_I32, PSCAN_SUM, off, MANY, 0, 0, NULL),
+               PSCAN_OK);
+  CHECK(memcmp(in, out, MANY * sizeof *out) == 0, "many one-item segments: out != in");
+  free(off);
+  free(in);
+  free(out);
+}
+
 void test_bad_input(void) {
   pscan_ctx *ctx = ctx_for(2);
   enum { N = 64 };
@@ -263,6 +291,11 @@ void test_bad_input(void) {
     CHECK_STATUS(
         pscan_segmented_scan(ctx, NULL, NULL, PSCAN_I32, PSCAN_SUM, zero_n, 2, 0, 0, NULL),
         PSCAN_OK);
+    int64_t zero_bad[3] = {0, 3, 0}; /* n = 0, the order still checked */
+    CHECK_STATUS(
+        pscan_segmented_scan(ctx, NULL, NULL, PSCAN_I32, PSCAN_SUM, zero_bad, 2, 0, 0, NULL),
+        PSCAN_ERR_INVALID_ARGUMENT);
+    many_segments_order(ctx);
   }
   free(in);
   free(out);

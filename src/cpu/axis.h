@@ -33,6 +33,9 @@ typedef struct pscan__cpu_axis_kernels {
      starts at pos), every later one starts from init (NULL: fresh). Element by element. */
   void (*segs)(const void *in, void *out, size_t pos, size_t end, const int64_t *offsets,
                size_t s, const void *carry, const void *init, int exclusive);
+  /* The same for segments of a few items: no branch a segment (flags, then a select). */
+  void (*segs_tiny)(const void *in, void *out, size_t pos, size_t end, const int64_t *offsets,
+                    size_t s, const void *carry, const void *init, int exclusive);
 } pscan__cpu_axis_kernels;
 
 /* NULL where the combination is not offered. */

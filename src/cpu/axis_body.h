@@ -186,6 +186,57 @@ AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t po
   }
 }
 
+/* The same for tiny segments (a few items each on average), without a branch per segment: a
+   block of AX_SEG_BLOCK positions first marks its segments' first items in a flag array (one
+   store per segment start, empty segments mark the same item again), then scans with the running
+   value restarted where a flag is set, chosen by a select rather than a branch. With segments of
+   a few items each, a loop per segment mispredicts its exit about once a segment. The first item
+   of a segment takes init ⊕ x (x without init), the others acc ⊕ x, as one segment's scan does;
+   the chunk's first segment continues from carry when it began in an earlier chunk (its first
+   item here is then not marked). */
+#ifndef AX_SEG_BLOCK
+#define AX_SEG_BLOCK 2048 /* positions a block of ax_segs_tiny_body marks, then scans */
+#endif
+AX_INLINE void NAME(ax_segs_tiny_body)(int op, const void *in_, void *out_, size_t pos, size_t end,
+                                  const int64_t *off, size_t s, const void *carry,
+                                  const void *init, int exclusive) {
+  const IN_T *in = in_;
+  ACC_T *out = out_, id, start, acc;
+  pscan__identity(ACC_E, (pscan_op)op, &id);
+  start = id;
+  if (init)
+    memcpy(&start, init, sizeof start);
+  const ACC_T head_out = init ? start : id; /* an exclusive scan's first item of a segment */
+  if (carry)
+    memcpy(&acc, carry, sizeof acc);
+  else
+    acc = id; /* (unused: pos is a segment's first item, so it is marked) */
+  unsigned char flag[AX_SEG_BLOCK];
+  while ((size_t)off[s] < pos) /* the segment holding pos began at or before it */
+    s++;
+  for (size_t b0 = pos; b0 < end; b0 += AX_SEG_BLOCK) {
+    size_t len = end - b0 < AX_SEG_BLOCK ? end - b0 : AX_SEG_BLOCK;
+    memset(flag, 0, len);
+    for (; (size_t)off[s] < b0 + len; s++) /* offsets[num_segments] = n >= end stops it */
+      flag[(size_t)off[s] - b0] = 1;
+    const IN_T *x = in + b0;
+    ACC_T *o = out + b0;
+    if (exclusive) {
+      for (size_t i = 0; i < len; i++) {
+        ACC_T v = (ACC_T)x[i], fresh = init ? COMBINE(op, start, v) : v;
+        o[i] = flag[i] ? head_out : acc;
+        acc = flag[i] ? fresh : COMBINE(op, acc, v);
+      }
+    } else {
+      for (size_t i = 0; i < len; i++) {
+        ACC_T v = (ACC_T)x[i], fresh = init ? COMBINE(op, start, v) : v;
+        acc = flag[i] ? fresh : COMBINE(op, acc, v);
+        o[i] = acc;
+      }
+    }
+  }
+}
+
 #define AX_STAMP_OP(E, opname, int_only)                                                          \
   static void NAME(ax_line_##opname)(const void *in, ptrdiff_t is, void *out, ptrdiff_t os,       \
                                      size_t n, const void *carry, int exclusive) {               \
@@ -214,10 +265,15 @@ AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t po
                                      const void *init, int exclusive) {                          \
     NAME(ax_segs_body)(PSCAN_##E, in, out, pos, end, offsets, s, carry, init, exclusive);        \
   }                                                                                              \
+  static void NAME(ax_segs_tiny_##opname)(const void *in, void *out, size_t pos, size_t end,     \
+                                          const int64_t *offsets, size_t s, const void *carry,   \
+                                          const void *init, int exclusive) {                     \
+    NAME(ax_segs_tiny_body)(PSCAN_##E, in, out, pos, end, offsets, s, carry, init, exclusive);   \
+  }                                                                                              \
   static const pscan__cpu_axis_kernels NAME(ax_k_##opname) = {                                   \
       NAME(ax_line_##opname),        NAME(ax_line_reduce_##opname), NAME(ax_rows_##opname),      \
       NAME(ax_rows_reduce_##opname), NAME(ax_vec_combine_##opname), NAME(ax_vec_fold_##opname),  \
-      NAME(ax_segs_##opname)};
+      NAME(ax_segs_##opname),        NAME(ax_segs_tiny_##opname)};
 
 #define AX_TABLE_ENTRY(E, opname, int_only) [PSCAN_##E] = &NAME(ax_k_##opname),
 

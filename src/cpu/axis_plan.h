@@ -23,6 +23,9 @@ enum { AXIS_STREAM_LINE_BYTES = 4 << 10 };
 /* Segments: a chunk whose segments average at most this many elements is scanned by one call of
    the segs kernel (element by element) rather than one call of the flat kernels a segment. */
 enum { AXIS_SHORT_SEGMENT = 40 };
+/* ... and one whose segments average at most this many, by the segs_tiny kernel (flags and a
+   select instead of a loop a segment; docs/PERFORMANCE.md, "Tiny segments"). */
+enum { AXIS_TINY_SEGMENT = 6 };
 /* Fixed-order cuts of lines (deterministic order-sensitive scans). */
 enum { AXIS_FIXED_CHUNK = 1 << 14 };
 

@@ -2,8 +2,10 @@
  * whatever the segments; a first pass reduces the tail piece of each chunk whose last segment
  * runs into the next chunk, the carries are chained on one thread, and a second pass scans
  * every piece of every chunk (in a contiguous forward view, a chunk whose segments average
- * AXIS_SHORT_SEGMENT elements or fewer in one call of the segs kernel of axis_body.h, else one
- * call a piece). Reverse segmented scans mirror the offsets on the fly. */
+ * AXIS_SHORT_SEGMENT elements or fewer in one call of the segs kernel of axis_body.h, or of its
+ * segs_tiny kernel at AXIS_TINY_SEGMENT or fewer, else one call a piece). Reverse segmented
+ * scans mirror the offsets on the fly. The API leaves the offsets' order to this engine, which
+ * checks it on every thread before it writes. */
 #include "axis_plan.h"
 
 #include <stdlib.h>
@@ -135,10 +137,11 @@ static void seg_scan_task(void *arg, int tid, int nthreads) {
     cursor_find(&j->v, cs, &cur);
     if (short_runs) { /* segments of AXIS_SHORT_SEGMENT elements or fewer on average */
       cursor_find(&j->v, ce - 1, &last);
-      if ((last.s - cur.s + 1) * AXIS_SHORT_SEGMENT >= ce - cs) {
+      size_t segs = last.s - cur.s + 1;
+      if (segs * AXIS_SHORT_SEGMENT >= ce - cs) {
         const void *carry = cur.start < cs ? j->carry + ch * p->acc_size : NULL;
-        p->k->segs(j->v.in, j->v.out, cs, ce, j->v.offsets, cur.s, carry, p->c->init,
-                   p->c->exclusive);
+        (segs * AXIS_TINY_SEGMENT >= ce - cs ? p->k->segs_tiny : p->k->segs)(
+            j->v.in, j->v.out, cs, ce, j->v.offsets, cur.s, carry, p->c->init, p->c->exclusive);
         continue;
       }
     }
@@ -151,6 +154,57 @@ static void seg_scan_task(void *arg, int tid, int nthreads) {
         cursor_next(&j->v, pos, &cur);
     }
   }
+}
+
+/* The offsets' order (offsets[s] <= offsets[s + 1]), checked by every thread on a slice: the
+   API leaves it to the backend, where reading 8 bytes a segment on one thread took longer than
+   the scan of short segments itself. Each thread keeps the first decrease of its slice. */
+typedef struct order_job {
+  const int64_t *off;
+  size_t nseg;
+  _Atomic size_t first_bad; /* the first s that decreases (the least over the threads), or nseg */
+} order_job;
+
+static size_t first_decrease(const int64_t *off, size_t from, size_t to) {
+  for (size_t s = from; s < to; s += 1024) { /* a branch-free sweep, then the exact place */
+    size_t e = s + 1024 < to ? s + 1024 : to;
+    int bad = 0;
+    for (size_t i = s; i < e; i++)
+      bad |= off[i + 1] < off[i];
+    if (bad)
+      for (size_t i = s; i < e; i++)
+        if (off[i + 1] < off[i])
+          return i;
+  }
+  return to;
+}
+
+static void order_task(void *arg, int tid, int nthreads) {
+  order_job *o = arg;
+  size_t per = (o->nseg + (size_t)nthreads - 1) / (size_t)nthreads;
+  size_t from = (size_t)tid * per < o->nseg ? (size_t)tid * per : o->nseg;
+  size_t to = from + per < o->nseg ? from + per : o->nseg;
+  size_t bad = first_decrease(o->off, from, to);
+  if (bad == to)
+    return;
+  size_t seen = atomic_load_explicit(&o->first_bad, memory_order_relaxed);
+  while (bad < seen &&
+         !atomic_compare_exchange_weak_explicit(&o->first_bad, &seen, bad, memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
+}
+
+static pscan_status check_order(pscan_ctx *ctx, pscan__pool *pool, int threads, const int64_t *off,
+                                size_t nseg) {
+  order_job o = {.off = off, .nseg = nseg};
+  atomic_init(&o.first_bad, nseg);
+  pscan__pool_run(pool, order_task, &o, threads);
+  size_t bad = atomic_load_explicit(&o.first_bad, memory_order_relaxed);
+  if (bad < nseg)
+    return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                       "pscan_segmented_scan: offsets decrease at segment %zu (%lld after %lld)",
+                       bad, (long long)off[bad + 1], (long long)off[bad]);
+  return PSCAN_OK;
 }
 
 pscan_status pscan__cpu_axis_segments(pscan_ctx *ctx, const axis_plan *p, const seg_view *v) {
@@ -169,8 +223,11 @@ pscan_status pscan__cpu_axis_segments(pscan_ctx *ctx, const axis_plan *p, const 
   j.agg = scratch + tail_bytes;
   j.carry = j.agg + j.nchunks * acc;
   pscan__pool *pool = NULL;
-  if (threads > 1)
+  int check_threads = v->offsets ? threads_for(p, v->nseg, v->nseg) : 1;
+  if (threads > 1 || check_threads > 1)
     PSCAN__CHECK(pscan__cpu_pool(ctx, &pool));
+  if (v->offsets)
+    PSCAN__CHECK(check_order(ctx, pool, check_threads, v->offsets, v->nseg));
   if (j.nchunks > 1) {
     pscan__pool_run(pool, seg_tail_task, &j, threads);
     seg_chain(&j);
