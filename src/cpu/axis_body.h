@@ -197,6 +197,26 @@ AX_INLINE void NAME(ax_segs_body)(int op, const void *in_, void *out_, size_t po
 #ifndef AX_SEG_BLOCK
 #define AX_SEG_BLOCK 2048 /* positions a block of ax_segs_tiny_body marks, then scans */
 #endif
+/* f ? a : b without a branch (compilers branch on a float select, and at a few items a segment
+   the flags are random): by masks over the bits. */
+AX_INLINE ACC_T NAME(ax_pick)(unsigned f, ACC_T a, ACC_T b) {
+  ACC_T r;
+  if (sizeof(ACC_T) == 8) {
+    uint64_t x, y, m = (uint64_t)0 - (uint64_t)(f != 0);
+    memcpy(&x, &a, 8), memcpy(&y, &b, 8);
+    x = (x & m) | (y & ~m);
+    memcpy(&r, &x, 8);
+  } else if (sizeof(ACC_T) == 4) {
+    uint32_t x, y, m = (uint32_t)0 - (uint32_t)(f != 0);
+    memcpy(&x, &a, 4), memcpy(&y, &b, 4);
+    x = (x & m) | (y & ~m);
+    memcpy(&r, &x, 4);
+  } else {
+    r = f ? a : b; /* 1- and 2-byte integers: a conditional move */
+  }
+  return r;
+}
+
 AX_INLINE void NAME(ax_segs_tiny_body)(int op, const void *in_, void *out_, size_t pos, size_t end,
                                   const int64_t *off, size_t s, const void *carry,
                                   const void *init, int exclusive) {
@@ -224,13 +244,13 @@ AX_INLINE void NAME(ax_segs_tiny_body)(int op, const void *in_, void *out_, size
     if (exclusive) {
       for (size_t i = 0; i < len; i++) {
         ACC_T v = (ACC_T)x[i], fresh = init ? COMBINE(op, start, v) : v;
-        o[i] = flag[i] ? head_out : acc;
-        acc = flag[i] ? fresh : COMBINE(op, acc, v);
+        o[i] = NAME(ax_pick)(flag[i], head_out, acc);
+        acc = NAME(ax_pick)(flag[i], fresh, COMBINE(op, acc, v));
       }
     } else {
       for (size_t i = 0; i < len; i++) {
         ACC_T v = (ACC_T)x[i], fresh = init ? COMBINE(op, start, v) : v;
-        acc = flag[i] ? fresh : COMBINE(op, acc, v);
+        acc = NAME(ax_pick)(flag[i], fresh, COMBINE(op, acc, v));
         o[i] = acc;
       }
     }
