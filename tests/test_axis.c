@@ -458,6 +458,7 @@ int main(int argc, char **argv) {
   test_lengths(seed);
   test_types(seed);
   test_segmented(seed);
+  test_segmented_sums(seed);
   test_deterministic(seed);
   test_random(seed);
   for (int t = 0; t < 4; t++)

@@ -48,6 +48,7 @@ spec spec2(int64_t a, int64_t b, int axis, pscan_dtype t, pscan_op op);
 void test_side_chunks(uint64_t seed);
 void test_deterministic(uint64_t seed);
 void test_segmented(uint64_t seed);
+void test_segmented_sums(uint64_t seed);
 void test_bad_input(void);
 
 #endif

@@ -119,6 +119,52 @@ void test_segmented(uint64_t seed) {
   free(offsets);
 }
 
+/* Inclusive sums without init over a million items (2^17 quick), segment lengths uniform in [0, 2k]: on the
+   CPU with AVX-512 the route of the by-key segmented sum (bit arrays of 4096-item blocks, sums
+   carried between blocks and chunks, the chunk rule's threshold at 128 items a segment on
+   either side of k = 127 and 129), elsewhere the segs kernels. Integer-valued floats: exact. */
+void test_segmented_sums(uint64_t seed) {
+  test_rng r = test_fork(seed, 6);
+  static const size_t ks[] = {1, 5, 40, 127, 129, 1000};
+  static const pscan_dtype types[] = {PSCAN_I32, PSCAN_U32, PSCAN_F32,
+                                      PSCAN_I64, PSCAN_U64, PSCAN_F64};
+  /* quick: 2^17 items, still chunks of several 4096-item blocks */
+  const size_t n = ((size_t)1 << (test_quick() ? 17 : 20)) + 37;
+  const size_t cap = 2 * n; /* segments of mean length 1: about n of them */
+  int64_t *offsets = test_malloc((cap + 1) * sizeof *offsets);
+  for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+      size_t nseg = 0, pos = 0;
+      offsets[0] = 0;
+      while (pos < n && nseg < cap) {
+        pos += (size_t)test_below(&r, 2 * ks[ki] + 1);
+        offsets[++nseg] = (int64_t)(pos < n ? pos : n);
+      }
+      offsets[nseg] = (int64_t)n;
+      pscan_dtype t = types[ti];
+      size_t bytes = n * ref_dtype_size(t);
+      int in_place = (int)test_below(&r, 2), threads = 2 + (int)test_below(&r, 2);
+      char *in = test_malloc(bytes), *out = in_place ? in : test_malloc(bytes);
+      char *want = test_malloc(bytes), *in_copy = test_malloc(bytes);
+      fill_values(&r, t, PSCAN_SUM, in, n);
+      memcpy(in_copy, in, bytes);
+      ref_segmented(in_copy, want, t, PSCAN_SUM, offsets, nseg, 0, 0, NULL);
+      pscan_status st = call_segmented(ctx_for(threads), in, out, bytes, t, PSCAN_SUM, offsets,
+                                       nseg, 0, 0, NULL);
+      size_t diff = ref_first_difference(t, out, want, n);
+      CHECK(st == PSCAN_OK && diff == n,
+            "segmented sum, lengths in [0, %zu], %s, %s, %d threads: %s, first difference at %zu",
+            2 * ks[ki], ref_dtype_name(t), in_place ? "in place" : "out of place", threads,
+            pscan_status_name(st), diff);
+      free(in_copy);
+      free(want);
+      if (!in_place)
+        free(out);
+      free(in);
+    }
+  free(offsets);
+}
+
 /* ---- bad input: the status, and out untouched ---- */
 
 static void expect_refused(pscan_ctx *ctx, pscan_axis_args a, const char *in_buf, size_t in_bytes,

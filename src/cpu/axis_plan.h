@@ -26,6 +26,11 @@ enum { AXIS_SHORT_SEGMENT = 40 };
 /* ... and one whose segments average at most this many, by the segs_tiny kernel (flags and a
    select instead of a loop a segment; docs/PERFORMANCE.md, "Tiny segments"). */
 enum { AXIS_TINY_SEGMENT = 6 };
+/* ... and, where the AVX-512 segmented sum serves the call (axis_segments.c), one whose segments
+   average at most this many takes it. */
+#ifndef AXIS_SIMD_SEGMENT
+#define AXIS_SIMD_SEGMENT 128
+#endif
 /* Fixed-order cuts of lines (deterministic order-sensitive scans). */
 enum { AXIS_FIXED_CHUNK = 1 << 14 };
 

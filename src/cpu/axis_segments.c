@@ -7,6 +7,7 @@
  * scans mirror the offsets on the fly. The API leaves the offsets' order to this engine, which
  * checks it on every thread before it writes. */
 #include "axis_plan.h"
+#include "compact_simd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,10 @@ static void cursor_next(const seg_view *v, size_t pos, seg_cursor *cur) {
 typedef struct seg_job {
   const axis_plan *p;
   seg_view v;
+  /* Short segments summed inclusively with no init and no widening, where the CPU has AVX-512:
+     the by-key operations' segmented sum (compact_simd.h), else NULL; stream: its stores. */
+  pscan__cpu_seg_sum_fn simd_sum;
+  bool stream;
   size_t chunk, nchunks;
   /* Per chunk: its tail's state (TAIL_*), its tail reduction, and the carry into its first
      piece (valid where the chunk starts inside a segment). */
@@ -126,6 +131,30 @@ static void seg_chain(seg_job *j) {
   }
 }
 
+/* Positions [pos, end) of a forward contiguous view, segment s holding pos, by simd_sum a block
+   of SIMD_SEG_BLOCK items at a time: the block's segment starts set in a bit array (empty
+   segments set the same bit again), the sum carried from block to block (carry: into the first
+   segment, when it began before pos). */
+enum { SIMD_SEG_BLOCK = 4096 };
+static void simd_segs(const seg_job *j, size_t pos, size_t end, size_t s, const void *carry) {
+  const size_t elem = j->p->acc_size;
+  const int64_t *off = j->v.offsets;
+  uint64_t bits[SIMD_SEG_BLOCK / 64 + 1], sums[2];
+  while ((size_t)off[s] < pos) /* the segment holding pos began at or before it */
+    s++;
+  for (size_t b0 = pos, k = 0; b0 < end; b0 += SIMD_SEG_BLOCK, k ^= 1) {
+    size_t len = end - b0 < SIMD_SEG_BLOCK ? end - b0 : SIMD_SEG_BLOCK;
+    memset(bits, 0, sizeof bits);
+    for (; (size_t)off[s] < b0 + len; s++) { /* offsets[num_segments] = n >= end stops it */
+      size_t i = (size_t)off[s] - b0;
+      bits[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+    j->simd_sum(j->v.in + b0 * elem, len, bits, carry, NULL, j->v.out + b0 * elem, j->stream,
+                &sums[k]);
+    carry = &sums[k]; /* (the other slot: the kernel reads carry before it writes its last) */
+  }
+}
+
 static void seg_scan_task(void *arg, int tid, int nthreads) {
   seg_job *j = arg;
   const axis_plan *p = j->p;
@@ -138,10 +167,14 @@ static void seg_scan_task(void *arg, int tid, int nthreads) {
     if (short_runs) { /* segments of AXIS_SHORT_SEGMENT elements or fewer on average */
       cursor_find(&j->v, ce - 1, &last);
       size_t segs = last.s - cur.s + 1;
-      if (segs * AXIS_SHORT_SEGMENT >= ce - cs) {
+      if (segs * (j->simd_sum ? AXIS_SIMD_SEGMENT : AXIS_SHORT_SEGMENT) >= ce - cs) {
         const void *carry = cur.start < cs ? j->carry + ch * p->acc_size : NULL;
-        (segs * AXIS_TINY_SEGMENT >= ce - cs ? p->k->segs_tiny : p->k->segs)(
-            j->v.in, j->v.out, cs, ce, j->v.offsets, cur.s, carry, p->c->init, p->c->exclusive);
+        if (j->simd_sum)
+          simd_segs(j, cs, ce, cur.s, carry);
+        else
+          (segs * AXIS_TINY_SEGMENT >= ce - cs ? p->k->segs_tiny : p->k->segs)(
+              j->v.in, j->v.out, cs, ce, j->v.offsets, cur.s, carry, p->c->init,
+              p->c->exclusive);
         continue;
       }
     }
@@ -154,6 +187,8 @@ static void seg_scan_task(void *arg, int tid, int nthreads) {
         cursor_next(&j->v, pos, &cur);
     }
   }
+  if (j->stream)
+    pscan__cpu_stream_fence(); /* this thread's streamed stores, before the pool's join */
 }
 
 /* The offsets' order (offsets[s] <= offsets[s + 1]), checked by every thread on a slice: the
@@ -231,6 +266,13 @@ pscan_status pscan__cpu_axis_segments(pscan_ctx *ctx, const axis_plan *p, const 
   if (j.nchunks > 1) {
     pscan__pool_run(pool, seg_tail_task, &j, threads);
     seg_chain(&j);
+  }
+  const pscan__axis_call *c = p->c;
+  if (v->offsets && !v->mirrored && v->is == 1 && v->os == 1 && c->in_type == c->out_type &&
+      c->op == PSCAN_SUM && !c->exclusive && !c->init &&
+      pscan__cpu_simd_gather_if(PSCAN_I32) != NULL) { /* (AVX-512 allowed: compact_pass.h) */
+    j.simd_sum = pscan__cpu_avx512_seg_sum(c->out_type, PSCAN_SUM);
+    j.stream = pscan__cpu_stream_output(v->n * p->acc_size);
   }
   pscan__pool_run(pool, seg_scan_task, &j, threads);
   return PSCAN_OK;
