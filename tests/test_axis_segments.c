@@ -70,6 +70,15 @@ static size_t make_offsets(test_rng *r, int kind, size_t n, int64_t *offsets, si
   return s;
 }
 
+/* A case's buffers (out is in when the case ran in place). */
+static void free_case(char *in, char *out, char *want, char *in_copy) {
+  if (out != in)
+    free(out);
+  free(in);
+  free(want);
+  free(in_copy);
+}
+
 void test_segmented(uint64_t seed) {
   test_rng r = test_fork(seed, 5);
   static const size_t sizes[] = {0, 1, 2, 1000, 65537, 300001};
@@ -110,19 +119,16 @@ void test_segmented(uint64_t seed) {
               "difference at %zu (%s)",
               n, kind, nseg, ref_dtype_name(t), ref_op_name(op), mode, threads,
               pscan_status_name(st), diff, pscan_last_error(ctx_for(threads)));
-        free(in_copy);
-        free(want);
-        if (!in_place)
-          free(out);
-        free(in);
+        free_case(in, out, want, in_copy);
       }
   free(offsets);
 }
 
-/* Inclusive sums without init over a million items (2^17 quick), segment lengths uniform in [0, 2k]: on the
-   CPU with AVX-512 the route of the by-key segmented sum (bit arrays of 4096-item blocks, sums
-   carried between blocks and chunks, the chunk rule's threshold at 128 items a segment on
-   either side of k = 127 and 129), elsewhere the segs kernels. Integer-valued floats: exact. */
+/* Inclusive sums without init over a million items (2^17 quick), segment lengths uniform in
+   [0, 2k]: on the CPU with AVX-512 the route of the by-key segmented sum (bit arrays of
+   4096-item blocks, sums carried between blocks and chunks, the chunk rule's threshold at 128
+   items a segment on either side of k = 127 and 129), elsewhere the segs kernels.
+   Integer-valued floats: exact. */
 void test_segmented_sums(uint64_t seed) {
   test_rng r = test_fork(seed, 6);
   static const size_t ks[] = {1, 5, 40, 127, 129, 1000};
@@ -156,11 +162,7 @@ void test_segmented_sums(uint64_t seed) {
             "segmented sum, lengths in [0, %zu], %s, %s, %d threads: %s, first difference at %zu",
             2 * ks[ki], ref_dtype_name(t), in_place ? "in place" : "out of place", threads,
             pscan_status_name(st), diff);
-      free(in_copy);
-      free(want);
-      if (!in_place)
-        free(out);
-      free(in);
+      free_case(in, out, want, in_copy);
     }
   free(offsets);
 }
