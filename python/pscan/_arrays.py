@@ -144,13 +144,18 @@ def writable(x, fam: str) -> bool:
 
 # ---- allocation -----------------------------------------------------------------------------
 
-def _torch_dtype(torch, dt: np.dtype):
-    return getattr(torch, "bool" if dt == np.bool_ else dt.name)
-
-
 # NumPy dtype -> torch dtype, filled as dtypes are seen (a result's allocation is part of every
 # call without out=: docs/PERFORMANCE.md, "Python call overhead and streams").
 _TORCH_DTYPE_OF: dict = {}
+
+
+def _torch_dtype(torch, dt: np.dtype):
+    tdt = _TORCH_DTYPE_OF.get(dt)
+    if tdt is None:
+        if dt.fields is not None:
+            raise _errors.DTypeError(detail="torch has no structured dtypes")
+        tdt = _TORCH_DTYPE_OF[dt] = getattr(torch, "bool" if dt == np.bool_ else dt.name)
+    return tdt
 
 
 def _torch_empty(like, shp: tuple, dt: np.dtype):
@@ -158,11 +163,7 @@ def _torch_empty(like, shp: tuple, dt: np.dtype):
     ~2 us where torch.empty(..., device=like.device) takes ~5-7 (building the device object and
     parsing the arguments)."""
     import torch
-    tdt = _TORCH_DTYPE_OF.get(dt)
-    if tdt is None:
-        if dt.fields is not None:
-            raise _errors.DTypeError(detail="torch has no structured dtypes")
-        tdt = _TORCH_DTYPE_OF[dt] = _torch_dtype(torch, dt)
+    tdt = _torch_dtype(torch, dt)
     if tdt == like.dtype and like.shape == shp and like.is_contiguous():
         return torch.empty_like(like)  # (a contiguous like: so is the result)
     return like.new_empty(shp, dtype=tdt)

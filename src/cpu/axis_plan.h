@@ -28,9 +28,7 @@ enum { AXIS_SHORT_SEGMENT = 40 };
 enum { AXIS_TINY_SEGMENT = 6 };
 /* ... and, where the AVX-512 segmented sum serves the call (axis_segments.c), one whose segments
    average at most this many takes it. */
-#ifndef AXIS_SIMD_SEGMENT
-#define AXIS_SIMD_SEGMENT 128
-#endif
+enum { AXIS_SIMD_SEGMENT = 128 };
 /* Fixed-order cuts of lines (deterministic order-sensitive scans). */
 enum { AXIS_FIXED_CHUNK = 1 << 14 };
 

@@ -269,8 +269,7 @@ pscan_status pscan__cpu_axis_segments(pscan_ctx *ctx, const axis_plan *p, const 
   }
   const pscan__axis_call *c = p->c;
   if (v->offsets && !v->mirrored && v->is == 1 && v->os == 1 && c->in_type == c->out_type &&
-      c->op == PSCAN_SUM && !c->exclusive && !c->init &&
-      pscan__cpu_simd_gather_if(PSCAN_I32) != NULL) { /* (AVX-512 allowed: compact_pass.h) */
+      c->op == PSCAN_SUM && !c->exclusive && !c->init && pscan__cpu_avx512_allowed()) {
     j.simd_sum = pscan__cpu_avx512_seg_sum(c->out_type, PSCAN_SUM);
     j.stream = pscan__cpu_stream_output(v->n * p->acc_size);
   }

@@ -178,7 +178,8 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
   switch (c->kind) {
   case PSCAN__COMPACT_SELECT_FLAGGED:
   {
-    pscan__cpu_flagged_fn fn = simd_allowed() ? pscan__cpu_avx512_flagged(c->type) : NULL;
+    pscan__cpu_flagged_fn fn =
+        pscan__cpu_avx512_allowed() ? pscan__cpu_avx512_flagged(c->type) : NULL;
     *kept = (fn ? fn : portable->gather_flagged)(c->flags + start, in, len, buf);
     return buf;
   }
@@ -204,7 +205,7 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
      must not read it from in, which a predecessor may already be overwriting in place. */
   memcpy(last_slot(job, k), in + (len - 1) * size, size);
   pscan__lb_publish(job, k, PSCAN__STATUS_L);
-  pscan__cpu_heads_fn fn = simd_allowed() ? pscan__cpu_avx512_heads(c->type) : NULL;
+  pscan__cpu_heads_fn fn = pscan__cpu_avx512_allowed() ? pscan__cpu_avx512_heads(c->type) : NULL;
   size_t heads = fn ? fn(in, len, buf, pos, start, NULL)
                     : portable->gather_heads(in, len, buf, pos, start);
   size_t skip = 0;
@@ -249,7 +250,7 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   char *buf = kernel_scratch + KERNEL_SCRATCH;
   bool rle = c->kind == PSCAN__COMPACT_RUN_LENGTH, seg_scan = c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   pscan__cpu_run_counts_fn run_counts =
-      rle && simd_allowed() ? pscan__cpu_avx512_run_counts(c->type) : NULL;
+      rle && pscan__cpu_avx512_allowed() ? pscan__cpu_avx512_run_counts(c->type) : NULL;
   bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || seg_scan;
   const pscan__cpu_op *vop = ((const pscan__cpu_compact_op *)(const void *)job->op)->value;
   size_t vs = c->val_size;
@@ -257,7 +258,7 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   char *out = c->out;
   (void)nthreads;
   by_key_simd simd = {NULL, NULL, NULL};
-  if (by_key && simd_allowed() && !(seg_scan && (c->exclusive || c->init))) {
+  if (by_key && pscan__cpu_avx512_allowed() && !(seg_scan && (c->exclusive || c->init))) {
     simd.heads = pscan__cpu_avx512_heads(c->type);
     simd.sum = pscan__cpu_avx512_seg_sum(c->val_type, c->op);
     simd.reduce_runs = pscan__cpu_avx512_reduce_runs(c->type, c->val_type, c->op);

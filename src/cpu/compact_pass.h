@@ -43,9 +43,6 @@ static inline bool has_positions(const pscan__compact_call *call) {
          call->kind == PSCAN__COMPACT_SCAN_BY_KEY;
 }
 
-/* Whether the AVX-512 kernels may run (the CPU has them and PSCAN_CPU_ISA allows them). */
-static inline bool simd_allowed(void) { return pscan__cpu_simd_gather_if(PSCAN_I32) != NULL; }
-
 /* The descriptor's slot for the partition's last input element (unique, run-length encoding, the
    by-key operations), announced with status L, after the aggregate and the prefix: 8 + 2 * 16 + 8
    bytes fit the 64-byte descriptor backend.c lays out. */

@@ -8,6 +8,11 @@
 
 #include "cpu.h"
 
+/* Whether the AVX-512 kernels below may run (the CPU has them and PSCAN_CPU_ISA allows them). */
+static inline bool pscan__cpu_avx512_allowed(void) {
+  return pscan__cpu_simd_gather_if(PSCAN_I32) != NULL;
+}
+
 /* compact_body.h's gather_heads contract (buf[0] = in[0], pos[0] = base, then every item that
    differs from the one before it), where buf and pos may each be NULL (not written); with bits,
    also bit i of bits (64-bit words, little-endian bit order) set iff item i is a head (bit 0
