@@ -5,6 +5,9 @@
  *   local  its own single-device pscan scan of the shard (what the ranks could do alone)
  *   mpi    pscan_mpi_scan over all shards
  *   coll   pscan_mpi_scan with empty shards: the collectives alone (agreement, MPI_Exscan, outcome)
+ *   reduce its own pscan_reduce of the shard (a read of n): with local, what the 3n form costs
+ *   twice  (CUDA) pscan_mpi_scan in its earlier 4n form (PSCAN_MPI_CUDA_SCAN_TWICE: the shard
+ *          scanned to learn its total), for the A/B in the same run
  *   peer   (CPU) a plain loop cumsum, MPI_Exscan of the totals (MPI_SUM), a plain loop adding the
  *          prefix: what MPI_Scan over totals plus a local numpy cumsum does
  * GB/s counts a scan's useful bytes, n read + n written, as for one device. Rank 0 prints each
@@ -22,8 +25,8 @@
 #include <cuda_runtime_api.h>
 #endif
 
-enum { T_COPY, T_LOCAL, T_MPI, T_COLL, T_PEER, T_COUNT };
-static const char *const names[T_COUNT] = {"copy", "local", "mpi", "coll", "peer"};
+enum { T_COPY, T_LOCAL, T_MPI, T_COLL, T_PEER, T_REDUCE, T_TWICE, T_COUNT };
+static const char *const names[T_COUNT] = {"copy", "local", "mpi", "coll", "peer", "reduce", "twice"};
 
 static double now(void) {
   struct timespec ts;
@@ -116,6 +119,16 @@ static void run_one(int what) {
   case T_MPI: s = pscan_mpi_scan(ctx, MPI_COMM_WORLD, &a); break;
   case T_COLL: a.n = 0; s = pscan_mpi_scan(ctx, MPI_COMM_WORLD, &a); break;
   case T_PEER: peer(); break;
+  case T_REDUCE: {
+    int64_t total = 0;
+    s = pscan_reduce(ctx, &a, &total);
+    break;
+  }
+  case T_TWICE:
+    setenv("PSCAN_MPI_CUDA_SCAN_TWICE", "1", 1);
+    s = pscan_mpi_scan(ctx, MPI_COMM_WORLD, &a);
+    unsetenv("PSCAN_MPI_CUDA_SCAN_TWICE");
+    break;
   }
   if (s != PSCAN_OK)
     die(names[what], s);
@@ -206,7 +219,7 @@ int main(int argc, char **argv) {
   double mine[T_COUNT], slowest[T_COUNT];
   double *t = malloc(sizeof(double) * (size_t)reps), *tmax = malloc(sizeof(double) * (size_t)reps);
   for (int what = 0; what < T_COUNT; what++) {
-    if (what == T_PEER && cuda) {
+    if ((what == T_PEER && cuda) || (what == T_TWICE && !cuda)) {
       mine[what] = slowest[what] = 0;
       continue;
     }
@@ -230,14 +243,16 @@ int main(int argc, char **argv) {
            nranks, n, type == PSCAN_I64 ? "i64" : type == PSCAN_F64 ? "f64" : "i32",
            cuda ? "cuda" : "cpu", cuda ? 0 : threads,
            reps);
-    printf("rank,copy_GBps,local_GBps,mpi_GBps,mpi_pct_of_copy,local_pct_of_copy,peer_GBps\n");
+    printf("rank,copy_GBps,local_GBps,mpi_GBps,mpi_pct_of_copy,local_pct_of_copy,peer_GBps,"
+           "reduce_read_GBps,mpi_pct_of_reduce_plus_local\n");
     double sum_local = 0, sum_copy = 0;
     for (int q = 0; q < nranks; q++) {
       double *m = all + q * T_COUNT;
       double c = bytes / m[T_COPY] / gb, l = bytes / m[T_LOCAL] / gb, x = bytes / m[T_MPI] / gb;
       sum_local += l, sum_copy += c;
-      printf("%d,%.2f,%.2f,%.2f,%.1f,%.1f,%.2f\n", q, c, l, x, 100 * x / c, 100 * l / c,
-             m[T_PEER] > 0 ? bytes / m[T_PEER] / gb : 0.0);
+      printf("%d,%.2f,%.2f,%.2f,%.1f,%.1f,%.2f,%.2f,%.1f\n", q, c, l, x, 100 * x / c, 100 * l / c,
+             m[T_PEER] > 0 ? bytes / m[T_PEER] / gb : 0.0, bytes / 2 / m[T_REDUCE] / gb,
+             100 * (m[T_REDUCE] + m[T_LOCAL]) / m[T_MPI]);
     }
     double agg_mpi = nranks * bytes / slowest[T_MPI] / gb;
     double agg_peer = cuda ? 0 : nranks * bytes / slowest[T_PEER] / gb;
@@ -245,6 +260,12 @@ int main(int argc, char **argv) {
            "(%.1f%% of the local sum), peer loop+MPI_Exscan %.2f GB/s; collectives alone %.1f us\n",
            sum_copy, sum_local, agg_mpi, 100 * agg_mpi / sum_local, agg_peer,
            1e6 * slowest[T_COLL]);
+    if (cuda) {
+      double agg_twice = nranks * bytes / slowest[T_TWICE] / gb;
+      printf("A/B: the 4n form (shard scanned twice) %.2f GB/s (%.1f%% of the local sum); "
+             "pscan_reduce + pscan_mpi_scan now %.2fx it\n",
+             agg_twice, 100 * agg_twice / sum_local, agg_mpi / agg_twice);
+    }
   }
   free(all), free(t), free(tmax);
 #ifdef PSCAN_MPI_BENCH_CUDA

@@ -27,7 +27,7 @@
  * - When a call returns: on the CPU backend every call is synchronous (done when it returns). On
  *   the CUDA backend a data call enqueues its kernels on the context's stream and returns without
  *   waiting for them; the only calls that wait are compaction calls whose count pointer is host
- *   memory, pscan_synchronize and pscan_destroy.
+ *   memory, pscan_reduce with a total in host memory, pscan_synchronize and pscan_destroy.
  * - A context is used by one thread at a time; different contexts may be used from different
  *   threads at once (they share nothing). */
 #ifndef PSCAN_H
@@ -283,6 +283,19 @@ typedef struct pscan_scan_args {
 /* The general form: widening output types and an init value for inclusive scans too.
    args == NULL is PSCAN_ERR_INVALID_ARGUMENT; otherwise the statuses of the section. */
 PSCAN_API pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *args);
+
+/* The reduction: *total = init ⊕ in[0] ⊕ ... ⊕ in[n-1] in out_type (init NULL: from in[0]; n == 0:
+   init, or the op's identity) — the last element of the inclusive scan of args, with the input
+   read once and nothing stored (~n data movement where the scan moves ~2n). args->out and
+   args->exclusive are not used (out may be NULL). Float sums and products may combine in another
+   order than the scan's, so the last bits may differ from the scan's last element; with
+   PSCAN_PARAM_DETERMINISTIC = 1 they are the same from run to run (and on the CPU for any thread
+   count).
+   total: one element of out_type. CPU: host memory. CUDA: host memory (the call then waits for the
+   result) or device memory aligned to the element size (written asynchronously, like the scan).
+   Statuses: those of the section, and PSCAN_ERR_INVALID_ARGUMENT for args or total NULL or a
+   misaligned device total; PSCAN_ERR_WRONG_MEMORY for a device total on the CPU backend. */
+PSCAN_API pscan_status pscan_reduce(pscan_ctx *ctx, const pscan_scan_args *args, void *total);
 
 /* ---------------------------------------------------------------------------------------------
  * Custom operators (CPU backend)

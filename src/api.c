@@ -73,10 +73,8 @@ static pscan_status check_buffers(pscan_ctx *ctx, const char *fn, const void *in
   return PSCAN_OK;
 }
 
-pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
-  static const char fn[] = "pscan_scan";
-  if (!ctx || !a) /* the message goes to ctx where there is one */
-    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, ctx ? "args" : "ctx");
+/* The types and op of a scan or reduction. */
+static pscan_status check_scan_types(pscan_ctx *ctx, const char *fn, const pscan_scan_args *a) {
   PSCAN__CHECK(check_dtype(ctx, fn, "in_type", (int)a->in_type));
   PSCAN__CHECK(check_dtype(ctx, fn, "out_type", (int)a->out_type));
   PSCAN__CHECK(check_op(ctx, fn, (int)a->op, a->in_type));
@@ -84,6 +82,14 @@ pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
                 "%s: out_type %s is neither in_type %s nor a wider type of the same kind", fn,
                 pscan__dtype_name(a->out_type), pscan__dtype_name(a->in_type));
+  return PSCAN_OK;
+}
+
+pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
+  static const char fn[] = "pscan_scan";
+  if (!ctx || !a) /* the message goes to ctx where there is one */
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, ctx ? "args" : "ctx");
+  PSCAN__CHECK(check_scan_types(ctx, fn, a));
   if (a->exclusive != 0 && a->exclusive != 1)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
                 a->exclusive);
@@ -96,6 +102,32 @@ pscan_status pscan_scan(pscan_ctx *ctx, const pscan_scan_args *a) {
   if (call.n == 0)
     return PSCAN_OK;
   return pscan__call_done(ctx, ctx->backend->scan(ctx, &call));
+}
+
+pscan_status pscan_reduce(pscan_ctx *ctx, const pscan_scan_args *a, void *total) {
+  static const char fn[] = "pscan_reduce";
+  if (!ctx || !a)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, ctx ? "args" : "ctx");
+  PSCAN__CHECK(check_scan_types(ctx, fn, a));
+  if (!total)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: total is NULL", fn);
+  pscan__scan_call call = {
+      .in = a->in, .n = a->n, .in_type = a->in_type, .out_type = a->out_type, .op = (int)a->op,
+      .init = a->init, .in_size = pscan_dtype_size(a->in_type),
+      .out_size = pscan_dtype_size(a->out_type)};
+  size_t in_bytes = 0;
+  PSCAN__CHECK(byte_size(ctx, fn, call.n, call.in_size, &in_bytes));
+  if (call.n > 0) {
+    if (!call.in)
+      return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: in is NULL", fn);
+    PSCAN__CHECK(check_aligned(ctx, fn, "in", call.in, call.in_size));
+    if (ctx->backend->check_memory)
+      PSCAN__CHECK(ctx->backend->check_memory(ctx, call.in, "in"));
+  }
+  if (!ctx->backend->reduce)
+    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend has no reduction", fn,
+                ctx->backend->name);
+  return pscan__call_done(ctx, ctx->backend->reduce(ctx, &call, total));
 }
 
 pscan_status pscan_inclusive_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,

@@ -127,6 +127,10 @@ typedef struct pscan__backend {
   /* PSCAN_ERR_WRONG_MEMORY if p is not memory this backend can use; NULL entry: no check. */
   pscan_status (*check_memory)(pscan_ctx *ctx, const void *p, const char *what);
   pscan_status (*scan)(pscan_ctx *ctx, const pscan__scan_call *call);
+  /* pscan_reduce: *total (one out_type element, host memory, or device memory on the CUDA
+     backend) = the call's total; call->out is NULL, exclusive 0; n may be 0 (init or the
+     identity). */
+  pscan_status (*reduce)(pscan_ctx *ctx, const pscan__scan_call *call, void *total);
   /* NULL: the backend does not offer compaction (api.c answers PSCAN_ERR_UNSUPPORTED). */
   pscan_status (*compact)(pscan_ctx *ctx, const pscan__compact_call *call);
 

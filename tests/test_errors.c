@@ -249,6 +249,48 @@ static void test_scan_arguments(void) {
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan_custom(ctx, in, NULL, N, 4, combine_i32, NULL, 1, &init));
 }
 
+/* pscan_reduce: its own refusals (the total is out[0], poisoned), and its legal edges. */
+static void test_reduce_arguments(void) {
+  pscan_scan_args a = args(PSCAN_I32, PSCAN_I64, PSCAN_SUM, N);
+  a.out = NULL; /* not used */
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_reduce(NULL, &a, out));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, NULL, out));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, &a, NULL));
+  a.in = NULL;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, &a, out));
+  a = args(PSCAN_I32, PSCAN_I16, PSCAN_SUM, N);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, &a, out));
+  a = args((pscan_dtype)42, PSCAN_I64, PSCAN_SUM, N);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, &a, out));
+  a = args(PSCAN_F32, PSCAN_F32, PSCAN_XOR, N);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, &a, out));
+  a = args(PSCAN_I32, PSCAN_I32, (pscan_op)7, N);
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, &a, out));
+  a = args(PSCAN_I32, PSCAN_I32, PSCAN_SUM, N - 1);
+  a.in = (const char *)in + 2;
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_reduce(ctx, &a, out));
+  a = args(PSCAN_I32, PSCAN_I32, PSCAN_SUM, SIZE_MAX / 2);
+  REFUSE(PSCAN_ERR_OVERFLOW, ctx, pscan_reduce(ctx, &a, out));
+
+  /* Legal: n == 0 with no input (the init, else the identity), out and exclusive not used. */
+  int64_t total = 7, init = -3;
+  a = args(PSCAN_I32, PSCAN_I64, PSCAN_MIN, 0);
+  a.in = NULL, a.out = NULL;
+  CHECK(pscan_reduce(ctx, &a, &total) == PSCAN_OK && total == INT64_MAX,
+        "pscan_reduce of nothing (min) gave %lld, not the identity", (long long)total);
+  a.init = &init;
+  CHECK(pscan_reduce(ctx, &a, &total) == PSCAN_OK && total == -3,
+        "pscan_reduce of nothing from init -3 gave %lld", (long long)total);
+  a = args(PSCAN_I32, PSCAN_I64, PSCAN_SUM, N);
+  a.out = NULL, a.exclusive = 1, a.init = &init;
+  int64_t want = -3;
+  for (size_t i = 0; i < N; i++)
+    want += in[i];
+  CHECK(pscan_reduce(ctx, &a, &total) == PSCAN_OK && total == want,
+        "pscan_reduce i32 -> i64 sum from -3 gave %lld, expected %lld", (long long)total,
+        (long long)want);
+}
+
 static void test_overflow(void) {
   /* n * element size does not fit in size_t: refused before anything is touched. */
   size_t half = SIZE_MAX / 2;
@@ -486,6 +528,7 @@ int main(void) {
   test_create();
   test_params();
   test_scan_arguments();
+  test_reduce_arguments();
   test_overflow();
   test_overlap();
   test_empty();

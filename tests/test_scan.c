@@ -235,6 +235,41 @@ static void describe(const suite *s, const scan_case *c, const setting *st, bool
            st->deterministic ? " deterministic" : "", in_place ? " in-place" : "");
 }
 
+/* pscan_reduce of the same input (the inclusive kinds, out of place): the scan oracle's last
+   element (init, or the identity, when n is 0). Where the backend takes device memory, the total
+   goes to the library's out[n] every other time (asynchronous there), else to host memory. */
+static void check_reduce(suite *s, pscan_ctx *ctx, const scan_case *c, const char *what) {
+  size_t out_size = ref_dtype_size(c->out_type);
+  unsigned char want[8], got[8];
+  if (c->n > 0)
+    memcpy(want, s->want + (c->n - 1) * out_size, out_size);
+  else if (case_init(s, c))
+    memcpy(want, case_init(s, c), out_size);
+  else
+    ref_identity(c->out_type, c->op, want);
+  pscan_scan_args a = {.in = s->lib_in, .in_type = c->in_type, .out_type = c->out_type, .n = c->n,
+                       .op = c->op, .init = case_init(s, c)};
+  bool on_device = s->b->kind != PSCAN_BACKEND_CPU && s->scans % 4 < 2;
+  void *total = on_device ? (char *)s->lib_out + c->n * out_size : (void *)got;
+  memset(got, TEST_POISON_BYTE, sizeof got);
+  pscan_status st = pscan_reduce(ctx, &a, total);
+  if (st == PSCAN_OK)
+    st = pscan_synchronize(ctx);
+  if (!CHECK(st == PSCAN_OK, "%s: pscan_reduce: %s: %s", what, pscan_status_name(st),
+             pscan_last_error(ctx)))
+    return;
+  if (on_device)
+    test_backend_get(s->b, got, total, out_size);
+  if (!ref_same(c->out_type, got, want)) {
+    char g[64], w[64];
+    ref_format(c->out_type, got, g, sizeof g);
+    ref_format(c->out_type, want, w, sizeof w);
+    CHECK(false, "%s: pscan_reduce gave %s, expected %s", what, g, w);
+  } else {
+    CHECK(true, "reduce");
+  }
+}
+
 /* Runs c (prepared) under st and checks everything it wrote. */
 void run_one(suite *s, const scan_case *c, const setting *st, bool in_place) {
   const test_backend *b = s->b;
@@ -269,6 +304,8 @@ void run_one(suite *s, const scan_case *c, const setting *st, bool in_place) {
     test_backend_get(b, s->back, s->lib_in, c->n * in_size);
     if (!CHECK(memcmp(s->back, s->in, c->n * in_size) == 0, "%s: modified its input", what))
       test_backend_put(b, s->lib_in, s->in, c->n * in_size); /* the next call's input */
+    if (c->mode == MODE_INCL || c->mode == MODE_INCL_INIT)
+      check_reduce(s, ctx, c, what);
   }
 }
 

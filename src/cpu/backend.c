@@ -244,6 +244,36 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
   return PSCAN_OK;
 }
 
+/* pscan_reduce: the reduce-then-scan strategy's first phase on the scan's partitions and
+   threads (AUTO: the threads a scan of n would take), then the aggregates folded in order. */
+static pscan_status cpu_reduce(pscan_ctx *ctx, const pscan__scan_call *c, void *total) {
+  cpu_state *st = ctx->impl;
+  PSCAN__CHECK(cpu_check_memory(ctx, total, "total"));
+  if (c->n == 0) {
+    if (c->init)
+      memcpy(total, c->init, c->out_size);
+    else
+      pscan__identity(c->out_type, (pscan_op)c->op, total);
+    return PSCAN_OK;
+  }
+  bool plain = ctx->params[PSCAN_PARAM_ALGO] == PSCAN_ALGO_SEQUENTIAL && pscan__order_sensitive(c);
+  const pscan__cpu_op *op = plain ? pscan__cpu_scalar_op(c->in_type, c->out_type, (pscan_op)c->op)
+                                  : pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
+  if (!op)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s -> %s %s",
+                       pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
+                       pscan__op_name(c->op));
+  pscan__cpu_job job = {.op = op, .in = c->in, .n = c->n, .init = c->init};
+  job.part = pscan__cpu_partition_size(ctx, c);
+  job.nparts = (c->n - 1) / job.part + 1;
+  choose_algo(ctx, c, job.nparts, &job.nthreads);
+  PSCAN__CHECK(layout_scratch(ctx, st, &job, 0));
+  if (job.nthreads > 1)
+    PSCAN__CHECK(ensure_pool(ctx, st, configured_threads(ctx)));
+  pscan__cpu_reduce(st->pool, &job, total);
+  return PSCAN_OK;
+}
+
 /* Compaction partitions: 64 KiB of items per thread's buffer, which stays in cache with the input
    it was gathered from, and the scans' larger partitions (AUTO_LARGE_*) on many threads over a
    large input, except in deterministic mode, whose float results must not depend on the thread
@@ -359,6 +389,7 @@ const pscan__backend pscan__cpu_backend = {
     .synchronize = cpu_synchronize,
     .check_memory = cpu_check_memory,
     .scan = cpu_scan,
+    .reduce = cpu_reduce,
     .compact = cpu_compact,
     .scan_axis = pscan__cpu_scan_axis,
     .op_create = pscan__cpu_op_create,

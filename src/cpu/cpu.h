@@ -158,6 +158,9 @@ void pscan__cpu_scan_sequential(const pscan__cpu_job *job);
 void pscan__cpu_scan_lookback(pscan__pool *pool, pscan__cpu_job *job);   /* also CHAINED */
 void pscan__cpu_scan_reduce_then_scan(pscan__pool *pool, pscan__cpu_job *job);
 void pscan__cpu_scan_then_propagate(pscan__pool *pool, pscan__cpu_job *job);
+/* The job's total (init first, when given) into total (acc_size bytes): every partition reduced,
+   the aggregates combined in partition order. job->out is not used. */
+void pscan__cpu_reduce(pscan__pool *pool, pscan__cpu_job *job, void *total);
 
 /* Addresses inside a job. */
 static inline const char *pscan__part_in(const pscan__cpu_job *job, size_t k) {

@@ -9,6 +9,9 @@
  * totals, then combine each partition's prefix into its output (shifting it by one for an
  * exclusive scan).
  *
+ * The reduction (pscan_reduce) is the first phase of REDUCE_THEN_SCAN and the fold of its
+ * aggregates, ~n.
+ *
  * Partitions are fixed by the job, never by the thread count, and the aggregates are combined in
  * order, so both give the same bits for any number of threads. Each thread takes a contiguous run
  * of partitions. The partition descriptors of the job hold the aggregate (slot 0) and the
@@ -84,6 +87,19 @@ void pscan__cpu_scan_reduce_then_scan(pscan__pool *pool, pscan__cpu_job *job) {
   run_phase(pool, job, reduce_part);
   scan_aggregates(job);
   run_phase(pool, job, rescan_part);
+}
+
+void pscan__cpu_reduce(pscan__pool *pool, pscan__cpu_job *job, void *total) {
+  const pscan__cpu_op *op = job->op;
+  run_phase(pool, job, reduce_part);
+  char *running = prefix_slot(job, 0);
+  if (job->init)
+    op->combine(op, running, job->init, aggregate_slot(job, 0));
+  else
+    memcpy(running, aggregate_slot(job, 0), op->acc_size);
+  for (size_t k = 1; k < job->nparts; k++)
+    op->combine(op, running, running, aggregate_slot(job, k));
+  memcpy(total, running, op->acc_size);
 }
 
 /* Local inclusive scans; the last output of a partition is its total. */

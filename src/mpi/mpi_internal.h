@@ -48,10 +48,6 @@ void pscan_mpi__free(pscan_ctx *ctx, void *p);
 /* Drops the first of count elements of elem bytes at p: p[0..count-1) = p[1..count). */
 pscan_status pscan_mpi__drop_first(pscan_ctx *ctx, void *p, size_t count, size_t elem);
 
-/* The shard's total for integer types (reduce_host.c): threads reduce ranges of a->in, no stores.
-   false (nothing done) for float types or n == 0. */
-bool pscan_mpi__reduce_integers(pscan_ctx *ctx, const pscan_scan_args *a, void *total);
-
 /* ---- checks shared by the entry points ---- */
 /* in/out of n elements: NULL, size overflow, alignment (typed), overlap other than in == out
    with equal sizes (allow_in_place), memory kind. */

@@ -3,17 +3,18 @@
  * Each rank reduces its shard to one total, the totals are exclusively scanned across the ranks
  * in rank order (MPI_Exscan with an MPI user op that combines two totals through pscan itself, so
  * the op's semantics — wrapping, NaN, widening, user operators — are the core's), and each rank
- * scans its shard with that prefix as init. Traffic per element, as pscan_mpi.h says: 3n on a CPU
- * context (integers: a threaded reduction with no stores; floats and user operators: the core
- * scans cache-sized chunks into scratch that stays in cache, chaining each chunk's total into the
- * next as init: one read of the shard from memory), 4n on a CUDA context
- * (no public reduction there: a first scan into out gives the total), 2n on the last rank, whose
- * total no one needs, and on a single rank.
+ * scans its shard with that prefix as init. Traffic per element, as pscan_mpi.h says: 3n with a
+ * built-in operator on either backend (pscan_reduce reads the shard once, the scan reads and
+ * writes it); with a user operator 3n on a CPU context (the core scans cache-sized chunks into
+ * scratch that stays in cache, chaining each chunk's total into the next as init: one read of the
+ * shard from memory) and 4n on a CUDA context (no reduction of user operators there: a first
+ * scan into out gives the total); 2n on the last rank, whose total no one needs, and on a single
+ * rank.
  *
  * Order of work, so that a refused call writes nothing and every rank reaches the same
  * collectives: local checks (and, on a CPU context, the reduction, which writes only scratch);
- * the agreement; the first scan of a CUDA context; the MPI_Exscan; the final scan; a last
- * agreement on the outcome. */
+ * the agreement; the reduction of a CUDA context (for a user operator, its first scan); the
+ * MPI_Exscan; the final scan; a last agreement on the outcome. */
 #include "mpi_internal.h"
 
 #include <pthread.h>
@@ -160,11 +161,19 @@ static int64_t cpu_threads(pscan_ctx *ctx) {
   return t;
 }
 
-/* The shard's total (from init when given) into total, on a CPU context. Integer types: a plain
-   threaded reduction (reduce_host.c). Floats and user operators: chunks of 2^16 elements per
-   thread are scanned by the core into scratch that stays in cache, each from the previous
-   chunk's total, so the order of combination is the core's; the shard is read once from memory,
-   but each element costs what a scan costs. */
+/* A built-in operator's total of the shard (from init when given), on either backend. */
+static pscan_status reduce_builtin(job *j, const void *init, void *total, bool *has) {
+  pscan_scan_args a = *j->args;
+  a.in = j->in, a.out = NULL, a.n = j->n, a.exclusive = 0, a.init = init;
+  pscan_status s = pscan_mpi__core(j->ctx, pscan_reduce(j->ctx, &a, total));
+  *has = s == PSCAN_OK;
+  return s;
+}
+
+/* The shard's total (from init when given) into total, on a CPU context. Built-in operators:
+   pscan_reduce. User operators: chunks of 2^16 elements per thread are scanned by the core into
+   scratch that stays in cache, each from the previous chunk's total, so the order of combination
+   is the core's; the shard is read once from memory, but each element costs what a scan costs. */
 static pscan_status reduce_host(job *j, const void *init, void *total, bool *has) {
   size_t chunk = (size_t)cpu_threads(j->ctx) << 16;
   /* PSCAN_MPI_CHUNK (elements) forces small chunks, so that tests cover many of them */
@@ -178,14 +187,8 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
     memcpy(total, init, j->out_size);
   if (j->n == 0)
     return PSCAN_OK;
-  uint64_t sum = 0;
-  if (j->args && pscan_mpi__reduce_integers(j->ctx, j->args, &sum)) {
-    pscan_status s = init ? combine(j, total, init, &sum) : PSCAN_OK;
-    if (!init)
-      memcpy(total, &sum, j->out_size);
-    *has = s == PSCAN_OK;
-    return s;
-  }
+  if (j->args)
+    return reduce_builtin(j, init, total, has);
   char *scratch = malloc(chunk * j->out_size);
   if (!scratch)
     return pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",
@@ -203,13 +206,15 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
   return s;
 }
 
-/* On a CUDA context: an inclusive scan into out (or into scratch when the scan is in place and
-   out must still be read) gives the total as its last element. *final: out already holds this
-   rank's result (rank 0 of an inclusive scan). */
+/* On a CUDA context. Built-in operators: pscan_reduce. User operators: an inclusive scan into out
+   (or into scratch when the scan is in place and out must still be read) gives the total as its
+   last element; *final: out already holds this rank's result (rank 0 of an inclusive scan). */
 static pscan_status reduce_device(job *j, const void *init, void *total, bool *has, bool *final,
                                   bool rank0) {
-  *has = init != NULL;
   *final = false;
+  if (j->args && !getenv("PSCAN_MPI_CUDA_SCAN_TWICE"))
+    return reduce_builtin(j, init, total, has);
+  *has = init != NULL;
   if (init)
     memcpy(total, init, j->out_size);
   if (j->n == 0)

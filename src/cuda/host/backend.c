@@ -240,6 +240,7 @@ const pscan__backend pscan__cuda_backend = {
     .synchronize = cuda_synchronize,
     .check_memory = pscan__cuda_check_memory,
     .scan = pscan__cuda_scan,
+    .reduce = pscan__cuda_reduce,
     .compact = pscan__cuda_compact,
     .scan_axis = pscan__cuda_scan_axis,
     .op_create = pscan__cuda_op_create, /* user operators: cuda/jit/ */

@@ -4,7 +4,8 @@
  *   REDUCE_THEN_SCAN    reduce tiles, scan the totals (recursively), rescan tiles: ~3n
  *   SCAN_THEN_PROPAGATE scan tiles locally, scan the totals (recursively), add: ~4n
  * and a single-block path (one block walks all tiles) for inputs of one tile, and at the bottom
- * of the recursions. The workspace they use: memory.c. */
+ * of the recursions. The reduction (pscan_reduce) is REDUCE_THEN_SCAN's first pass and a scan of
+ * its tile totals: ~n. The workspace they use: memory.c. */
 #include "state.h"
 
 #include <string.h>
@@ -152,6 +153,42 @@ static bool use_small_tiles(const cuda_state *st, const pscan_ctx *ctx,
          (n + k->small_tile_items - 1) / k->small_tile_items <= st->sm_count;
 }
 
+/* What every launch of one call shares: zeroed status words for a look-back over n elements in
+   k's tiles, the workspace (tile counter, then work_bytes), a fresh epoch, and the launch
+   parameters of c (in, n, init) with out, exclusive and vector_io left for the caller. */
+static pscan_status prepare(pscan_ctx *ctx, cuda_state *st, const plan *pl,
+                            const pscan__cuda_kernels *k, const pscan__scan_call *c, uint64_t n,
+                            size_t work_bytes, pscan__cuda_scan_params *p) {
+  uint64_t tiles = tiles_of(n, k);
+  int fmt = k->status_word_bytes == 16;
+  size_t status_bytes = 2 * (size_t)tiles * k->status_word_bytes;
+  bool grown;
+  PSCAN__CHECK(pscan__cuda_grow_zeroed(ctx, st, &st->status[fmt], &st->status_bytes[fmt],
+                                       status_bytes, &grown));
+  PSCAN__CHECK(pscan__cuda_ensure_work(ctx, st, COUNTER_BYTES + work_bytes));
+  if (++st->epoch == 0) { /* wrapped after 2^32 calls: old tags could match again */
+    for (int i = 0; i < 2; i++)
+      if (st->status[i])
+        CUDA_CHECK(ctx, cudaMemsetAsync(st->status[i], 0, st->status_bytes[i], st->stream),
+                   "cudaMemsetAsync");
+    st->epoch = 1;
+  }
+  memset(p, 0, sizeof *p);
+  p->pdl = st->pdl;
+  p->in = c->in;
+  p->n = c->n;
+  p->has_init = c->init != NULL;
+  if (c->init)
+    memcpy(&p->init, c->init, c->out_size);
+  p->block_algo = pl->block_algo;
+  p->deterministic = pl->deterministic;
+  p->tile_counter = (unsigned long long *)st->work;
+  p->agg_words = st->status[fmt];
+  p->incl_words = st->status[fmt] + status_bytes / 2;
+  p->epoch = st->epoch;
+  return PSCAN_OK;
+}
+
 /* Only float sums and products depend on the order of combination; every other result is the
    same whichever way the look-back folds, so deterministic mode only slows those. */
 pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
@@ -179,38 +216,70 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
     k = &small;
   }
 
-  uint64_t tiles = tiles_of(c->n, k);
-  int fmt = k->status_word_bytes == 16;
-  size_t status_bytes = 2 * (size_t)tiles * k->status_word_bytes;
-  bool grown;
-  PSCAN__CHECK(pscan__cuda_grow_zeroed(ctx, st, &st->status[fmt], &st->status_bytes[fmt],
-                                       status_bytes, &grown));
-  PSCAN__CHECK(pscan__cuda_ensure_work(ctx, st, COUNTER_BYTES + multipass_bytes(&pl, c->n, k)));
-  if (++st->epoch == 0) { /* wrapped after 2^32 calls: old tags could match again */
-    for (int i = 0; i < 2; i++)
-      if (st->status[i])
-        CUDA_CHECK(ctx, cudaMemsetAsync(st->status[i], 0, st->status_bytes[i], st->stream),
-                   "cudaMemsetAsync");
-    st->epoch = 1;
-  }
-
   pscan__cuda_scan_params p;
-  memset(&p, 0, sizeof p);
-  p.pdl = st->pdl;
-  p.in = c->in;
+  PSCAN__CHECK(prepare(ctx, st, &pl, k, c, c->n, multipass_bytes(&pl, c->n, k), &p));
   p.out = c->out;
-  p.n = c->n;
   p.exclusive = c->exclusive;
-  p.has_init = c->init != NULL;
-  if (c->init)
-    memcpy(&p.init, c->init, c->out_size);
-  p.block_algo = pl.block_algo;
-  p.deterministic = pl.deterministic;
   p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0);
-  p.tile_counter = (unsigned long long *)st->work;
-  p.agg_words = st->status[fmt];
-  p.incl_words = st->status[fmt] + status_bytes / 2;
-  p.epoch = st->epoch;
   char *scratch = st->work + COUNTER_BYTES;
   return scan_level(ctx, &pl, k, p, &scratch);
+}
+
+/* pscan_reduce: the reduce-then-scan strategy's first pass (tile totals, ~n), then an inclusive
+   scan of the totals from init (any strategy, a small input), whose last element is the total. */
+pscan_status pscan__cuda_reduce(pscan_ctx *ctx, const pscan__scan_call *c, void *total) {
+  cuda_state *st = ctx->impl;
+  PSCAN__CHECK(use_device(ctx, st));
+  bool total_on_device = pscan__cuda_on_device(ctx, total);
+  if (total_on_device && (uintptr_t)total % c->out_size != 0)
+    return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                       "pscan_reduce: total (%p) is not aligned to its element size of %zu bytes",
+                       total, c->out_size);
+  if (c->n == 0) {
+    uint64_t v = 0;
+    if (c->init)
+      memcpy(&v, c->init, c->out_size);
+    else
+      pscan__identity(c->out_type, (pscan_op)c->op, &v);
+    if (!total_on_device) {
+      memcpy(total, &v, c->out_size);
+      return PSCAN_OK;
+    }
+    CUDA_CHECK(ctx, cudaMemcpyAsync(total, &v, c->out_size, cudaMemcpyHostToDevice, st->stream),
+               "cudaMemcpyAsync (total)");
+    return PSCAN_OK;
+  }
+  const pscan__cuda_kernels *k = pscan__cuda_kernels_for(c->in_type, c->out_type, c->op);
+  const pscan__cuda_kernels *acc_k = pscan__cuda_kernels_for(c->out_type, c->out_type, c->op);
+  if (!k || !acc_k || !k->reduce)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA reduction for %s -> %s %s",
+                       pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
+                       pscan__op_name(c->op));
+  plan pl = {.call = c, .op = c->op, .algo = PSCAN_ALGO_AUTO, .block_algo = PSCAN_BLOCK_WARP_SCANS,
+             .deterministic = (int)ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(c),
+             .start_bits = internal_identity(c->out_type, c->op)};
+  const uint64_t tiles = tiles_of(c->n, k);
+  const size_t slab = (tiles * c->out_size + 255) / 256 * 256; /* tile totals, then their scan */
+  pscan__cuda_scan_params p;
+  PSCAN__CHECK(prepare(ctx, st, &pl, acc_k, c, tiles, 2 * slab, &p));
+  char *totals = st->work + COUNTER_BYTES, *scanned = totals + slab;
+  p.has_init = 0; /* init goes into the scan of the totals */
+  p.num_tiles = tiles;
+  p.tile_values = totals;
+  p.vector_io = (uintptr_t)c->in % 16 == 0;
+  PSCAN__CHECK(launch(ctx, k->reduce, &p, tiles, "tile reduction"));
+  pscan__cuda_scan_params sub = p;
+  sub.in = totals;
+  sub.out = scanned;
+  sub.n = tiles;
+  sub.has_init = c->init != NULL;
+  sub.vector_io = 1; /* (both slabs 256-byte aligned) */
+  char *scratch = scanned + slab;
+  PSCAN__CHECK(scan_level(ctx, &pl, acc_k, sub, &scratch));
+  const char *last = scanned + (tiles - 1) * c->out_size;
+  CUDA_CHECK(ctx, cudaMemcpyAsync(total, last, c->out_size, cudaMemcpyDefault, st->stream),
+             "cudaMemcpyAsync (total)");
+  if (!total_on_device)
+    CUDA_CHECK(ctx, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (total)");
+  return PSCAN_OK;
 }

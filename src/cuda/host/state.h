@@ -72,8 +72,9 @@ pscan_status pscan__cuda_grow_zeroed(pscan_ctx *ctx, cuda_state *st, char **buf,
                                      size_t bytes, bool *grown);
 pscan_status pscan__cuda_ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes);
 pscan_status pscan__cuda_check_memory(pscan_ctx *ctx, const void *p, const char *what);
-/* scan.c, compact.c: the backend's scan and compaction entries. */
+/* scan.c, compact.c: the backend's scan, reduction and compaction entries. */
 pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c);
+pscan_status pscan__cuda_reduce(pscan_ctx *ctx, const pscan__scan_call *c, void *total);
 pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c);
 
 #endif /* PSCAN_CUDA_HOST_STATE_H */
