@@ -6,8 +6,6 @@
  *   mpi    pscan_mpi_scan over all shards
  *   coll   pscan_mpi_scan with empty shards: the collectives alone (agreement, MPI_Exscan, outcome)
  *   reduce its own pscan_reduce of the shard (a read of n): with local, what the 3n form costs
- *   twice  (CUDA) pscan_mpi_scan in its earlier 4n form (PSCAN_MPI_CUDA_SCAN_TWICE: the shard
- *          scanned to learn its total), for the A/B in the same run
  *   peer   (CPU) a plain loop cumsum, MPI_Exscan of the totals (MPI_SUM), a plain loop adding the
  *          prefix: what MPI_Scan over totals plus a local numpy cumsum does
  * GB/s counts a scan's useful bytes, n read + n written, as for one device. Rank 0 prints each
@@ -25,8 +23,8 @@
 #include <cuda_runtime_api.h>
 #endif
 
-enum { T_COPY, T_LOCAL, T_MPI, T_COLL, T_PEER, T_REDUCE, T_TWICE, T_COUNT };
-static const char *const names[T_COUNT] = {"copy", "local", "mpi", "coll", "peer", "reduce", "twice"};
+enum { T_COPY, T_LOCAL, T_MPI, T_COLL, T_PEER, T_REDUCE, T_COUNT };
+static const char *const names[T_COUNT] = {"copy", "local", "mpi", "coll", "peer", "reduce"};
 
 static double now(void) {
   struct timespec ts;
@@ -124,11 +122,6 @@ static void run_one(int what) {
     s = pscan_reduce(ctx, &a, &total);
     break;
   }
-  case T_TWICE:
-    setenv("PSCAN_MPI_CUDA_SCAN_TWICE", "1", 1);
-    s = pscan_mpi_scan(ctx, MPI_COMM_WORLD, &a);
-    unsetenv("PSCAN_MPI_CUDA_SCAN_TWICE");
-    break;
   }
   if (s != PSCAN_OK)
     die(names[what], s);
@@ -219,7 +212,7 @@ int main(int argc, char **argv) {
   double mine[T_COUNT], slowest[T_COUNT];
   double *t = malloc(sizeof(double) * (size_t)reps), *tmax = malloc(sizeof(double) * (size_t)reps);
   for (int what = 0; what < T_COUNT; what++) {
-    if ((what == T_PEER && cuda) || (what == T_TWICE && !cuda)) {
+    if (what == T_PEER && cuda) {
       mine[what] = slowest[what] = 0;
       continue;
     }
@@ -260,12 +253,6 @@ int main(int argc, char **argv) {
            "(%.1f%% of the local sum), peer loop+MPI_Exscan %.2f GB/s; collectives alone %.1f us\n",
            sum_copy, sum_local, agg_mpi, 100 * agg_mpi / sum_local, agg_peer,
            1e6 * slowest[T_COLL]);
-    if (cuda) {
-      double agg_twice = nranks * bytes / slowest[T_TWICE] / gb;
-      printf("A/B: the 4n form (shard scanned twice) %.2f GB/s (%.1f%% of the local sum); "
-             "pscan_reduce + pscan_mpi_scan now %.2fx it\n",
-             agg_twice, 100 * agg_twice / sum_local, agg_mpi / agg_twice);
-    }
   }
   free(all), free(t), free(tmax);
 #ifdef PSCAN_MPI_BENCH_CUDA

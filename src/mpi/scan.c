@@ -212,7 +212,7 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
 static pscan_status reduce_device(job *j, const void *init, void *total, bool *has, bool *final,
                                   bool rank0) {
   *final = false;
-  if (j->args && !getenv("PSCAN_MPI_CUDA_SCAN_TWICE"))
+  if (j->args)
     return reduce_builtin(j, init, total, has);
   *has = init != NULL;
   if (init)
