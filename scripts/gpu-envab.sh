@@ -4,7 +4,8 @@
 # build: pscan_gpu_bench alone, Release, in build-gpu. ab: pscan_gpu_bench $ARGS (default: the
 # scans of i32, f32, i64, f64 at 2^20-2^28, quick) once per setting of $ENVS (';'-separated; the
 # baseline, no setting, runs first), the settings alternating within each of $ROUNDS rounds. Each
-# run's CSV goes to $OUT; pscan's AUTO rows and the copy's, per setting, to envab-summary.txt.
+# run's CSV goes to $OUT (packed into envab-runs.tgz); pscan's AUTO rows and the copy's, per
+# setting, to envab-summary.txt.
 . "$(dirname "$0")/gpu-common.sh" envab-summary.txt "build ab" -- "$@"
 ARGS=${ARGS:---quick --min-log 20 --max-log 28 --types i32,f32,i64,f64}
 ROUNDS=${ROUNDS:-2}
@@ -28,4 +29,6 @@ if has ab; then
   done
 fi
 log "status $status"
+# the device tool returns at most 8 files: the runs travel as one archive
+(cd "$OUT" && tar czf envab-runs.tgz envab-r* build.log 2>/dev/null && rm -f envab-r*.csv envab-r*.txt build.log)
 exit $status

@@ -53,9 +53,6 @@ typedef struct pscan__cuda_scan_params {
   unsigned stagger_ns;
   unsigned sm_count;
   unsigned stagger_rows;
-  /* Launches of more than two waves: block b also prefetches tile b + prefetch_ahead into L2
-     (0: only its own likely tile; host/state.h: stagger_long_launch). */
-  unsigned prefetch_ahead;
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
 } pscan__cuda_scan_params;

@@ -69,12 +69,6 @@ static void configure_launches(cuda_state *st) {
      so cooperative launches are for GPUs without it. */
   st->coop_tiles = coop && !st->pdl ? (uint64_t)sms : 0;
   st->stagger_ns = 2000u; /* docs/PERFORMANCE.md, "Staggered first wave" */
-  /* A/B on the H200 (temporary): the stagger, and a prefetch of the tile a later block takes */
-  const char *ab = getenv("PSCAN_CUDA_AB_STAGGER_NS");
-  if (ab)
-    st->stagger_ns = (unsigned)strtoul(ab, NULL, 10);
-  ab = getenv("PSCAN_CUDA_AB_PREFETCH_AHEAD");
-  st->prefetch_ahead = ab ? (unsigned)strtoul(ab, NULL, 10) : 0u;
   st->sm_count = (unsigned)sms;
 }
 

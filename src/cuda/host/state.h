@@ -33,7 +33,6 @@ typedef struct cuda_state {
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
-  unsigned prefetch_ahead;        /* A/B (PSCAN_CUDA_AB_PREFETCH_AHEAD): launch.h */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
@@ -63,7 +62,6 @@ static inline void stagger_long_launch(const cuda_state *st, pscan__cuda_scan_pa
   if (p->num_tiles > 2 * PSCAN__MIN_BLOCKS * (uint64_t)st->sm_count) {
     p->stagger_ns = st->stagger_ns;
     p->sm_count = st->sm_count;
-    p->prefetch_ahead = st->prefetch_ahead;
   }
 }
 

@@ -221,9 +221,6 @@ static __device__ __forceinline__ void TNAME(scan_body)(const pscan__cuda_scan_p
       pscan__stagger_first_wave(p);
       if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
         pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
-      const unsigned long long ahead = tile + p->prefetch_ahead;
-      if (p->prefetch_ahead && p->vector_io && (ahead + 1) * TILE <= p->n)
-        pscan__prefetch_l2((const IN_T *)p->in + ahead * TILE, TILE * (unsigned)sizeof(IN_T));
       sm->tile_id = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
     }
     __syncthreads();
