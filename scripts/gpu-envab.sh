@@ -30,5 +30,5 @@ if has ab; then
 fi
 log "status $status"
 # the device tool returns at most 8 files: the runs travel as one archive
-(cd "$OUT" && tar czf envab-runs.tgz envab-r* build.log 2>/dev/null && rm -f envab-r*.csv envab-r*.txt build.log)
+(cd "$OUT" && tar czf envab-runs.tgz $(ls envab-r* build.log 2>/dev/null) && rm -f envab-r*.csv envab-r*.txt build.log)
 exit $status

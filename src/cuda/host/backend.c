@@ -69,8 +69,6 @@ static void configure_launches(cuda_state *st) {
      so cooperative launches are for GPUs without it. */
   st->coop_tiles = coop && !st->pdl ? (uint64_t)sms : 0;
   st->stagger_ns = 2000u; /* docs/PERFORMANCE.md, "Staggered first wave" */
-  const char *ab = getenv("PSCAN_CUDA_AB_SMALL_WAVES"); /* A/B on the H200 (temporary) */
-  st->small_waves = ab && strtoul(ab, NULL, 10) > 0 ? (unsigned)strtoul(ab, NULL, 10) : 1u;
   st->sm_count = (unsigned)sms;
 }
 

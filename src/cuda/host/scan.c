@@ -150,7 +150,7 @@ static bool use_small_tiles(const cuda_state *st, const pscan_ctx *ctx,
   return k->scan_small &&
          ctx->params[PSCAN_PARAM_BLOCK_ALGO] == PSCAN_BLOCK_AUTO &&
          (algo == PSCAN_ALGO_AUTO || algo == PSCAN_ALGO_DECOUPLED_LOOKBACK) &&
-         (n + k->small_tile_items - 1) / k->small_tile_items <= st->small_waves * st->sm_count;
+         (n + k->small_tile_items - 1) / k->small_tile_items <= st->sm_count;
 }
 
 /* What every launch of one call shares: zeroed status words for a look-back over n elements in

@@ -33,7 +33,6 @@ typedef struct cuda_state {
   unsigned long long tile_base; /* value of the tile counter at the start of the next launch */
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
-  unsigned small_waves; /* A/B (PSCAN_CUDA_AB_SMALL_WAVES): small tiles up to this many x sm_count */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
