@@ -3,13 +3,13 @@ backend) and CUDA arrays of CuPy, PyTorch, JAX or anything exporting DLPack or
 __cuda_array_interface__ (CUDA backend, zero-copy, on the array library's current stream).
 
 Scans: cumsum, cumprod, cummin, cummax, scan (any built-in operator or a pscan.Op),
-segmented_scan, scan_by_key. Compaction: select, select_flagged, partition,
-unique_consecutive, run_length_encode, reduce_by_key. Settings: pscan.Context.
+segmented_scan, scan_by_key; reduce (a scan's total, one read). Compaction: select,
+select_flagged, partition, unique_consecutive, run_length_encode, reduce_by_key. Settings: pscan.Context.
 Errors: pscan.Error and its subclasses (also ValueError, TypeError, MemoryError, ...).
 """
 
 from . import _core
-from ._api import (Context, Op, cummax, cummin, cumprod, cumsum, scan, scan_by_key,
+from ._api import (Context, Op, cummax, cummin, cumprod, cumsum, reduce, scan, scan_by_key,
                    segmented_scan)
 from ._compact import (partition, reduce_by_key, run_length_encode, select, select_flagged,
                        unique_consecutive)
@@ -31,7 +31,7 @@ def cuda_built() -> bool:
 
 
 __all__ = [
-    "Context", "Op", "cumsum", "cumprod", "cummin", "cummax", "scan", "segmented_scan",
+    "Context", "Op", "cumsum", "cumprod", "cummin", "cummax", "scan", "reduce", "segmented_scan",
     "scan_by_key", "select", "select_flagged", "partition", "unique_consecutive",
     "run_length_encode", "reduce_by_key", "library_version", "cuda_built",
     "Error", "InvalidArgumentError", "DTypeError", "UnsupportedError", "OverlapError",

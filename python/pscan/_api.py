@@ -217,6 +217,51 @@ def _axis(axis, ndim):
 
 # ---- scans ----------------------------------------------------------------------------------
 
+def _scan_types(call, op, opc, dtype, out_dt):
+    """(op code, result dtype, (in, out) type codes) of a scan or reduction of call.x, as NumPy
+    types them; call.x is converted where pscan has no kernel from its type to the result's."""
+    in_dt = call.dt
+    _code(in_dt)
+    if dtype is not None:
+        res_dt = np.dtype(dtype)
+    elif out_dt is not None:
+        res_dt = out_dt
+    else:
+        res_dt = _default_dtype(in_dt, opc)
+    _code(res_dt, "dtype")
+    if res_dt == np.bool_ and opc in (0, 1):
+        opc = 5 if opc == 0 else 4  # a bool sum is "or", a bool product "and" (as numpy)
+    if opc in _BITWISE and res_dt.kind == "f":
+        raise E.DTypeError(detail=f"op {op!r} is for integers and bool, not {res_dt}")
+    codes = _pair(in_dt, res_dt, opc)
+    if codes is None:
+        if not np.can_cast(in_dt, res_dt, "same_kind"):
+            raise E.DTypeError(detail=f"cannot scan {in_dt} as {res_dt} (casting rule "
+                               "'same_kind', as numpy)")
+        call.x = A.astype(call.x, call.fam, res_dt)
+        codes = _pair(res_dt, res_dt, opc)
+    return opc, res_dt, codes
+
+
+def reduce(x, op="sum", dtype=None, init=None, *, ctx=None, stream=None):
+    """The reduction of all of x (flattened, C order) with a built-in operator: init ⊕ x[0] ⊕
+    ... ⊕ x[-1], what the last element of pscan.scan(x, op, axis=None, dtype=dtype, init=init)
+    would be, with x read once and nothing stored. op and dtype as in scan (a sum of int32 is
+    int64, as numpy.sum). An empty x gives init, or the operator's identity. Float sums and
+    products may combine in another order than the scan's (the last bits may differ).
+    Returns a NumPy scalar of the result dtype; for a CUDA array the call waits for the total.
+    """
+    opc = _op_code(op)
+    call = _Call(x)
+    call.x = A.ravel(call.x, call.fam)
+    call.shape = (math.prod(call.shape),)
+    opc, res_dt, codes = _scan_types(call, op, opc, dtype, None)
+    init_b = None if init is None else _value_bytes(init, res_dt, "init")
+    c = call.core_ctx(ctx, stream)
+    total = _core.reduce(c, A.for_core(call.x, call.fam), codes[0], codes[1], opc, init_b)
+    return np.frombuffer(total, dtype=res_dt)[0]
+
+
 def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=False, init=None,
          *, ctx=None, stream=None):
     """Inclusive (or exclusive) scan of x along axis with a built-in operator or a pscan.Op.
@@ -245,26 +290,8 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
         raise np.exceptions.AxisError(int(axis) if isinstance(axis, int) else 0, 0)
     else:
         axis = _axis(axis, len(call.shape))
-    in_dt = call.dt
-    _code(in_dt)
-    if dtype is not None:
-        res_dt = np.dtype(dtype)
-    elif out is not None:
-        res_dt = A.dtype(out, A.family(out))
-    else:
-        res_dt = _default_dtype(in_dt, opc)
-    _code(res_dt, "dtype")
-    if res_dt == np.bool_ and opc in (0, 1):
-        opc = 5 if opc == 0 else 4  # a bool sum is "or", a bool product "and" (as numpy)
-    if opc in _BITWISE and res_dt.kind == "f":
-        raise E.DTypeError(detail=f"op {op!r} is for integers and bool, not {res_dt}")
-    codes = _pair(in_dt, res_dt, opc)
-    if codes is None:
-        if not np.can_cast(in_dt, res_dt, "same_kind"):
-            raise E.DTypeError(detail=f"cannot scan {in_dt} as {res_dt} (casting rule "
-                               "'same_kind', as numpy)")
-        call.x = A.astype(call.x, call.fam, res_dt)
-        codes = _pair(res_dt, res_dt, opc)
+    opc, res_dt, codes = _scan_types(call, op, opc, dtype,
+                                     A.dtype(out, A.family(out)) if out is not None else None)
     result = _out(call, out, call.shape, res_dt)
     if init is None and exclusive and res_dt == np.bool_ and opc in (2, 4):
         init = True  # the byte type's identity (0xff) is not a bool: True is

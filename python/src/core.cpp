@@ -270,6 +270,22 @@ void scan(Ctx &c, nb::handle in_h, nb::handle out_h, int in_type, int out_type, 
   c.run([&](pscan_ctx *x) { return pscan_scan_axis(x, &a); });
 }
 
+// The total of a contiguous one-dimensional x (pscan_reduce), as out_type's bytes. A CUDA
+// array's total comes back to the host: the call waits for it.
+nb::bytes reduce(Ctx &c, nb::handle in_h, int in_type, int out_type, int op, nb::object init_h) {
+  View in = view_of(in_h, "x");
+  size_t n = flat(in, type_size(in_type), "x");
+  size_t out_es = type_size(out_type);
+  const void *init = bytes_ptr(init_h, out_es, "init");
+  uint64_t total = 0;
+  c.run([&](pscan_ctx *x) {
+    pscan_scan_args a = {in.ptr,  (pscan_dtype)in_type, nullptr, (pscan_dtype)out_type,
+                         n,       (pscan_op)op,         0,       init};
+    return pscan_reduce(x, &a, &total);
+  });
+  return nb::bytes((const char *)&total, out_es);
+}
+
 void segmented_scan(Ctx &c, nb::handle in_h, nb::handle out_h, nb::handle off_h, int type, int op,
                     bool exclusive, bool reverse, nb::object init_h) {
   View in = view_of(in_h, "x"), out = view_of(out_h, "out"), off = view_of(off_h, "offsets");
@@ -438,6 +454,7 @@ NB_MODULE(_core, m) {
 
   m.def("scan", &scan, "ctx"_a, "x"_a, "out"_a, "in_type"_a, "out_type"_a, "axis"_a, "op"_a,
         "user_op"_a, "esize"_a, "exclusive"_a, "reverse"_a, "init"_a.none());
+  m.def("reduce", &reduce, "ctx"_a, "x"_a, "in_type"_a, "out_type"_a, "op"_a, "init"_a.none());
   m.def("segmented_scan", &segmented_scan, "ctx"_a, "x"_a, "out"_a, "offsets"_a, "type"_a, "op"_a,
         "exclusive"_a, "reverse"_a, "init"_a.none());
   m.def("scan_by_key", &scan_by_key, "ctx"_a, "keys"_a, "key_type"_a, "x"_a, "out"_a, "type"_a,

@@ -159,6 +159,15 @@ def test_compaction(lib, rng):
     assert int(lib.get(c).sum()) == 3000
 
 
+def test_reduce(lib, rng):
+    for dt, op in [(np.int32, "sum"), (np.float64, "max"), (np.uint8, "xor"), (np.int64, "min")]:
+        a = small_values(rng, (1000, 301), dt, op)
+        got = pscan.reduce(lib.put(a), op)
+        want = ref_scan(a, op, axis=None)[-1]
+        assert got.dtype == want.dtype and got == want, (dt, op, got, want)
+    assert pscan.reduce(lib.put(np.zeros(0, np.float32)), "sum", init=2.5) == np.float32(2.5)
+
+
 def test_segmented_and_by_key(lib, rng):
     a = small_values(rng, 10_000, np.float32)
     offsets = np.array([0, 0, 17, 5000, 5001, 10_000], np.int64)

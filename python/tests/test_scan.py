@@ -32,6 +32,37 @@ def test_every_operator_inclusive_exclusive_init(rng, dt):
                     ref_scan(x, op, exclusive=True, init=init))
 
 
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", [1, 2, 777, 100_003])
+def test_reduce_is_the_scans_last_element(rng, dt, n):
+    for op in ops_for(dt):
+        x = small_values(rng, n, dt, op)
+        got = pscan.reduce(x, op)
+        want = ref_scan(x, op)[-1]
+        assert got.dtype == want.dtype and (got == want or (got != got and want != want)), \
+            (op, got, want)
+        init = np.asarray(x[:1]).item()
+        assert pscan.reduce(x, op, init=init) == ref_scan(x, op, init=init)[-1]
+
+
+def test_reduce_shapes_dtypes_and_empty(rng):
+    x = small_values(rng, (37, 41), np.int16)
+    view = x[::-2, 1::3]  # strided, negative stride: reduced flattened in C order
+    assert pscan.reduce(view) == np.sum(view) and pscan.reduce(view).dtype == np.int64
+    assert pscan.reduce(view, dtype=np.int16) == np.sum(view, dtype=np.int16)
+    assert pscan.reduce(np.int32(7)) == 7
+    assert pscan.reduce(np.zeros(0, np.float32)) == np.float32(0)
+    assert pscan.reduce(np.zeros(0, np.int32), "prod") == 1
+    assert pscan.reduce(np.zeros(0, np.int64), "min") == np.iinfo(np.int64).max
+    assert pscan.reduce(np.zeros((0, 3), np.float64), "max", init=-2.0) == -2.0
+    assert pscan.reduce(np.array([True, False, True])) == 2
+    assert np.isnan(pscan.reduce(np.array([1.0, np.nan, 3.0]), "min"))
+    with pytest.raises(pscan.DTypeError):
+        pscan.reduce(np.ones(4, np.float32), "xor")
+    with pytest.raises(pscan.DTypeError):
+        pscan.reduce(np.ones(4, np.float64), dtype=np.int32)
+
+
 def test_numpy_functions_and_widening():
     for dt in DTYPES:
         x = np.arange(1, 12).astype(dt)
