@@ -13,10 +13,9 @@ rank that fails, make the call raise on every rank (no rank hangs).
     out = pscan.mpi.cumsum(local, MPI.COMM_WORLD)
     kept, offset, total = pscan.mpi.select(local, MPI.COMM_WORLD, ">", 0)
 
-Traffic per element: a rank reduces its shard (NumPy arrays: numpy.ufunc.reduce, one read;
-device arrays: a pscan scan where the array lives, of which only the last item comes to the
-host, a read and a write), then scans it with the prefix of the ranks before it as init (a read
-and a write); the last rank's total is needed by no one, so it only scans. The C library
+Traffic per element: a rank reduces its shard (pscan.reduce where the array lives, one read;
+only the total comes to the host), then scans it with the prefix of the ranks before it as init
+(a read and a write); the last rank's total is needed by no one, so it only scans. The C library
 pscan_mpi (pscan_mpi.h) does the same in C, with MPI_Exscan of the totals.
 """
 import numpy as np
@@ -96,10 +95,7 @@ def scan(x, comm, op="sum", dtype=None, exclusive=False, init=None, *, ctx=None,
             raise ValueError("pscan.mpi.scan: x must be 1-D (one shard)")
         if rank == size - 1 or n == 0:
             return (str(res_dt), None)  # the last rank's total is nobody's prefix
-        if isinstance(x, np.ndarray):
-            total = _UFUNCS[op].reduce(x, dtype=res_dt)
-        else:  # a device array: scanned where it lives, only its last item comes to the host
-            total = _host(pscan.scan(x, op, dtype=res_dt, ctx=ctx, stream=stream)[-1:])[0]
+        total = pscan.reduce(x, op, dtype=res_dt, ctx=ctx, stream=stream)
         return (str(res_dt), np.asarray(total, dtype=res_dt).tobytes())
 
     args = ("scan", op, None if dtype is None else str(np.dtype(dtype)), bool(exclusive),
