@@ -226,9 +226,10 @@ static void side_task(void *arg, int tid, int nthreads) {
   }
 }
 
-/* The knobs, read once: PSCAN_CPU_AXIS_TAKEOVER (above) and PSCAN_CPU_AXIS_SIDE_MIN_BYTES=N, the
-   narrowest row of a unit that columns are cut down to (default AXIS_SIDE_MIN_BYTES; a value of
-   16384 or more never cuts them: the row chunks run instead), kept for A/B runs of the two. */
+/* The test knobs, read once: PSCAN_CPU_AXIS_TAKEOVER (above) and PSCAN_CPU_AXIS_SIDE_MIN_BYTES=N,
+   the narrowest row of a unit that columns are cut down to (default AXIS_SIDE_MIN_BYTES; a value
+   of 16384 or more never cuts them: the row chunks run instead, so that the tests reach them on
+   every shape). The narrow units won the A/B on 16 threads (docs/PERFORMANCE.md, "Knobs"). */
 static bool take_over_knob;
 static size_t side_min_bytes = AXIS_SIDE_MIN_BYTES;
 static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
