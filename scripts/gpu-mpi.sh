@@ -64,15 +64,11 @@ if has cpubench; then
         >"$OUT/cpubench_np$np.txt" 2>&1 || status=1
     cat "$OUT/cpubench_np$np.txt" | tee -a "$OUT/summary.txt"
   done
-  # The local reduction's two forms: i64 takes the threaded loop, f64 the core's scan of chunks
-  # (default 2^16 items per thread; PSCAN_MPI_CHUNK sets it): f64 at 1 and 8 ranks, three chunks.
+  # f64 (pscan_reduce's float path: the SIMD reduce kernels, partitions combined in order)
   for np in 1 8; do
-    t=$(( $(nproc) / np > 0 ? $(nproc) / np : 1 ))
-    for per in 16 14 18; do
-      log "f64, np $np: PSCAN_MPI_CHUNK = $t threads x 2^$per"
-      PSCAN_MPI_CHUNK=$(( t << per )) mpirun -np "$np" --oversubscribe -x PSCAN_MPI_CHUNK \
-        build-mpi/pscan_mpi_bench --n $((1 << 26)) --type f64 --reps 10 2>&1 | tail -1 | tee -a "$OUT/summary.txt"
-    done
+    log "f64, np $np"
+    mpirun -np "$np" --oversubscribe build-mpi/pscan_mpi_bench --n $((1 << 26)) --type f64 --reps 10 \
+      2>&1 | tail -1 | tee -a "$OUT/summary.txt"
   done
 fi
 if has gpubench; then
