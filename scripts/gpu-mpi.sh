@@ -67,8 +67,8 @@ if has cpubench; then
   # f64 (pscan_reduce's float path: the SIMD reduce kernels, partitions combined in order)
   for np in 1 8; do
     log "f64, np $np"
-    mpirun -np "$np" --oversubscribe build-mpi/pscan_mpi_bench --n $((1 << 26)) --type f64 --reps 10 \
-      2>&1 | tail -1 | tee -a "$OUT/summary.txt"
+    mpirun -np "$np" --oversubscribe --bind-to core --map-by slot:PE=$(( $(nproc) / np > 0 ? $(nproc) / np : 1 )) \
+      build-mpi/pscan_mpi_bench --n $((1 << 26)) --type f64 --reps 10 2>&1 | tail -1 | tee -a "$OUT/summary.txt"
   done
 fi
 if has gpubench; then
