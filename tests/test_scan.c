@@ -376,6 +376,8 @@ static void stress(suite *s) {
     setting st = {s->p->nctx - 1, algos[ai], 0, PSCAN_BLOCK_AUTO, ai};
     prepare(s, &c);
     run_one(s, &c, &st, true);
+    if (ai == 0) /* the largest reduction: several levels of tile totals on the GPU in full mode */
+      check_reduce(s, s->ctx[st.ctx], &c, "stress");
   }
 }
 
