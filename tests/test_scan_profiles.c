@@ -161,6 +161,22 @@ static void cuda_refusals(suite *s) {
   pscan_ctx *cpu = test_ctx(1);
   CHECK_STATUS(pscan_inclusive_scan(cpu, dev, back, 4, PSCAN_I32, PSCAN_SUM), PSCAN_ERR_WRONG_MEMORY);
   CHECK(strlen(pscan_last_error(cpu)) > 0, "no message for a device pointer on the CPU backend");
+  /* pscan_reduce: a device total on the CPU backend, a misaligned device total on the GPU; an
+     empty reduction into device memory writes init there */
+  int32_t seven = 7;
+  pscan_scan_args a = {.in = host, .in_type = PSCAN_I32, .out_type = PSCAN_I32, .n = 4,
+                       .op = PSCAN_SUM};
+  CHECK_STATUS(pscan_reduce(cpu, &a, dev), PSCAN_ERR_WRONG_MEMORY);
+  a.in = dev;
+  CHECK_STATUS(pscan_reduce(gpu, &a, (char *)dev + 2), PSCAN_ERR_INVALID_ARGUMENT);
+  CUDA_OK(cudaMemcpy(back, dev, sizeof back, cudaMemcpyDeviceToHost));
+  CHECK(back[0] == 1 && back[1] == 2 && back[2] == 3 && back[3] == 4, "refused reduce wrote");
+  a.n = 0, a.init = &seven;
+  CHECK_STATUS(pscan_reduce(gpu, &a, dev + 3), PSCAN_OK);
+  CHECK_STATUS(pscan_synchronize(gpu), PSCAN_OK);
+  CUDA_OK(cudaMemcpy(back, dev, sizeof back, cudaMemcpyDeviceToHost));
+  CHECK(back[3] == 7, "empty reduction into device memory: %d, expected the init 7", back[3]);
+  CUDA_OK(cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice));
   pscan_destroy(cpu);
   /* still usable after the refusals */
   CHECK_STATUS(pscan_inclusive_scan(gpu, dev, dev, 4, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
