@@ -12,9 +12,9 @@
  * rank.
  *
  * Order of work, so that a refused call writes nothing and every rank reaches the same
- * collectives: local checks (and, on a CPU context, the reduction, which writes only scratch);
- * the agreement; the reduction of a CUDA context (for a user operator, its first scan); the
- * MPI_Exscan; the final scan; a last agreement on the outcome. */
+ * collectives: local checks, and the reduction where it writes no output (built-in operators on
+ * either backend, user operators on a CPU context); the agreement; a user operator's first scan
+ * on a CUDA context; the MPI_Exscan; the final scan; a last agreement on the outcome. */
 #include "mpi_internal.h"
 
 #include <pthread.h>
@@ -161,8 +161,15 @@ static int64_t cpu_threads(pscan_ctx *ctx) {
   return t;
 }
 
-/* A built-in operator's total of the shard (from init when given), on either backend. */
+/* A built-in operator's total of the shard (from init when given), on either backend; it
+   writes no output, so it runs before the agreement on both. An empty shard has no total but
+   init (not the op's identity, which could change a float sum's signed zero). */
 static pscan_status reduce_builtin(job *j, const void *init, void *total, bool *has) {
+  *has = init != NULL;
+  if (init)
+    memcpy(total, init, j->out_size);
+  if (j->n == 0)
+    return PSCAN_OK;
   pscan_scan_args a = *j->args;
   a.in = j->in, a.out = NULL, a.n = j->n, a.exclusive = 0, a.init = init;
   pscan_status s = pscan_mpi__core(j->ctx, pscan_reduce(j->ctx, &a, total));
@@ -170,10 +177,10 @@ static pscan_status reduce_builtin(job *j, const void *init, void *total, bool *
   return s;
 }
 
-/* The shard's total (from init when given) into total, on a CPU context. Built-in operators:
-   pscan_reduce. User operators: chunks of 2^16 elements per thread are scanned by the core into
-   scratch that stays in cache, each from the previous chunk's total, so the order of combination
-   is the core's; the shard is read once from memory, but each element costs what a scan costs. */
+/* A user operator's total of the shard (from init when given), on a CPU context: chunks of 2^16
+   elements per thread are scanned by the core into scratch that stays in cache, each from the
+   previous chunk's total, so the order of combination is the core's; the shard is read once from
+   memory, but each element costs what a scan costs. */
 static pscan_status reduce_host(job *j, const void *init, void *total, bool *has) {
   size_t chunk = (size_t)cpu_threads(j->ctx) << 16;
   /* PSCAN_MPI_CHUNK (elements) forces small chunks, so that tests cover many of them */
@@ -187,8 +194,6 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
     memcpy(total, init, j->out_size);
   if (j->n == 0)
     return PSCAN_OK;
-  if (j->args)
-    return reduce_builtin(j, init, total, has);
   char *scratch = malloc(chunk * j->out_size);
   if (!scratch)
     return pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",
@@ -206,14 +211,13 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
   return s;
 }
 
-/* On a CUDA context. Built-in operators: pscan_reduce. User operators: an inclusive scan into out
-   (or into scratch when the scan is in place and out must still be read) gives the total as its
-   last element; *final: out already holds this rank's result (rank 0 of an inclusive scan). */
+/* A user operator's total on a CUDA context (the core has no reduction of user operators): an
+   inclusive scan into out (or into scratch when the scan is in place and out must still be read)
+   gives the total as its last element; *final: out already holds this rank's result (rank 0 of
+   an inclusive scan). It writes out, so it runs after the agreement. */
 static pscan_status reduce_device(job *j, const void *init, void *total, bool *has, bool *final,
                                   bool rank0) {
   *final = false;
-  if (j->args)
-    return reduce_builtin(j, init, total, has);
   *has = init != NULL;
   if (init)
     memcpy(total, init, j->out_size);
@@ -257,8 +261,11 @@ static pscan_status run(job *j, MPI_Comm comm, const int64_t *fields, const char
     local = pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory", j->fn);
   bool device = pscan_mpi__on_device(j->ctx), has = false, final = false;
   bool need_total = rank < size - 1; /* the last rank's total is nobody's prefix */
-  if (local == PSCAN_OK && !device && need_total)
-    local = reduce_host(j, rank == 0 ? j->init : NULL, mine + sizeof(rec_head), &has);
+  const void *init0 = rank == 0 ? j->init : NULL;
+  if (local == PSCAN_OK && need_total && j->args)
+    local = reduce_builtin(j, init0, mine + sizeof(rec_head), &has);
+  else if (local == PSCAN_OK && need_total && !device)
+    local = reduce_host(j, init0, mine + sizeof(rec_head), &has);
   s = pscan_mpi__agree(j->ctx, comm, j->fn, fields, names, nfields, local);
   if (s != PSCAN_OK) {
     free(mine);
@@ -266,9 +273,8 @@ static pscan_status run(job *j, MPI_Comm comm, const int64_t *fields, const char
   }
   /* From here on every rank runs to the end, so that all reach the same collectives. */
   local = PSCAN_OK;
-  if (device && need_total)
-    local = reduce_device(j, rank == 0 ? j->init : NULL, mine + sizeof(rec_head), &has, &final,
-                          rank == 0);
+  if (device && need_total && !j->args)
+    local = reduce_device(j, init0, mine + sizeof(rec_head), &has, &final, rank == 0);
   rec_head h = {.flags = local != PSCAN_OK ? REC_ERR : has ? REC_HAS : 0};
   memcpy(mine, &h, sizeof h);
   memset(prefix, 0, rsz);

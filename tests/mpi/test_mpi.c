@@ -174,6 +174,7 @@ pscan_status call_rbk(const void *k, pscan_dtype kt, const void *v, pscan_dtype 
 #endif
 
 /* ---- scans ---- */
+static bool negative_zeros; /* scan_case fills a float input with -0.0 alone */
 static bool wide_values; /* scan_case draws integers from all their bits, not small ones: */
 static int wide_order;   /* at random (0), upwards through the type's range (1), downwards (2) */
 static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int exclusive, bool init,
@@ -188,6 +189,11 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
   /* integers of any bits: random, or running through the type's range upwards or downwards
      within each shard of the even layout (so that the extremes, and values of both signs, lie
      at either end of every shard and in different parts of its reduction) */
+  for (size_t i = 0; negative_zeros && i < n; i++) {
+    double z = -0.0;
+    float zf = -0.0f;
+    memcpy(global + i * is, in_t == PSCAN_F64 ? (const void *)&z : (const void *)&zf, is);
+  }
   int order = wide_values ? wide_order : 0;
   for (size_t i = 0; wide_values && i < n; i++) {
     uint64_t bits = test_rand(r);
@@ -279,6 +285,14 @@ static void test_scans(test_rng *r) {
   }
   for (int lay = 0; lay < LAYOUTS; lay++)
     scan_case(PSCAN_I32, PSCAN_I64, PSCAN_SUM, lay & 1, 1, false, lay, 300000 + (size_t)lay, r);
+  /* a float sum of -0.0 alone is -0.0 everywhere: an empty shard must pass its predecessors'
+     -0.0 on untouched (its total is none, not the identity +0.0) */
+  negative_zeros = true;
+  for (int lay = 0; lay < LAYOUTS; lay++) {
+    scan_case(PSCAN_F64, PSCAN_F64, PSCAN_SUM, 0, false, false, lay, 1000, r);
+    scan_case(PSCAN_F32, PSCAN_F32, PSCAN_SUM, 0, false, false, lay, 7, r);
+  }
+  negative_zeros = false;
 }
 
 /* ---- refusals: every rank fails, nothing written, no hang ---- */
