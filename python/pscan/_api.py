@@ -217,9 +217,11 @@ def _axis(axis, ndim):
 
 # ---- scans ----------------------------------------------------------------------------------
 
-def _scan_types(call, op, opc, dtype, out_dt):
-    """(op code, result dtype, (in, out) type codes) of a scan or reduction of call.x, as NumPy
-    types them; call.x is converted where pscan has no kernel from its type to the result's."""
+def _scan_types(call, op, dtype, out_dt):
+    """(op code, result dtype, (in, out) type codes) of a scan or reduction of call.x with the
+    built-in op, as NumPy types them; call.x is converted where pscan has no kernel from its type
+    to the result's."""
+    opc = _op_code(op)
     in_dt = call.dt
     _code(in_dt)
     if dtype is not None:
@@ -251,11 +253,10 @@ def reduce(x, op="sum", dtype=None, init=None, *, ctx=None, stream=None):
     products may combine in another order than the scan's (the last bits may differ).
     Returns a NumPy scalar of the result dtype; for a CUDA array the call waits for the total.
     """
-    opc = _op_code(op)
     call = _Call(x)
     call.x = A.ravel(call.x, call.fam)
     call.shape = (math.prod(call.shape),)
-    opc, res_dt, codes = _scan_types(call, op, opc, dtype, None)
+    opc, res_dt, codes = _scan_types(call, op, dtype, None)
     init_b = None if init is None else _value_bytes(init, res_dt, "init")
     c = call.core_ctx(ctx, stream)
     total = _core.reduce(c, A.for_core(call.x, call.fam), codes[0], codes[1], opc, init_b)
@@ -280,7 +281,6 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
     """
     if isinstance(op, Op):
         return _scan_user(x, op, axis, out, exclusive, reverse, init, ctx, stream)
-    opc = _op_code(op)
     call = _Call(x)
     if axis is None:
         call.x = A.ravel(call.x, call.fam)
@@ -290,7 +290,7 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
         raise np.exceptions.AxisError(int(axis) if isinstance(axis, int) else 0, 0)
     else:
         axis = _axis(axis, len(call.shape))
-    opc, res_dt, codes = _scan_types(call, op, opc, dtype,
+    opc, res_dt, codes = _scan_types(call, op, dtype,
                                      A.dtype(out, A.family(out)) if out is not None else None)
     result = _out(call, out, call.shape, res_dt)
     if init is None and exclusive and res_dt == np.bool_ and opc in (2, 4):
