@@ -193,6 +193,22 @@ static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job
   return PSCAN_OK;
 }
 
+/* The built-in operator's kernels for c. SEQUENTIAL asked for by name is the plain left-to-right
+   loop, bit for bit (numpy.cumsum's order): the SIMD kernels of float SUM and PROD combine lanes
+   in another bracketing, so an order-sensitive operator takes the portable kernel. (AUTO's
+   one-thread runs keep SIMD.) */
+static pscan_status builtin_op_for(pscan_ctx *ctx, const pscan__scan_call *c,
+                                   const pscan__cpu_op **op) {
+  bool plain = ctx->params[PSCAN_PARAM_ALGO] == PSCAN_ALGO_SEQUENTIAL && pscan__order_sensitive(c);
+  *op = plain ? pscan__cpu_scalar_op(c->in_type, c->out_type, (pscan_op)c->op)
+              : pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
+  if (!*op)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s -> %s %s",
+                       pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
+                       pscan__op_name(c->op));
+  return PSCAN_OK;
+}
+
 static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   pscan__cpu_op custom;
   const pscan__cpu_op *op;
@@ -200,16 +216,7 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
     pscan__cpu_custom_op(&custom, c->in_size, c->fn, c->user);
     op = &custom;
   } else {
-    /* SEQUENTIAL asked for by name is the plain left-to-right loop, bit for bit (numpy.cumsum's
-       order): the SIMD kernels of float SUM and PROD combine lanes in another bracketing, so an
-       order-sensitive operator takes the portable kernel. (AUTO's one-thread runs keep SIMD.) */
-    bool plain = ctx->params[PSCAN_PARAM_ALGO] == PSCAN_ALGO_SEQUENTIAL && pscan__order_sensitive(c);
-    op = plain ? pscan__cpu_scalar_op(c->in_type, c->out_type, (pscan_op)c->op)
-               : pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
-    if (!op)
-      return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s -> %s %s",
-                         pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
-                         pscan__op_name(c->op));
+    PSCAN__CHECK(builtin_op_for(ctx, c, &op));
   }
   return pscan__cpu_scan_with(ctx, c, op);
 }
@@ -256,13 +263,8 @@ static pscan_status cpu_reduce(pscan_ctx *ctx, const pscan__scan_call *c, void *
       pscan__identity(c->out_type, (pscan_op)c->op, total);
     return PSCAN_OK;
   }
-  bool plain = ctx->params[PSCAN_PARAM_ALGO] == PSCAN_ALGO_SEQUENTIAL && pscan__order_sensitive(c);
-  const pscan__cpu_op *op = plain ? pscan__cpu_scalar_op(c->in_type, c->out_type, (pscan_op)c->op)
-                                  : pscan__cpu_builtin_op(c->in_type, c->out_type, (pscan_op)c->op);
-  if (!op)
-    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s -> %s %s",
-                       pscan__dtype_name(c->in_type), pscan__dtype_name(c->out_type),
-                       pscan__op_name(c->op));
+  const pscan__cpu_op *op;
+  PSCAN__CHECK(builtin_op_for(ctx, c, &op));
   pscan__cpu_job job = {.op = op, .in = c->in, .n = c->n, .init = c->init};
   job.part = pscan__cpu_partition_size(ctx, c);
   job.nparts = (c->n - 1) / job.part + 1;
