@@ -2,11 +2,11 @@
  * pscan_last_error (of the context, or of the thread for a call without one); an output that is
  * still poisoned (a refused call writes nothing); and a context that still scans correctly. Also
  * the calls that look suspicious but are legal (in-place, adjacent buffers, n == 0 with NULL
- * pointers), the names of the statuses and the sizes of the types. */
+ * pointers). (pscan_last_error's lifetime, the names of the statuses, the sizes of the types
+ * and the version: tests/test_messages.c.) */
 #include "reference.h"
 #include "test.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,79 +418,6 @@ static void test_compaction(void) {
   REFUSE(PSCAN_ERR_OVERLAP, ctx, pscan_unique(ctx, in, (int32_t *)in + 1, N - 1, PSCAN_I32, &count));
 }
 
-/* ---- last_error, names, sizes, version ---- */
-
-static const char *thread_error;
-static void *fail_in_thread(void *arg) {
-  pscan_ctx *c = NULL;
-  (void)arg;
-  pscan_create(&c, (pscan_backend)77);
-  thread_error = pscan_last_error(NULL);
-  return NULL;
-}
-
-static void test_last_error(void) {
-  pscan_ctx *fresh = test_ctx(1);
-  CHECK(strcmp(pscan_last_error(fresh), "") == 0, "a fresh context has last_error \"%s\"",
-        pscan_last_error(fresh));
-  /* The text stays until the next failure, like errno. */
-  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, PSCAN_F32, PSCAN_XOR));
-  char saved[512];
-  snprintf(saved, sizeof saved, "%s", pscan_last_error(ctx));
-  CHECK_STATUS(pscan_inclusive_scan(ctx, in, out, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
-  CHECK(strcmp(saved, pscan_last_error(ctx)) == 0, "a successful call changed last_error");
-  CHECK(strcmp(pscan_last_error(fresh), "") == 0, "a failure on one context showed on another");
-  pscan_destroy(fresh);
-
-  /* Without a context, the failure belongs to the calling thread. */
-  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_synchronize(NULL));
-  snprintf(saved, sizeof saved, "%s", pscan_last_error(NULL));
-  pthread_t th;
-  if (CHECK(pthread_create(&th, NULL, fail_in_thread, NULL) == 0, "pthread_create")) {
-    pthread_join(th, NULL);
-    CHECK(strcmp(saved, pscan_last_error(NULL)) == 0,
-          "another thread's failure changed this thread's pscan_last_error(NULL)");
-  }
-}
-
-static void test_names(void) {
-  static const char *const names[] = {
-      "PSCAN_OK",          "PSCAN_ERR_INVALID_ARGUMENT", "PSCAN_ERR_UNSUPPORTED",
-      "PSCAN_ERR_OVERLAP", "PSCAN_ERR_OVERFLOW",         "PSCAN_ERR_OUT_OF_MEMORY",
-      "PSCAN_ERR_NO_DEVICE", "PSCAN_ERR_WRONG_MEMORY",   "PSCAN_ERR_DEVICE",
-      "PSCAN_ERR_INTERNAL"};
-  static const pscan_status statuses[] = {
-      PSCAN_OK,           PSCAN_ERR_INVALID_ARGUMENT, PSCAN_ERR_UNSUPPORTED,
-      PSCAN_ERR_OVERLAP,  PSCAN_ERR_OVERFLOW,         PSCAN_ERR_OUT_OF_MEMORY,
-      PSCAN_ERR_NO_DEVICE, PSCAN_ERR_WRONG_MEMORY,    PSCAN_ERR_DEVICE,
-      PSCAN_ERR_INTERNAL};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    const char *got = pscan_status_name(statuses[i]);
-    CHECK(got && strcmp(got, names[i]) == 0, "pscan_status_name(%d) = %s, expected %s",
-          (int)statuses[i], got ? got : "(null)", names[i]);
-  }
-  const int unknown[] = {PSCAN_ERR_INTERNAL + 1, 99, -1};
-  for (size_t i = 0; i < 3; i++) {
-    const char *got = pscan_status_name((pscan_status)unknown[i]);
-    CHECK(got && strcmp(got, "PSCAN_ERR_UNKNOWN") == 0, "pscan_status_name(%d) = %s", unknown[i],
-          got ? got : "(null)");
-  }
-
-  static const size_t sizes[REF_NTYPES] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
-  for (int t = 0; t < REF_NTYPES; t++)
-    CHECK(pscan_dtype_size((pscan_dtype)t) == sizes[t], "pscan_dtype_size(%s) = %zu",
-          ref_dtype_name((pscan_dtype)t), pscan_dtype_size((pscan_dtype)t));
-  CHECK(pscan_dtype_size((pscan_dtype)10) == 0 && pscan_dtype_size((pscan_dtype)-1) == 0,
-        "pscan_dtype_size of an unknown type is not 0");
-
-  char version[32];
-  snprintf(version, sizeof version, "%d.%d.%d", PSCAN_VERSION_MAJOR, PSCAN_VERSION_MINOR,
-           PSCAN_VERSION_PATCH);
-  const char *v = pscan_version_string();
-  CHECK(v && strncmp(v, version, strlen(version)) == 0 && strstr(v, "cpu"),
-        "pscan_version_string() = \"%s\", expected \"%s (cpu...)\"", v ? v : "(null)", version);
-}
-
 /* Typed buffers must be aligned to their element size (the kernels access them as C arrays);
    custom operators take any address. */
 static void test_alignment(void) {
@@ -534,8 +461,6 @@ int main(void) {
   test_empty();
   test_compaction();
   test_alignment();
-  test_last_error();
-  test_names();
 
   pscan_destroy(ctx);
   return test_finish();

@@ -141,14 +141,7 @@ bool pscan__cpu_stream_output(size_t out_bytes) {
 void pscan__cpu_copy_out(void *dst, const void *src, size_t bytes, bool stream) {
 #if defined(__x86_64__) || defined(_M_X64)
   if (stream && bytes >= 256) {
-    char *d = dst;
-    const char *s = src;
-    size_t head = (16 - (uintptr_t)d % 16) % 16;
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
-    for (; bytes >= 16; d += 16, s += 16, bytes -= 16)
-      _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
-    memcpy(d, s, bytes);
+    pscan__cpu_stream_unfenced(dst, src, bytes);
     /* Non-temporal stores are weakly ordered: fence them before anything the caller publishes
        (or the pool's completion) can make another thread read them. */
     _mm_sfence();

@@ -60,21 +60,14 @@ static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm,
   unsigned short *heads_at = NAME(rbk_heads_at)(vals);
   const unsigned first = threadIdx.x * ITEMS;
   ACC_T carry = before;
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++) {
-    if (i >= mine)
-      break;
-    const bool head = heads >> i & 1u;
-    if (head) {
-      const unsigned r = (unsigned)carry.count;
-      heads_at[NAME(rbk_at_index)(r)] = (unsigned short)(first + i);
-      if (r > 0)
-        run_value[NAME(rbk_run_index)(r - 1)] = carry.x;
-      else
-        sm->k.first_run = carry.x;
-    }
-    carry = NAME(op)(carry, NAME(make)(head, v[i]));
-  }
+  BY_KEY_FOR_HEADS(v, heads, mine, carry, {
+    const unsigned h = (unsigned)r;
+    heads_at[NAME(rbk_at_index)(h)] = (unsigned short)(first + i);
+    if (h > 0)
+      run_value[NAME(rbk_run_index)(h - 1)] = carry.x;
+    else
+      sm->k.first_run = carry.x;
+  })
 }
 
 /* Dense tile, once its prefix is known: head j's key and the run it closes, j striding over the
@@ -159,31 +152,16 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
       V_T v[ITEMS];
       NAME(read_values)(vals, v);
       ACC_T carry = before;
-#pragma unroll
-      for (unsigned i = 0; i < ITEMS; i++) {
-        if (i >= mine)
-          break;
-        const bool head = heads >> i & 1u;
-        if (head) {
-          const unsigned r = (unsigned)carry.count;
-          slot->key[r] = pscan__elem_bits(keys, first + i, ks);
-          if (r > 0)
-            slot->run[r - 1] = carry.x;
-          else
-            slot->first_run = carry.x;
-        }
-        carry = NAME(op)(carry, NAME(make)(head, v[i]));
-      }
+      BY_KEY_FOR_HEADS(v, heads, mine, carry, {
+        const unsigned h = (unsigned)r;
+        slot->key[h] = pscan__elem_bits(keys, first + i, ks);
+        if (h > 0)
+          slot->run[h - 1] = carry.x;
+        else
+          slot->first_run = carry.x;
+      })
     }
-    if (threadIdx.x == 0) {
-      slot->tile = tile;
-      slot->total = total;
-      slot->dense = dense;
-      if (!dense)
-        sm->k.tile_id = pscan__take_tile(&p->lb);
-    }
-    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
-    pscan__lbw_filled(s);
+    PSCAN__LBW_HAND_OVER(p, sm, s, slot, tile, total, dense);
     if (dense) {
       /* Wait for the prefix, take the next id (L2 fetches that tile during the stores), then
          each head writes its key and closes its run. The id is taken only now for the reason
@@ -206,32 +184,17 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
 /* The look-back warp: the block's tiles in the order they were taken. */
 static __device__ void NAME(rbk_look_back)(const pscan__cuda_compact_params *p, NAME(rbk_smem) *sm) {
   const unsigned lane = threadIdx.x & 31, ks = (unsigned)p->key_size;
-  pscan__lbw_start(2);
-  for (unsigned s = 0;; s ^= 1u) {
-    NAME(rbk_slot) *slot = &sm->slot[s];
-    pscan__lbw_wait_full(s);
-    const unsigned long long tile = slot->tile;
-    if (tile == PSCAN__LBW_STOP)
-      return;
-    const ACC_T total = slot->total;
-    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
-    if (slot->dense) {
-      if (lane == 0)
-        slot->prefix = before;
-      pscan__lbw_prefix_ready();
-    } else {
-      const unsigned long long base = before.count;
-      for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
-        pscan__store_bits(p->out, base + j, ks, slot->key[j]);
-        if (j > 0)
-          ((V_T *)p->vals_out)[base + j - 1] = slot->run[j - 1];
-        else if (base > 0)
-          ((V_T *)p->vals_out)[base - 1] = CX_OP(before.x, slot->first_run);
-      }
-      NAME(close_last_run)(p, tile, before, total, lane == 0);
+  PSCAN__LBW_LOOK_BACK(NAME(rbk_slot), p, sm, 2, {
+    const unsigned long long base = before.count;
+    for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
+      pscan__store_bits(p->out, base + j, ks, slot->key[j]);
+      if (j > 0)
+        ((V_T *)p->vals_out)[base + j - 1] = slot->run[j - 1];
+      else if (base > 0)
+        ((V_T *)p->vals_out)[base - 1] = CX_OP(before.x, slot->first_run);
     }
-    pscan__lbw_release(s);
-  }
+    NAME(close_last_run)(p, tile, before, total, lane == 0);
+  })
 }
 
 __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)

@@ -27,6 +27,22 @@ enum { NAME(ITEMS) = BY_KEY_ITEMS, NAME(TILE) = PSCAN__THREADS * NAME(ITEMS) };
 #define ITEMS NAME(ITEMS)
 #define TILE NAME(TILE)
 
+/* Walks this thread's first `mine` items in order, carry holding the pair before the item: at
+   a head, the statements ON_HEAD run with i (the item's index in the thread) and r (the head's
+   rank, carry.count: the runs before it); the run the head closes is carry.x. Every path that
+   stores runs walks them so. */
+#define BY_KEY_FOR_HEADS(v, heads, mine, carry, ...)                                              \
+  _Pragma("unroll") for (unsigned i = 0; i < ITEMS; i++) {                                        \
+    if (i >= (mine))                                                                              \
+      break;                                                                                      \
+    const bool head_ = (heads) >> i & 1u;                                                         \
+    if (head_) {                                                                                  \
+      const unsigned long long r = (carry).count;                                                 \
+      __VA_ARGS__                                                                                 \
+    }                                                                                             \
+    (carry) = NAME(op)((carry), NAME(make)(head_, (v)[i]));                                       \
+  }
+
 /* The tile itself (TILE keys, then TILE values) is in dynamic shared memory, sized for the
    call's key type: pscan__by_key_tiles. */
 extern __shared__ __align__(16) unsigned char pscan__by_key_tiles[];
@@ -294,18 +310,11 @@ static __device__ __forceinline__ void NAME(store_runs_direct)(const pscan__cuda
   const unsigned first = threadIdx.x * ITEMS, ks = (unsigned)p->key_size;
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++) {
-    if (i >= mine)
-      break;
-    const bool head = heads >> i & 1u;
-    if (head) {
-      if (carry.count > 0)
-        ((V_T *)p->vals_out)[carry.count - 1] = carry.x;
-      pscan__store_bits(p->out, carry.count, ks, pscan__elem_bits(keys, first + i, ks));
-    }
-    carry = NAME(op)(carry, NAME(make)(head, v[i]));
-  }
+  BY_KEY_FOR_HEADS(v, heads, mine, carry, {
+    if (r > 0)
+      ((V_T *)p->vals_out)[r - 1] = carry.x;
+    pscan__store_bits(p->out, r, ks, pscan__elem_bits(keys, first + i, ks));
+  })
 }
 
 /* reduce_by_key, the plain way: look back, then store_runs_direct. */
@@ -341,21 +350,14 @@ static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
   V_T *run_value = (V_T *)vals; /* [r - 1]: the run closed by the tile's head r */
   unsigned short *head_at = (unsigned short *)(vals + TILE * sizeof(V_T)) - tile_heads;
   ACC_T carry = before;
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++) {
-    if (i >= mine)
-      break;
-    const bool head = heads >> i & 1u;
-    if (head) {
-      const unsigned r = (unsigned)carry.count;
-      head_at[r] = (unsigned short)(first + i);
-      if (r > 0)
-        run_value[r - 1] = carry.x;
-      else
-        sm->first_run = carry.x; /* to be completed by the tile's prefix */
-    }
-    carry = NAME(op)(carry, NAME(make)(head, v[i]));
-  }
+  BY_KEY_FOR_HEADS(v, heads, mine, carry, {
+    const unsigned h = (unsigned)r;
+    head_at[h] = (unsigned short)(first + i);
+    if (h > 0)
+      run_value[h - 1] = carry.x;
+    else
+      sm->first_run = carry.x; /* to be completed by the tile's prefix */
+  })
   __syncthreads();
   const ACC_T tile_before = NAME(tile_prefix)(&p->lb, &sm->prefix, sm->scan, tile, total, running, true);
   const unsigned long long base = tile_before.count;
@@ -464,6 +466,7 @@ static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t gri
                        q.lb.pdl, 0);
 }
 
+#undef BY_KEY_FOR_HEADS
 #undef ITEMS
 #undef TILE
 #undef V_T

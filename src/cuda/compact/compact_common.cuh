@@ -254,6 +254,47 @@ static __device__ __forceinline__ void pscan__lbw_wait_prefix(void) {
   pscan__bar_sync(PSCAN__BAR_PREFIX, PSCAN__LBW_THREADS);
 }
 
+/* Tile threads: hand tile tile_ to the look-back warp in slot s (slot_: sm->slot[s]) with its
+   total and whether it is dense. A sparse tile's block takes its next id now; a dense tile's
+   takes it once its prefix is known (compact_heads.cuh says why). */
+#define PSCAN__LBW_HAND_OVER(p, sm, s, slot_, tile_, total_, dense_)                              \
+  do {                                                                                            \
+    if (threadIdx.x == 0) {                                                                       \
+      (slot_)->tile = (tile_);                                                                    \
+      (slot_)->total = (total_);                                                                  \
+      (slot_)->dense = (dense_);                                                                  \
+      if (!(dense_))                                                                              \
+        (sm)->k.tile_id = pscan__take_tile(&(p)->lb);                                             \
+    }                                                                                             \
+    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */            \
+    pscan__lbw_filled(s);                                                                         \
+  } while (0)
+
+/* The look-back warp's loop: the block's tiles in the order they were taken, from its SLOTS
+   slots (1 or 2), sm->slot[s] of type SLOT_T (fields tile, total, prefix, dense). A dense tile's
+   exclusive prefix goes back to its tile threads; a sparse tile's outputs are the warp's to
+   write: the statements SPARSE, with slot, tile, total and before (the tile's exclusive prefix)
+   in scope. Used where NAME and ACC_T are the kernel's. */
+#define PSCAN__LBW_LOOK_BACK(SLOT_T, p, sm, SLOTS, ...)                                           \
+  pscan__lbw_start(SLOTS);                                                                        \
+  for (unsigned s = 0;; s = (SLOTS) > 1 ? s ^ 1u : 0u) {                                          \
+    SLOT_T *slot = &(sm)->slot[s];                                                                \
+    pscan__lbw_wait_full(s);                                                                      \
+    const unsigned long long tile = slot->tile;                                                   \
+    if (tile == PSCAN__LBW_STOP)                                                                  \
+      return;                                                                                     \
+    const ACC_T total = slot->total;                                                              \
+    const ACC_T before = NAME(warp_prefix)(&(p)->lb, tile, total);                                \
+    if (slot->dense) {                                                                            \
+      if ((threadIdx.x & 31) == 0)                                                                \
+        slot->prefix = before;                                                                    \
+      pscan__lbw_prefix_ready();                                                                  \
+    } else {                                                                                      \
+      __VA_ARGS__                                                                                 \
+    }                                                                                             \
+    pscan__lbw_release(s);                                                                        \
+  }
+
 /* Host: the grid of a look-back warp kernel (one wave of persistent blocks; every tile's block if
    the runtime cannot say how many fit), its first wave's stagger rows, and how far the launch
    moves the tile counter (each block's last take finds no tile). */

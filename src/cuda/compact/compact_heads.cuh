@@ -162,15 +162,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
         pscan__rank_offsets(pscan__heads_at, keep, before_count, ITEMS);
     }
-    if (threadIdx.x == 0) {
-      slot->tile = tile;
-      slot->total = total;
-      slot->dense = dense;
-      if (!dense)
-        sm->k.tile_id = pscan__take_tile(&p->lb);
-    }
-    pscan__lbw_tile_sync(); /* the slot is complete (a sparse tile's next id known) */
-    pscan__lbw_filled(s);
+    PSCAN__LBW_HAND_OVER(p, sm, s, slot, tile, total, dense);
     if (dense) {
       /* Wait for the prefix, take the next id (L2 starts fetching that tile during the stores),
          store from the tile buffer, then stage the next tile. Taking the id before the prefix
@@ -197,32 +189,17 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
 static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned lane = threadIdx.x & 31;
   const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
-  pscan__lbw_start(2);
-  for (unsigned s = 0;; s ^= 1u) {
-    NAME(heads_slot) *slot = &sm->slot[s];
-    pscan__lbw_wait_full(s);
-    const unsigned long long tile = slot->tile;
-    if (tile == PSCAN__LBW_STOP)
-      return;
-    const ACC_T total = slot->total;
-    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
-    if (slot->dense) {
-      if (lane == 0)
-        slot->prefix = before;
-      pscan__lbw_prefix_ready();
-    } else {
-      const unsigned long long start = tile * (unsigned long long)TILE;
-      for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
-        const unsigned long long rank = before.count + j;
-        ((T *)p->out)[rank] = slot->items[j];
-        if (rle && rank > 0) /* head `rank` closes the run before it */
-          p->counts_out[rank - 1] = start + slot->at[j] - (j > 0 ? start + slot->at[j - 1] : before.x);
-      }
-      if (tile == p->lb.num_tiles - 1 && lane == 0)
-        NAME(heads_finish)(p, NAME(op)(before, total));
+  PSCAN__LBW_LOOK_BACK(NAME(heads_slot), p, sm, 2, {
+    const unsigned long long start = tile * (unsigned long long)TILE;
+    for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
+      const unsigned long long rank = before.count + j;
+      ((T *)p->out)[rank] = slot->items[j];
+      if (rle && rank > 0) /* head `rank` closes the run before it */
+        p->counts_out[rank - 1] = start + slot->at[j] - (j > 0 ? start + slot->at[j - 1] : before.x);
     }
-    pscan__lbw_release(s);
-  }
+    if (tile == p->lb.num_tiles - 1 && lane == 0)
+      NAME(heads_finish)(p, NAME(op)(before, total));
+  })
 }
 
 __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__HEADS_MIN_BLOCKS)

@@ -48,12 +48,16 @@ enum {
       ((NAME(MEDIUM) + NAME(MEDIUM) / NAME(SEL_ROW) * NAME(SEL_PAD)) * (int)sizeof(T) + 15) / 16 * 16
 };
 
+typedef struct NAME(select_slot) {
+  unsigned long long tile; /* PSCAN__LBW_STOP: no more tiles */
+  ACC_T total;             /* the tile's kept count (.count) */
+  ACC_T prefix;            /* a dense tile's exclusive prefix, for the tile warps */
+  int dense;               /* the kept items stayed in the tile buffer */
+} NAME(select_slot);
+
 typedef struct NAME(select_smem) {
   NAME(keys_smem) k;
-  unsigned long long slot_tile; /* PSCAN__LBW_STOP: no more tiles */
-  ACC_T slot_total;             /* the tile's kept count (.count) */
-  ACC_T slot_prefix;            /* a dense tile's exclusive prefix, for the tile warps */
-  int slot_dense;               /* the kept items stayed in the tile buffer */
+  NAME(select_slot) slot[1];
   __align__(16) unsigned char out[NAME(MEDIUM_BYTES)]; /* the kept items, gathered layout */
 } NAME(select_smem);
 
@@ -65,7 +69,7 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     NAME(lbw_stage)(p, &sm->k, tile, false);
   for (;;) {
     if (tile >= num_tiles) {
-      pscan__lbw_stop(0, &sm->slot_tile);
+      pscan__lbw_stop(0, &sm->slot[0].tile);
       return;
     }
     unsigned before_count, total_count;
@@ -77,15 +81,8 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     pscan__lbw_wait_empty(0);
     T items[ITEMS];
     NAME(read_items)(sm->k.tile, 0, ITEMS, items);
-    if (threadIdx.x == 0) {
-      sm->slot_tile = tile;
-      sm->slot_total = total;
-      sm->slot_dense = dense;
-      if (!dense)
-        sm->k.tile_id = pscan__take_tile(&p->lb);
-    }
-    pscan__lbw_tile_sync(); /* the tile buffer is read (and the slot and the next id written) */
-    pscan__lbw_filled(0);   /* the look-back starts while the items are gathered */
+    /* (The look-back starts while the items are gathered: the tile buffer has been read.) */
+    PSCAN__LBW_HAND_OVER(p, sm, 0, &sm->slot[0], tile, total, dense);
     if (!dense) {
       tile = sm->k.tile_id;
       if (tile < num_tiles)
@@ -105,7 +102,7 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
     NAME(gather_kept)(sm->k.tile, items, keep, before_count);
     pscan__lbw_wait_prefix(); /* (then a barrier: every thread's gather is done) */
     pscan__lbw_tile_sync();
-    const ACC_T tile_before = sm->slot_prefix;
+    const ACC_T tile_before = sm->slot[0].prefix;
     if (threadIdx.x == 0) {
       if (tile == num_tiles - 1)
         *p->count_out = tile_before.count + total_count;
@@ -124,26 +121,12 @@ static __device__ void NAME(select_tiles)(const pscan__cuda_compact_params *p, N
 static __device__ void NAME(select_look_back)(const pscan__cuda_compact_params *p,
                                               NAME(select_smem) *sm) {
   const unsigned lane = threadIdx.x & 31;
-  pscan__lbw_start(1);
-  for (;;) {
-    pscan__lbw_wait_full(0);
-    const unsigned long long tile = sm->slot_tile;
-    if (tile == PSCAN__LBW_STOP)
-      return;
-    const ACC_T total = sm->slot_total;
-    const ACC_T before = NAME(warp_prefix)(&p->lb, tile, total);
-    if (sm->slot_dense) {
-      if (lane == 0)
-        sm->slot_prefix = before;
-      pscan__lbw_prefix_ready();
-    } else {
-      pscan__bar_sync(PSCAN__BAR_GATHERED, PSCAN__LBW_THREADS);
-      NAME(store_kept_packed)((T *)p->out + before.count, sm->out, (unsigned)total.count, lane, 32);
-      if (tile == p->lb.num_tiles - 1 && lane == 0)
-        *p->count_out = before.count + total.count;
-    }
-    pscan__lbw_release(0);
-  }
+  PSCAN__LBW_LOOK_BACK(NAME(select_slot), p, sm, 1, {
+    pscan__bar_sync(PSCAN__BAR_GATHERED, PSCAN__LBW_THREADS);
+    NAME(store_kept_packed)((T *)p->out + before.count, sm->out, (unsigned)total.count, lane, 32);
+    if (tile == p->lb.num_tiles - 1 && lane == 0)
+      *p->count_out = before.count + total.count;
+  })
 }
 
 __global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__SELECT_MIN_BLOCKS)
