@@ -28,19 +28,31 @@ static __device__ __forceinline__ void NAME(ax_decode)(const pscan__cuda_axis_pa
   }
 }
 
+/* The kernels with one warp per line: the warp's lines in turn. */
+#define AX_WARP_LINES(line)                                                                       \
+  for (uint64_t line = (uint64_t)blockIdx.x * (AX_THREADS / 32) + threadIdx.x / 32;               \
+       line < p.nlines; line += (uint64_t)gridDim.x * (AX_THREADS / 32))
+
+/* A line's first input and output elements; returns the value its scan starts from. */
+static __device__ __forceinline__ ACC_T NAME(ax_line_start)(const pscan__cuda_axis_params *p,
+                                                           uint64_t line, const IN_T **in,
+                                                           ACC_T **out) {
+  int64_t io, oo;
+  NAME(ax_decode)(p, p->nb, line, &io, &oo);
+  *in = (const IN_T *)p->in + io;
+  *out = (ACC_T *)p->out + oo;
+  return NAME(ax_start)(p);
+}
+
 /* Lines up to AX_SHORT_LINE: one warp per line, 32 elements a step: a Kogge-Stone scan across the
    warp, the running value carried from lane 31 to the next step. (The four-group kernel is slower
    there: lines of 64 reached 33-45% of a copy with it, 56% with this one.) */
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines_kernel)(const pscan__cuda_axis_params p) {
   const unsigned lane = threadIdx.x & 31;
-  const uint64_t nwarps = (uint64_t)gridDim.x * (AX_THREADS / 32);
-  for (uint64_t line = (uint64_t)blockIdx.x * (AX_THREADS / 32) + threadIdx.x / 32;
-       line < p.nlines; line += nwarps) {
-    int64_t io, oo;
-    NAME(ax_decode)(&p, p.nb, line, &io, &oo);
-    const IN_T *in = (const IN_T *)p.in + io;
-    ACC_T *out = (ACC_T *)p.out + oo;
-    ACC_T carry = NAME(ax_start)(&p);
+  AX_WARP_LINES(line) {
+    const IN_T *in;
+    ACC_T *out;
+    ACC_T carry = NAME(ax_line_start)(&p, line, &in, &out);
     for (int64_t base = 0; base < p.len; base += 32) {
       const int64_t i = base + lane;
       const bool valid = i < p.len;
@@ -71,14 +83,10 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines_kernel)(const
    the running value of lane 31. */
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_lines4_kernel)(const pscan__cuda_axis_params p) {
   const unsigned lane = threadIdx.x & 31;
-  const uint64_t nwarps = (uint64_t)gridDim.x * (AX_THREADS / 32);
-  for (uint64_t line = (uint64_t)blockIdx.x * (AX_THREADS / 32) + threadIdx.x / 32;
-       line < p.nlines; line += nwarps) {
-    int64_t io, oo;
-    NAME(ax_decode)(&p, p.nb, line, &io, &oo);
-    const IN_T *in = (const IN_T *)p.in + io;
-    ACC_T *out = (ACC_T *)p.out + oo;
-    ACC_T carry = NAME(ax_start)(&p);
+  AX_WARP_LINES(line) {
+    const IN_T *in;
+    ACC_T *out;
+    ACC_T carry = NAME(ax_line_start)(&p, line, &in, &out);
     for (int64_t base = 0; base < p.len; base += 32 * AX_ITEMS) {
       /* groups of 32 in this step (the same for the whole warp; fewer at the end of a line) */
       const int64_t left = (p.len - base + 31) / 32;
@@ -149,12 +157,23 @@ static __device__ __forceinline__ ACC_T NAME(ax_fold)(const IN_T *in, int64_t si
   return acc;
 }
 
+/* Column c's chunk k in the side-by-side kernels: the column's element offsets and the chunk's
+   rows [r0, r1); false past the last column. */
+static __device__ __forceinline__ bool NAME(ax_side_chunk)(const pscan__cuda_axis_params *p,
+                                                          uint64_t c, uint64_t k, int64_t *io,
+                                                          int64_t *oo, int64_t *r0, int64_t *r1) {
+  if (!NAME(ax_column)(p, c, io, oo))
+    return false;
+  *r0 = (int64_t)k * p->rows;
+  *r1 = *r0 + p->rows < p->len ? *r0 + p->rows : p->len;
+  return true;
+}
+
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_reduce_kernel)(const pscan__cuda_axis_params p) {
   const uint64_t c = (uint64_t)blockIdx.x * AX_THREADS + threadIdx.x, k = blockIdx.y;
-  int64_t io, oo;
-  if (!NAME(ax_column)(&p, c, &io, &oo))
+  int64_t io, oo, r0, r1;
+  if (!NAME(ax_side_chunk)(&p, c, k, &io, &oo, &r0, &r1))
     return;
-  const int64_t r0 = (int64_t)k * p.rows, r1 = r0 + p.rows < p.len ? r0 + p.rows : p.len;
   const IN_T *in = (const IN_T *)p.in + io;
   ACC_T acc = NAME(ax_fold)(in, p.si, r0 + 1, r1, (ACC_T)in[r0 * p.si]);
   ((ACC_T *)p.agg)[k * p.nlines + c] = acc;
@@ -176,10 +195,9 @@ static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_carry_kernel)(
 
 static __global__ void __launch_bounds__(AX_THREADS) NAME(ax_side_scan_kernel)(const pscan__cuda_axis_params p) {
   const uint64_t c = (uint64_t)blockIdx.x * AX_THREADS + threadIdx.x, k = blockIdx.y;
-  int64_t io, oo;
-  if (!NAME(ax_column)(&p, c, &io, &oo))
+  int64_t io, oo, r0, r1;
+  if (!NAME(ax_side_chunk)(&p, c, k, &io, &oo, &r0, &r1))
     return;
-  const int64_t r0 = (int64_t)k * p.rows, r1 = r0 + p.rows < p.len ? r0 + p.rows : p.len;
   const IN_T *in = (const IN_T *)p.in + io;
   ACC_T *out = (ACC_T *)p.out + oo;
   ACC_T acc = p.nchunks > 1 ? ((const ACC_T *)p.agg)[k * p.nlines + c] : NAME(ax_start)(&p);
@@ -324,6 +342,7 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
   return (int)cudaGetLastError();
 }
 
+#undef AX_WARP_LINES
 #undef AX_THREADS
 #undef AX_ITEMS
 #undef AX_SHORT_LINE

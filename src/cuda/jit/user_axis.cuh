@@ -139,6 +139,37 @@ static __device__ __forceinline__ void pa_chunk(const pa_params *p, unsigned lon
   *end = e < p->len ? e : p->len;
 }
 
+/* A (line, chunk) work item of the lines and side kernels: line l's first element in in and out
+   (io, oo) and chunk c's rows [start, end). */
+typedef struct pa_work {
+  unsigned long long l, c;
+  long long io, oo, start, end;
+} pa_work;
+
+/* Work item `it`: line it % nlines, chunk it / nlines, and the carry into the chunk (*has:
+   whether there is one; a reduction starts without). false: nothing to do (a reduction skips
+   each line's last chunk, whose combination no later chunk needs). */
+static __device__ __forceinline__ bool pa_work_at(const pa_params *p, unsigned long long it,
+                                                  const bool reduce, pa_work *w,
+                                                  pscan_user_t *carry, bool *has) {
+  w->l = it % p->nlines;
+  w->c = it / p->nlines;
+  if (reduce && w->c + 1 == p->nchunks)
+    return false;
+  pa_line(p, w->l, &w->io, &w->oo);
+  pa_chunk(p, w->c, &w->start, &w->end);
+  memset(carry, 0, sizeof *carry);
+  *has = reduce ? false : pa_carry_in(p, w->c, w->l, carry);
+  return true;
+}
+
+/* A reduction's result for work item w: the chunk's combination, to agg. */
+static __device__ __forceinline__ void pa_store_agg(const pa_params *p, const pa_work *w,
+                                                    pscan_user_t total, unsigned u) {
+  pa_store((unsigned char *)p->agg + (w->c * p->nlines + w->l) * (unsigned long long)PA_SIZE,
+           total, u);
+}
+
 /* One warp per (line, chunk). reduce: only the chunk's combination, to agg. */
 static __device__ __forceinline__ void pa_lines(const pa_params *p, const bool reduce) {
   const unsigned lane = threadIdx.x & 31, u = p->unit;
@@ -148,16 +179,13 @@ static __device__ __forceinline__ void pa_lines(const pa_params *p, const bool r
   unsigned char *out = (unsigned char *)p->out;
   for (unsigned long long it = (unsigned long long)blockIdx.x * PA_WARPS + threadIdx.x / 32;
        it < items; it += step) {
-    const unsigned long long l = it % p->nlines, c = it / p->nlines;
-    if (reduce && c + 1 == p->nchunks)
-      continue;
-    long long io, oo, start, end;
-    pa_line(p, l, &io, &oo);
-    pa_chunk(p, c, &start, &end);
+    pa_work w;
     pscan_user_t carry;
-    memset(&carry, 0, sizeof carry);
-    bool has = reduce ? false : pa_carry_in(p, c, l, &carry);
-    for (long long k = start; k < end; k += 32 * PA_GROUPS) {
+    bool has;
+    if (!pa_work_at(p, it, reduce, &w, &carry, &has))
+      continue;
+    const long long io = w.io, oo = w.oo, end = w.end;
+    for (long long k = w.start; k < end; k += 32 * PA_GROUPS) {
       pscan_user_t x[PA_GROUPS];
 #pragma unroll
       for (int g = 0; g < PA_GROUPS; g++) {
@@ -189,8 +217,7 @@ static __device__ __forceinline__ void pa_lines(const pa_params *p, const bool r
       }
     }
     if (reduce && lane == 0)
-      pa_store((unsigned char *)p->agg + (c * p->nlines + l) * (unsigned long long)PA_SIZE,
-               carry, u);
+      pa_store_agg(p, &w, carry, u);
   }
 }
 
@@ -201,18 +228,15 @@ static __device__ __forceinline__ void pa_side(const pa_params *p, const bool re
                            step = (unsigned long long)gridDim.x * PSCAN__UA_THREADS;
   for (unsigned long long it = (unsigned long long)blockIdx.x * PSCAN__UA_THREADS + threadIdx.x;
        it < items; it += step) {
-    const unsigned long long l = it % p->nlines, c = it / p->nlines;
-    if (reduce && c + 1 == p->nchunks)
-      continue;
-    long long io, oo, start, end;
-    pa_line(p, l, &io, &oo);
-    pa_chunk(p, c, &start, &end);
-    const unsigned char *src = (const unsigned char *)p->in + io * PA_SIZE;
-    unsigned char *dst = (unsigned char *)p->out + oo * PA_SIZE;
+    pa_work w;
     pscan_user_t carry;
-    memset(&carry, 0, sizeof carry);
-    bool has = reduce ? false : pa_carry_in(p, c, l, &carry);
-    for (long long k = start; k < end; k += PA_AHEAD) {
+    bool has;
+    if (!pa_work_at(p, it, reduce, &w, &carry, &has))
+      continue;
+    const unsigned char *src = (const unsigned char *)p->in + w.io * PA_SIZE;
+    unsigned char *dst = (unsigned char *)p->out + w.oo * PA_SIZE;
+    const long long end = w.end;
+    for (long long k = w.start; k < end; k += PA_AHEAD) {
       pscan_user_t x[PA_AHEAD];
 #pragma unroll
       for (int j = 0; j < PA_AHEAD; j++) {
@@ -231,26 +255,20 @@ static __device__ __forceinline__ void pa_side(const pa_params *p, const bool re
       }
     }
     if (reduce)
-      pa_store((unsigned char *)p->agg + (c * p->nlines + l) * (unsigned long long)PA_SIZE,
-               carry, u);
+      pa_store_agg(p, &w, carry, u);
   }
 }
 
-extern "C" __global__ void __launch_bounds__(PSCAN__UA_THREADS)
-    pscan_user_axis_lines_scan(const pa_params p) {
-  pa_lines(&p, false);
-}
-extern "C" __global__ void __launch_bounds__(PSCAN__UA_THREADS)
-    pscan_user_axis_lines_reduce(const pa_params p) {
-  pa_lines(&p, true);
-}
-extern "C" __global__ void __launch_bounds__(PSCAN__UA_THREADS)
-    pscan_user_axis_side_scan(const pa_params p) {
-  pa_side(&p, false);
-}
-extern "C" __global__ void __launch_bounds__(PSCAN__UA_THREADS)
-    pscan_user_axis_side_reduce(const pa_params p) {
-  pa_side(&p, true);
-}
+/* The kernels jit_axis.c looks up: pscan_user_axis_<lines|side>_<scan|reduce>. */
+#define PA_KERNEL(layout, kind, reduce)                                                           \
+  extern "C" __global__ void __launch_bounds__(PSCAN__UA_THREADS)                                 \
+      pscan_user_axis_##layout##_##kind(const pa_params p) {                                      \
+    pa_##layout(&p, reduce);                                                                      \
+  }
+PA_KERNEL(lines, scan, false)
+PA_KERNEL(lines, reduce, true)
+PA_KERNEL(side, scan, false)
+PA_KERNEL(side, reduce, true)
+#undef PA_KERNEL
 
 #endif /* PSCAN_JIT_USER_AXIS_CUH */

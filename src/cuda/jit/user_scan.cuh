@@ -15,18 +15,10 @@ static __device__ __forceinline__ pscan_user_acc pu_thread_total(const unsigned 
                                                                  unsigned count) {
   pscan_user_t items[PU_ITEMS], acc;
   bool has = false;
-#pragma unroll
-  for (int b = 0; b < PU_BATCHES; b++) {
-    if ((unsigned)(b * PU_ITEMS) >= count)
-      break;
-    pu_read_batch(buf, b, items);
-#pragma unroll
-    for (int i = 0; i < PU_ITEMS; i++)
-      if ((unsigned)(b * PU_ITEMS + i) < count) {
-        acc = has ? pscan_user_combine(acc, items[i]) : items[i];
-        has = true;
-      }
-  }
+  PU_FOR_ITEMS(buf, count, items, , {
+    acc = has ? pscan_user_combine(acc, items[i]) : items[i];
+    has = true;
+  })
   pscan_user_acc r = NAME(identity)();
   if (has)
     r = NAME(make)(acc);
@@ -40,22 +32,13 @@ static __device__ __forceinline__ void pu_rescan(unsigned char *buf, unsigned co
                                                  const pscan_user_t *first) {
   pscan_user_t items[PU_ITEMS], c = carry.v;
   bool has = carry.has != 0;
-#pragma unroll
-  for (int b = 0; b < PU_BATCHES; b++) {
-    if ((unsigned)(b * PU_ITEMS) >= count)
-      break;
-    pu_read_batch(buf, b, items);
-#pragma unroll
-    for (int i = 0; i < PU_ITEMS; i++)
-      if ((unsigned)(b * PU_ITEMS + i) < count) {
-        const pscan_user_t x = items[i];
-        const pscan_user_t next = has ? pscan_user_combine(c, x) : x;
-        items[i] = exclusive ? (has ? c : *first) : next;
-        c = next;
-        has = true;
-      }
-    pu_write_batch(buf, b, items);
-  }
+  PU_FOR_ITEMS(buf, count, items, pu_write_batch(buf, b, items);, {
+    const pscan_user_t x = items[i];
+    const pscan_user_t next = has ? pscan_user_combine(c, x) : x;
+    items[i] = exclusive ? (has ? c : *first) : next;
+    c = next;
+    has = true;
+  })
 }
 
 static __device__ __forceinline__ void pu_scan_body(const pscan_user_params *up, pscan_user_smem *sm,
@@ -89,17 +72,13 @@ static __device__ __forceinline__ void pu_scan_body(const pscan_user_params *up,
    kernel, or with PSCAN_USER_ORDERED (deterministic mode, compiled on its first use) the one with
    the ordered look-back (lookback.cuh), whose results do not depend on timing. */
 #if PSCAN_USER_ORDERED
-extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
-    pscan_user_scan_ordered(const pscan_user_params up) {
-  __shared__ pscan_user_smem sm;
-  pscan__wait_for_predecessor();
-  pu_scan_body(&up, &sm, true);
-}
+#define PU_SCAN_KERNEL pscan_user_scan_ordered
 #else
+#define PU_SCAN_KERNEL pscan_user_scan
+#endif
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
-    pscan_user_scan(const pscan_user_params up) {
+    PU_SCAN_KERNEL(const pscan_user_params up) {
   __shared__ pscan_user_smem sm;
   pscan__wait_for_predecessor();
-  pu_scan_body(&up, &sm, false);
+  pu_scan_body(&up, &sm, PSCAN_USER_ORDERED != 0);
 }
-#endif

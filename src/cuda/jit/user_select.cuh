@@ -26,20 +26,12 @@ static __device__ __forceinline__ unsigned pu_mark(const unsigned char *buf, uns
 #pragma unroll
   for (int w = 0; w < PU_MASK_WORDS; w++)
     mask[w] = 0;
-#pragma unroll
-  for (int b = 0; b < PU_BATCHES; b++) {
-    if ((unsigned)(b * PU_ITEMS) >= count)
-      break;
-    pu_read_batch(buf, b, items);
-#pragma unroll
-    for (int i = 0; i < PU_ITEMS; i++) {
-      const unsigned k = b * PU_ITEMS + i;
-      if (k < count && pscan_user_keep(items[i])) {
-        mask[k / 32] |= 1u << (k % 32);
-        kept++;
-      }
+  PU_FOR_ITEMS(buf, count, items, , {
+    if (pscan_user_keep(items[i])) {
+      mask[k / 32] |= 1u << (k % 32);
+      kept++;
     }
-  }
+  })
   return kept;
 }
 

@@ -120,6 +120,24 @@ static __device__ __forceinline__ void pu_store_tile(const pscan__cuda_scan_para
   }
 }
 
+/* Runs the statements ON_ITEM on each of this thread's first `count` items in order, read from
+   buf a batch of PU_ITEMS at a time into items[] (i: the item's index in the batch, k: in the
+   thread), then the statements AFTER_BATCH (b: the batch; empty for none). */
+#define PU_FOR_ITEMS(buf, count, items, AFTER_BATCH, ...)                                        \
+  _Pragma("unroll") for (int b = 0; b < PU_BATCHES; b++) {                                       \
+    if ((unsigned)(b * PU_ITEMS) >= (count))                                                     \
+      break;                                                                                     \
+    pu_read_batch(buf, b, items);                                                                \
+    _Pragma("unroll") for (int i = 0; i < PU_ITEMS; i++) {                                       \
+      const unsigned k = b * PU_ITEMS + i;                                                       \
+      (void)k;                                                                                   \
+      if (k < (count)) {                                                                         \
+        __VA_ARGS__                                                                              \
+      }                                                                                          \
+    }                                                                                            \
+    AFTER_BATCH                                                                                  \
+  }
+
 /* Shared -> batch b of this thread's items (its items are consecutive, from item
    threadIdx.x * PU_ITEMS_TOTAL of the tile). */
 static __device__ __forceinline__ void pu_read_batch(const unsigned char *buf, int b,
