@@ -248,7 +248,7 @@ void trace_hierarchical(trace_ctx *t, int64_t *x, int n, int part) {
       }
     trace_step(t, x, n, "phase 1 d=%d", d);
   }
-  int64_t sums[MAXV];
+  int64_t sums[MAXV] = {0}; /* the first nb are used */
   for (int b = 0; b < nb; b++)
     sums[b] = x[b * part + part - 1 < n ? b * part + part - 1 : n - 1];
   printf("  phase 2: scan the %d block sums S (kept in the last element of each block)\n", nb);
