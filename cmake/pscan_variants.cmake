@@ -53,8 +53,9 @@ function(pscan_op_stamps kind stamp out_stamps out_ops)
   set(${out_ops} "${ops}" PARENT_SCOPE)
 endfunction()
 
-# The CUDA units of every element type: scan_<t>.cu (every pair with input type t, every
-# operator) and compact_<t>.cu (the keys kernel with t items, the by-key kernels with t values).
+# The CUDA units of every element type: scan_<t>.cu and axis_<t>.cu (every pair with input type
+# t, every operator) and compact_<t>.cu (the keys kernel with t items, the by-key kernels with t
+# values).
 # Appends their paths to `out_sources`.
 function(pscan_generate_cuda root outdir out_sources)
   set(sources ${${out_sources}})
@@ -62,28 +63,44 @@ function(pscan_generate_cuda root outdir out_sources)
   while(types)
     list(POP_FRONT types PSCAN_GEN_TYPE PSCAN_GEN_NAME kind)
     set(PSCAN_GEN_PAIRS "")
+    set(PSCAN_GEN_AXIS_PAIRS "")
     set(pairs ${PSCAN_LIST_PAIRS})
     while(pairs)
       list(POP_FRONT pairs in out)
       if(in STREQUAL PSCAN_GEN_TYPE)
-        pscan_op_stamps(${PSCAN_KIND_${out}} "cuda/scan/stamp.cuh" stamps ops)
-        string(APPEND PSCAN_GEN_PAIRS "\n/* ${in} -> ${out} */\n"
-          "#define PAIR_IN ${in}\n#define PAIR_OUT ${out}\n${stamps}"
-          "#define PAIR_OPS(X, N)${ops}\n#include \"cuda/scan/pair.cuh\"\n")
+        foreach(family scan axis)
+          if(family STREQUAL "scan")
+            set(stamp "cuda/scan/stamp.cuh")
+            set(table "cuda/scan/pair.cuh")
+            set(var PSCAN_GEN_PAIRS)
+          else()
+            set(stamp "cuda/axis_stamp.cuh")
+            set(table "cuda/axis_pair.cuh")
+            set(var PSCAN_GEN_AXIS_PAIRS)
+          endif()
+          pscan_op_stamps(${PSCAN_KIND_${out}} ${stamp} stamps ops)
+          string(APPEND ${var} "\n/* ${in} -> ${out} */\n"
+            "#define PAIR_IN ${in}\n#define PAIR_OUT ${out}\n${stamps}"
+            "#define PAIR_OPS(X, N)${ops}\n#include \"${table}\"\n")
+        endforeach()
       endif()
     endwhile()
     configure_file(${root}/src/cuda/gen/scan_type.cu.in ${outdir}/scan_${PSCAN_GEN_NAME}.cu @ONLY)
+    configure_file(${root}/src/cuda/gen/axis_type.cu.in ${outdir}/axis_${PSCAN_GEN_NAME}.cu @ONLY)
     pscan_op_stamps(${kind} "cuda/compact/by_key_stamp.cuh"
                     PSCAN_GEN_BY_KEY_STAMPS PSCAN_GEN_BY_KEY_OPS)
     configure_file(${root}/src/cuda/gen/compact_type.cu.in ${outdir}/compact_${PSCAN_GEN_NAME}.cu
                    @ONLY)
-    list(APPEND sources ${outdir}/scan_${PSCAN_GEN_NAME}.cu ${outdir}/compact_${PSCAN_GEN_NAME}.cu)
+    list(APPEND sources ${outdir}/scan_${PSCAN_GEN_NAME}.cu ${outdir}/compact_${PSCAN_GEN_NAME}.cu
+         ${outdir}/axis_${PSCAN_GEN_NAME}.cu)
   endwhile()
   set(${out_sources} ${sources} PARENT_SCOPE)
 endfunction()
 
 # The header cpu_scan_pairs.h: an include-template (PSCAN_PAIR_TEMPLATE) stamped once per pair of
-# PSCAN_SCAN_PAIRS; src/cpu/kernels.c stamps kernel_body.h with it, src/cpu/axis_kernels.c axis_pair.h.
+# PSCAN_SCAN_PAIRS; src/cpu/kernels.c stamps kernel_body.h with it, src/cpu/axis_kernels.c
+# axis_pair.h. And cpu_types.h, one (PSCAN_TYPE_TEMPLATE) per type of PSCAN_TYPES: src/cpu/compact.c
+# stamps compact_body.h with it.
 function(pscan_generate_cpu root outdir)
   set(PSCAN_GEN_PAIRS "")
   set(pairs ${PSCAN_LIST_PAIRS})
@@ -93,4 +110,11 @@ function(pscan_generate_cpu root outdir)
       "#define PAIR_IN ${in}\n#define PAIR_OUT ${out}\n#include PSCAN_PAIR_TEMPLATE\n")
   endwhile()
   configure_file(${root}/src/cpu/gen/scan_pairs.h.in ${outdir}/cpu_scan_pairs.h @ONLY)
+  set(PSCAN_GEN_TYPES "")
+  set(types ${PSCAN_LIST_TYPES})
+  while(types)
+    list(POP_FRONT types e name kind)
+    string(APPEND PSCAN_GEN_TYPES "#define ELEM ${e}\n#include PSCAN_TYPE_TEMPLATE\n")
+  endwhile()
+  configure_file(${root}/src/cpu/gen/types.h.in ${outdir}/cpu_types.h @ONLY)
 endfunction()

@@ -67,26 +67,10 @@
 
 #include "../kernel_types.h"
 
-#define ELEM I8
-#include "compact_body.h"
-#define ELEM I16
-#include "compact_body.h"
-#define ELEM I32
-#include "compact_body.h"
-#define ELEM I64
-#include "compact_body.h"
-#define ELEM U8
-#include "compact_body.h"
-#define ELEM U16
-#include "compact_body.h"
-#define ELEM U32
-#include "compact_body.h"
-#define ELEM U64
-#include "compact_body.h"
-#define ELEM F32
-#include "compact_body.h"
-#define ELEM F64
-#include "compact_body.h"
+/* compact_body.h for every type of PSCAN_TYPES (cpu_types.h is generated from the list). */
+#define PSCAN_TYPE_TEMPLATE "cpu/compact_body.h"
+#include "cpu_types.h"
+#undef PSCAN_TYPE_TEMPLATE
 
 /* Indexed by pscan_dtype (the order of PSCAN_TYPES). */
 #define X(E, name, ctype, kind) {gather_if_##E, gather_flagged_##E, gather_heads_##E, equal_##E},

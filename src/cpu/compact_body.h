@@ -1,6 +1,6 @@
 /* Include-template: the sequential gather kernels of the compaction family for one element type.
- * compact.c defines ELEM (an enumerator suffix such as I32) and includes this file once per type
- * of PSCAN_TYPES.
+ * compact.c stamps it once per type of PSCAN_TYPES (through the generated cpu_types.h, which
+ * defines ELEM, an enumerator suffix such as I32).
  *
  * Each kernel reads in[0..n) once and writes the items it keeps (or the run heads), compacted, to buf (a private
  * per-thread buffer of n elements), without branches on the data: every item is stored at the

@@ -1,78 +1,14 @@
-/* The axis kernels (axis_stamp.cuh) for every (input, accumulation) pair of PSCAN_SCAN_PAIRS and
- * every operator of its kind, their launcher tables, and the type-independent kernels of scans by
- * offsets. */
+/* The lookup of the axis kernels (stamped by axis_stamp.cuh in the generated units axis_<t>.cu,
+ * every (input, accumulation) pair of PSCAN_SCAN_PAIRS and every operator of its kind), and the
+ * type-independent kernels of scans by offsets. */
 #include "common.cuh"
 #include "axis_launch.h"
 
-#define PAIR_IN I8
-#define PAIR_OUT I8
-#include "axis_pair.cuh"
-#define PAIR_IN I8
-#define PAIR_OUT I16
-#include "axis_pair.cuh"
-#define PAIR_IN I8
-#define PAIR_OUT I32
-#include "axis_pair.cuh"
-#define PAIR_IN I8
-#define PAIR_OUT I64
-#include "axis_pair.cuh"
-#define PAIR_IN I16
-#define PAIR_OUT I16
-#include "axis_pair.cuh"
-#define PAIR_IN I16
-#define PAIR_OUT I32
-#include "axis_pair.cuh"
-#define PAIR_IN I16
-#define PAIR_OUT I64
-#include "axis_pair.cuh"
-#define PAIR_IN I32
-#define PAIR_OUT I32
-#include "axis_pair.cuh"
-#define PAIR_IN I32
-#define PAIR_OUT I64
-#include "axis_pair.cuh"
-#define PAIR_IN I64
-#define PAIR_OUT I64
-#include "axis_pair.cuh"
-#define PAIR_IN U8
-#define PAIR_OUT U8
-#include "axis_pair.cuh"
-#define PAIR_IN U8
-#define PAIR_OUT U16
-#include "axis_pair.cuh"
-#define PAIR_IN U8
-#define PAIR_OUT U32
-#include "axis_pair.cuh"
-#define PAIR_IN U8
-#define PAIR_OUT U64
-#include "axis_pair.cuh"
-#define PAIR_IN U16
-#define PAIR_OUT U16
-#include "axis_pair.cuh"
-#define PAIR_IN U16
-#define PAIR_OUT U32
-#include "axis_pair.cuh"
-#define PAIR_IN U16
-#define PAIR_OUT U64
-#include "axis_pair.cuh"
-#define PAIR_IN U32
-#define PAIR_OUT U32
-#include "axis_pair.cuh"
-#define PAIR_IN U32
-#define PAIR_OUT U64
-#include "axis_pair.cuh"
-#define PAIR_IN U64
-#define PAIR_OUT U64
-#include "axis_pair.cuh"
-#define PAIR_IN F32
-#define PAIR_OUT F32
-#include "axis_pair.cuh"
-#define PAIR_IN F32
-#define PAIR_OUT F64
-#include "axis_pair.cuh"
-#define PAIR_IN F64
-#define PAIR_OUT F64
-#include "axis_pair.cuh"
+/* The launcher tables of the generated units (axis_<t>.cu, one per input type; every operator
+   in PSCAN_OPS order, an empty entry for one the pair does not offer). */
+#define X(IN, OUT) extern "C" const pscan__cuda_axis_kernels pscan__cuda_axis_##IN##_##OUT##_table[];
+PSCAN_SCAN_PAIRS(X)
+#undef X
 
 extern "C" const pscan__cuda_axis_kernels *pscan__cuda_axis_kernels_for(int in_type, int acc_type,
                                                                         int op) {

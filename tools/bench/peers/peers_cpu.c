@@ -13,15 +13,12 @@
 #define PEER_X86 1
 #endif
 
-/* ---- The plain loop, per type: integers accumulate in the unsigned type of the same width, so
-   they wrap as the library's do, without undefined behaviour. ---- */
+/* ---- The plain loop, per type: integers accumulate in uint64_t, whose low bits wrap as the
+   library's narrower sums do, without undefined behaviour; floats in their own type. ---- */
 
-typedef uint8_t ACC_I8, ACC_U8;
-typedef uint16_t ACC_I16, ACC_U16;
-typedef uint32_t ACC_I32, ACC_U32;
-typedef uint64_t ACC_I64, ACC_U64;
-typedef float ACC_F32;
-typedef double ACC_F64;
+#define ACC_SINT(ctype) uint64_t
+#define ACC_UINT(ctype) uint64_t
+#define ACC_FLOAT(ctype) ctype
 
 #define FMT_SINT(buf, len, v) snprintf(buf, len, "%" PRId64, (int64_t)(v))
 #define FMT_UINT(buf, len, v) snprintf(buf, len, "%" PRIu64, (uint64_t)(v))
@@ -31,18 +28,18 @@ typedef double ACC_F64;
   static void loop_##name(const void *in_, void *out_, size_t n) {                              \
     const ctype *in = in_;                                                                       \
     ctype *out = out_;                                                                           \
-    ACC_##E acc = 0;                                                                             \
+    ACC_##kind(ctype) acc = 0;                                                                   \
     for (size_t i = 0; i < n; i++) {                                                             \
-      acc = (ACC_##E)(acc + (ACC_##E)in[i]);                                                     \
+      acc = (ACC_##kind(ctype))(acc + (ACC_##kind(ctype))in[i]);                                 \
       out[i] = (ctype)acc;                                                                       \
     }                                                                                            \
   }                                                                                              \
   static size_t check_##name(const void *in_, const void *out_, size_t n, char *expected,      \
                              char *got, size_t len) {                                            \
     const ctype *in = in_, *out = out_;                                                          \
-    ACC_##E acc = 0;                                                                             \
+    ACC_##kind(ctype) acc = 0;                                                                   \
     for (size_t i = 0; i < n; i++) {                                                             \
-      acc = (ACC_##E)(acc + (ACC_##E)in[i]);                                                     \
+      acc = (ACC_##kind(ctype))(acc + (ACC_##kind(ctype))in[i]);                                 \
       if (out[i] != (ctype)acc) {                                                                \
         FMT_##kind(expected, len, (ctype)acc);                                                   \
         FMT_##kind(got, len, out[i]);                                                            \
