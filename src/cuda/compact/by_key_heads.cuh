@@ -197,15 +197,8 @@ static __device__ void NAME(rbk_look_back)(const pscan__cuda_compact_params *p, 
   })
 }
 
-__global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__RBK_MIN_BLOCKS)
-    NAME(rbk_kernel)(const pscan__cuda_compact_params p) {
-  __shared__ NAME(rbk_smem) sm;
-  pscan__wait_for_predecessor();
-  if (threadIdx.x < PSCAN__THREADS)
-    NAME(rbk_tiles)(&p, &sm);
-  else
-    NAME(rbk_look_back)(&p, &sm);
-}
+PSCAN__LBW_KERNEL(NAME(rbk_kernel), PSCAN__RBK_MIN_BLOCKS, NAME(rbk_smem), NAME(rbk_tiles),
+                  NAME(rbk_look_back))
 
 static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                             uint64_t *taken) {

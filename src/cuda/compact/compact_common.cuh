@@ -254,6 +254,20 @@ static __device__ __forceinline__ void pscan__lbw_wait_prefix(void) {
   pscan__bar_sync(PSCAN__BAR_PREFIX, PSCAN__LBW_THREADS);
 }
 
+/* A kernel with a look-back warp: `name`, built for min_blocks blocks per multiprocessor, whose
+   tile threads run tiles(&p, &sm) and whose look-back warp runs look_back(&p, &sm), over
+   shared memory sm of type SMEM_T. */
+#define PSCAN__LBW_KERNEL(name, min_blocks, SMEM_T, tiles, look_back)                             \
+  __global__ void __launch_bounds__(PSCAN__LBW_THREADS, min_blocks)                               \
+      name(const pscan__cuda_compact_params p) {                                                  \
+    __shared__ SMEM_T sm;                                                                         \
+    pscan__wait_for_predecessor();                                                                \
+    if (threadIdx.x < PSCAN__THREADS)                                                             \
+      tiles(&p, &sm);                                                                             \
+    else                                                                                          \
+      look_back(&p, &sm);                                                                         \
+  }
+
 /* Tile threads: hand tile tile_ to the look-back warp in slot s (slot_: sm->slot[s]) with its
    total and whether it is dense. A sparse tile's block takes its next id now; a dense tile's
    takes it once its prefix is known (compact_heads.cuh says why). */

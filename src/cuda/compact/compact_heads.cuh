@@ -202,15 +202,8 @@ static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p
   })
 }
 
-__global__ void __launch_bounds__(PSCAN__LBW_THREADS, PSCAN__HEADS_MIN_BLOCKS)
-    NAME(heads_kernel)(const pscan__cuda_compact_params p) {
-  __shared__ NAME(heads_smem) sm;
-  pscan__wait_for_predecessor();
-  if (threadIdx.x < PSCAN__THREADS)
-    NAME(heads_tiles)(&p, &sm);
-  else
-    NAME(heads_look_back)(&p, &sm);
-}
+PSCAN__LBW_KERNEL(NAME(heads_kernel), PSCAN__HEADS_MIN_BLOCKS, NAME(heads_smem), NAME(heads_tiles),
+                  NAME(heads_look_back))
 
 /* Run-length encoding launches with TILE offsets of dynamic shared memory (pscan__heads_at),
    unique with none. */
