@@ -109,6 +109,8 @@ bool test_is_poisoned(const void *p, size_t bytes) {
   return true;
 }
 
+bool test_one_line(const char *msg) { return msg && msg[0] && !strchr(msg, '\n'); }
+
 /* 64-byte aligned, as the buffers of a program that cares for speed are, so that the kernels'
    aligned paths (streaming stores) run on them; odd partition sizes still give unaligned
    partitions. */

@@ -51,6 +51,8 @@ test_rng test_fork(uint64_t seed, uint64_t stream);
 #define TEST_POISON_BYTE 0xA5
 void test_poison(void *p, size_t bytes);
 bool test_is_poisoned(const void *p, size_t bytes);
+/* Whether msg is one non-empty line (what pscan_last_error must be after a failure). */
+bool test_one_line(const char *msg);
 
 /* malloc that reports and exits on failure (a test cannot go on without its buffers). */
 void *test_malloc(size_t bytes);

@@ -22,8 +22,6 @@ static void poison_outputs(void) {
   test_poison(&count, sizeof count);
 }
 
-static bool one_line(const char *msg) { return msg && msg[0] && !strchr(msg, '\n'); }
-
 /* ctx still gives a correct inclusive sum (with whatever parameters it has now). */
 static void still_works(int line) {
   int32_t want[N], got[N];
@@ -40,7 +38,7 @@ static void refused(pscan_status got, pscan_status want, const pscan_ctx *on, co
              pscan_status_name(want)))
     return;
   const char *msg = pscan_last_error(on);
-  CHECK(one_line(msg), "line %d: %s: pscan_last_error(%s) is \"%s\", not one non-empty line", line,
+  CHECK(test_one_line(msg), "line %d: %s: pscan_last_error(%s) is \"%s\", not one non-empty line", line,
         call, on ? "ctx" : "NULL", msg ? msg : "(null)");
   CHECK(test_is_poisoned(out, sizeof out) && test_is_poisoned(&count, sizeof count),
         "line %d: %s was refused but wrote to an output", line, call);
@@ -69,7 +67,7 @@ static void test_create(void) {
   if (!cuda) {
     CHECK(s == PSCAN_ERR_UNSUPPORTED, "CUDA context in a build without CUDA gave %s",
           pscan_status_name(s));
-    CHECK(c == NULL && one_line(pscan_last_error(NULL)),
+    CHECK(c == NULL && test_one_line(pscan_last_error(NULL)),
           "a refused CUDA create must clear *ctx and explain itself");
   } else if (s == PSCAN_OK) {
     CHECK(c && pscan_get_backend(c) == PSCAN_BACKEND_CUDA, "CUDA context of another backend");
@@ -77,7 +75,7 @@ static void test_create(void) {
   } else {
     CHECK(s == PSCAN_ERR_NO_DEVICE, "CUDA context (built with CUDA) gave %s",
           pscan_status_name(s));
-    CHECK(c == NULL && one_line(pscan_last_error(NULL)),
+    CHECK(c == NULL && test_one_line(pscan_last_error(NULL)),
           "a refused CUDA create must clear *ctx and explain itself");
   }
   /* AUTO: CUDA when built and usable, else CPU. */
@@ -311,7 +309,7 @@ static void refuse_overlap(pscan_status got, const int32_t *buf, const int32_t *
                            const char *what, int line) {
   CHECK(got == PSCAN_ERR_OVERLAP, "line %d: %s gave %s, expected PSCAN_ERR_OVERLAP", line, what,
         pscan_status_name(got));
-  CHECK(one_line(pscan_last_error(ctx)), "line %d: %s: no one-line message", line, what);
+  CHECK(test_one_line(pscan_last_error(ctx)), "line %d: %s: no one-line message", line, what);
   CHECK(memcmp(buf, copy, len * sizeof *buf) == 0, "line %d: %s wrote to its buffer", line, what);
   still_works(line);
 }

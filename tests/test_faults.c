@@ -144,8 +144,6 @@ static void fill_inputs(buffers *b, test_rng *r) {
 
 /* ---- running a scenario ---- */
 
-static bool one_line(const char *msg) { return msg[0] && !strchr(msg, '\n'); }
-
 /* One call of s on ctx: right, or refused for memory and then right when repeated. */
 static void call_once(const scenario *s, pscan_ctx *ctx, int step) {
   poison_outputs(&data);
@@ -154,7 +152,7 @@ static void call_once(const scenario *s, pscan_ctx *ctx, int step) {
     surfaced++;
     CHECK(st == PSCAN_ERR_OUT_OF_MEMORY, "%s, call %d: %s (%s)", s->name, step,
           pscan_status_name(st), pscan_last_error(ctx));
-    CHECK(one_line(pscan_last_error(ctx)), "%s, call %d: no one-line pscan_last_error", s->name,
+    CHECK(test_one_line(pscan_last_error(ctx)), "%s, call %d: no one-line pscan_last_error", s->name,
           step);
     CHECK(outputs_poisoned(&data), "%s, call %d: failed with %s but wrote an output", s->name,
           step, pscan_status_name(st));
@@ -173,7 +171,7 @@ static void run_scenario(const scenario *s) {
   pscan_status st = pscan_create(&ctx, PSCAN_BACKEND_CPU);
   if (st != PSCAN_OK) {
     surfaced++;
-    CHECK(st == PSCAN_ERR_OUT_OF_MEMORY && ctx == NULL && one_line(pscan_last_error(NULL)),
+    CHECK(st == PSCAN_ERR_OUT_OF_MEMORY && ctx == NULL && test_one_line(pscan_last_error(NULL)),
           "%s: pscan_create gave %s, ctx %p, \"%s\"", s->name, pscan_status_name(st), (void *)ctx,
           pscan_last_error(NULL));
     return;

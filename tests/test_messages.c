@@ -12,8 +12,6 @@
 enum { N = 1000 };
 static int32_t in[N], out[N];
 
-static bool one_line(const char *msg) { return msg && msg[0] && !strchr(msg, '\n'); }
-
 static void *fail_in_thread(void *arg) {
   pscan_ctx *c = NULL;
   (void)arg;
@@ -30,7 +28,7 @@ static void test_last_error(void) {
                PSCAN_ERR_INVALID_ARGUMENT);
   char saved[512];
   snprintf(saved, sizeof saved, "%s", pscan_last_error(ctx));
-  CHECK(one_line(saved), "a refused call left last_error \"%s\", not one non-empty line", saved);
+  CHECK(test_one_line(saved), "a refused call left last_error \"%s\", not one non-empty line", saved);
   CHECK_STATUS(pscan_inclusive_scan(ctx, in, out, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
   CHECK(strcmp(saved, pscan_last_error(ctx)) == 0, "a successful call changed last_error");
   CHECK(strcmp(pscan_last_error(fresh), "") == 0, "a failure on one context showed on another");
@@ -40,7 +38,7 @@ static void test_last_error(void) {
   /* Without a context, the failure belongs to the calling thread. */
   CHECK_STATUS(pscan_synchronize(NULL), PSCAN_ERR_INVALID_ARGUMENT);
   snprintf(saved, sizeof saved, "%s", pscan_last_error(NULL));
-  CHECK(one_line(saved), "pscan_synchronize(NULL) left last_error(NULL) \"%s\"", saved);
+  CHECK(test_one_line(saved), "pscan_synchronize(NULL) left last_error(NULL) \"%s\"", saved);
   pthread_t th;
   if (CHECK(pthread_create(&th, NULL, fail_in_thread, NULL) == 0, "pthread_create")) {
     pthread_join(th, NULL);

@@ -161,13 +161,18 @@ static int64_t cpu_threads(pscan_ctx *ctx) {
   return t;
 }
 
-/* A built-in operator's total of the shard (from init when given), on either backend; it
-   writes no output, so it runs before the agreement on both. An empty shard has no total but
-   init (not the op's identity, which could change a float sum's signed zero). */
-static pscan_status reduce_builtin(job *j, const void *init, void *total, bool *has) {
+/* Where every shard's total starts (total_start, then one of the reductions below, which leave
+   an empty shard's as it is): init, rank 0's when given, or none. Not the op's identity, which
+   could change a float sum's signed zero. */
+static void total_start(const job *j, const void *init, void *total, bool *has) {
   *has = init != NULL;
   if (init)
     memcpy(total, init, j->out_size);
+}
+
+/* A built-in operator's total of the shard (from init when given), on either backend; it
+   writes no output, so it runs before the agreement on both. */
+static pscan_status reduce_builtin(job *j, const void *init, void *total, bool *has) {
   if (j->n == 0)
     return PSCAN_OK;
   pscan_scan_args a = *j->args;
@@ -177,11 +182,11 @@ static pscan_status reduce_builtin(job *j, const void *init, void *total, bool *
   return s;
 }
 
-/* A user operator's total of the shard (from init when given), on a CPU context: chunks of 2^16
-   elements per thread are scanned by the core into scratch that stays in cache, each from the
-   previous chunk's total, so the order of combination is the core's; the shard is read once from
-   memory, but each element costs what a scan costs. */
-static pscan_status reduce_host(job *j, const void *init, void *total, bool *has) {
+/* A user operator's total of the shard (from where total_start put it), on a CPU context: chunks
+   of 2^16 elements per thread are scanned by the core into scratch that stays in cache, each from
+   the previous chunk's total, so the order of combination is the core's; the shard is read once
+   from memory, but each element costs what a scan costs. */
+static pscan_status reduce_host(job *j, void *total, bool *has) {
   size_t chunk = (size_t)cpu_threads(j->ctx) << 16;
   /* PSCAN_MPI_CHUNK (elements) forces small chunks, so that tests cover many of them */
   const char *force = getenv("PSCAN_MPI_CHUNK");
@@ -189,9 +194,6 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
     chunk = (size_t)strtoull(force, NULL, 10);
   if (chunk > j->n)
     chunk = j->n;
-  *has = init != NULL;
-  if (init)
-    memcpy(total, init, j->out_size);
   if (j->n == 0)
     return PSCAN_OK;
   char *scratch = malloc(chunk * j->out_size);
@@ -218,9 +220,6 @@ static pscan_status reduce_host(job *j, const void *init, void *total, bool *has
 static pscan_status reduce_device(job *j, const void *init, void *total, bool *has, bool *final,
                                   bool rank0) {
   *final = false;
-  *has = init != NULL;
-  if (init)
-    memcpy(total, init, j->out_size);
   if (j->n == 0)
     return PSCAN_OK;
   bool direct = rank0 && !j->exclusive;
@@ -262,10 +261,12 @@ static pscan_status run(job *j, MPI_Comm comm, const int64_t *fields, const char
   bool device = pscan_mpi__on_device(j->ctx), has = false, final = false;
   bool need_total = rank < size - 1; /* the last rank's total is nobody's prefix */
   const void *init0 = rank == 0 ? j->init : NULL;
+  if (local == PSCAN_OK && need_total)
+    total_start(j, init0, mine + sizeof(rec_head), &has);
   if (local == PSCAN_OK && need_total && j->args)
     local = reduce_builtin(j, init0, mine + sizeof(rec_head), &has);
   else if (local == PSCAN_OK && need_total && !device)
-    local = reduce_host(j, init0, mine + sizeof(rec_head), &has);
+    local = reduce_host(j, mine + sizeof(rec_head), &has);
   s = pscan_mpi__agree(j->ctx, comm, j->fn, fields, names, nfields, local);
   if (s != PSCAN_OK) {
     free(mine);

@@ -186,14 +186,14 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
   /* PROD grows fast: keep it to +-1 and 2 */
   fill(in_t, global, n, r, op == PSCAN_PROD ? -1 : (is_float(in_t) ? -3 : -100),
        op == PSCAN_PROD ? 2 : 100, 1);
-  /* integers of any bits: random, or running through the type's range upwards or downwards
-     within each shard of the even layout (so that the extremes, and values of both signs, lie
-     at either end of every shard and in different parts of its reduction) */
   for (size_t i = 0; negative_zeros && i < n; i++) {
     double z = -0.0;
     float zf = -0.0f;
     memcpy(global + i * is, in_t == PSCAN_F64 ? (const void *)&z : (const void *)&zf, is);
   }
+  /* integers of any bits: random, or running through the type's range upwards or downwards
+     within each shard of the even layout (so that the extremes, and values of both signs, lie
+     at either end of every shard and in different parts of its reduction) */
   int order = wide_values ? wide_order : 0;
   for (size_t i = 0; wide_values && i < n; i++) {
     uint64_t bits = test_rand(r);
