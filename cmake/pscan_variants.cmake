@@ -81,7 +81,8 @@ function(pscan_generate_cuda root outdir out_sources)
           pscan_op_stamps(${PSCAN_KIND_${out}} ${stamp} stamps ops)
           string(APPEND ${var} "\n/* ${in} -> ${out} */\n"
             "#define PAIR_IN ${in}\n#define PAIR_OUT ${out}\n${stamps}"
-            "#define PAIR_OPS(X, N)${ops}\n#include \"${table}\"\n")
+            "#define PAIR_OPS(X, N)${ops}\n#include \"${table}\"\n"
+            "#undef PAIR_OPS\n#undef PAIR_IN\n#undef PAIR_OUT\n")
         endforeach()
       endif()
     endwhile()

@@ -18,6 +18,16 @@
 #define PSCAN__NAME5_(f, a, b, c) f##_##a##_##b##_##c
 #define PSCAN__NAME5(f, a, b, c) PSCAN__NAME5_(f, a, b, c)
 
+/* Publishes the launcher table NAME_<PAIR_IN>_<PAIR_OUT>_table[PSCAN_OP_COUNT] of one (input,
+   output) pair of the generated units (src/cuda/gen/): ENTRY(op) for each operator stamped for
+   the pair, an empty entry for one it does not offer (bitwise operators on floats). The units
+   define PAIR_IN, PAIR_OUT and PAIR_OPS(X, N), which lists every operator in PSCAN_OPS order as
+   X(op) or N(op). */
+#define PSCAN__PAIR_NONE(OPX) {},
+#define PSCAN__PAIR_TABLE(TYPE, NAME, ENTRY)                                                     \
+  extern "C" const TYPE PSCAN__NAME5(NAME, PAIR_IN, PAIR_OUT, table)[PSCAN_OP_COUNT] = {         \
+      PAIR_OPS(ENTRY, PSCAN__PAIR_NONE)};
+
 #define PSCAN__THREADS 256
 /* Measured constants (docs/PERFORMANCE.md, "Knobs: environment variables and compile-time
    switches", which records the values that lost): bytes of a tile per thread; the register
