@@ -5,23 +5,21 @@
 
 #include <stdbool.h>
 
+/* A branch-free selection: every item is stored at out[k], and k advances when KEEP (of in, i
+   and the parameter PARAM) holds. */
+#define KEEP_LOOP(T, NAME, PARAM, KEEP)                                                           \
+  static size_t NAME(const T *in, PARAM, T *out, size_t n) {                                      \
+    size_t k = 0;                                                                                 \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      out[k] = in[i];                                                                             \
+      k += KEEP;                                                                                  \
+    }                                                                                             \
+    return k;                                                                                     \
+  }
+
 #define LOOPS(T, V)                                                                               \
-  static size_t select_##T(const T *in, T *out, size_t n, T thr) {                                \
-    size_t k = 0;                                                                                 \
-    for (size_t i = 0; i < n; i++) {                                                              \
-      out[k] = in[i];                                                                             \
-      k += in[i] < thr;                                                                           \
-    }                                                                                             \
-    return k;                                                                                     \
-  }                                                                                               \
-  static size_t flagged_##T(const T *in, const uint8_t *fl, T *out, size_t n) {                   \
-    size_t k = 0;                                                                                 \
-    for (size_t i = 0; i < n; i++) {                                                              \
-      out[k] = in[i];                                                                             \
-      k += fl[i] != 0;                                                                            \
-    }                                                                                             \
-    return k;                                                                                     \
-  }                                                                                               \
+  KEEP_LOOP(T, select_##T, T thr, in[i] < thr)                                                    \
+  KEEP_LOOP(T, flagged_##T, const uint8_t *fl, fl[i] != 0)                                        \
   static size_t partition_##T(const T *in, T *out, size_t n, T thr) {                             \
     size_t k = 0, r = n;                                                                          \
     for (size_t i = 0; i < n; i++) {                                                              \
@@ -77,6 +75,7 @@
 LOOPS(int32_t, float)
 LOOPS(int64_t, double)
 #undef LOOPS
+#undef KEEP_LOOP
 
 #define DISPATCH(p, F, ...) \
   (pscan_dtype_size((p)->key) == 8 ? F##_int64_t(__VA_ARGS__) : F##_int32_t(__VA_ARGS__))
@@ -85,7 +84,7 @@ size_t sweep_cpu_loop(const sweep_point *p, const void *a, const uint8_t *flags,
                       void *out, void *vout, void *counts, int64_t thr) {
   size_t n = p->n;
   switch (p->op) {
-  case SWEEP_SELECT_IF: return DISPATCH(p, select, a, out, n, thr);
+  case SWEEP_SELECT_IF: return DISPATCH(p, select, a, thr, out, n);
   case SWEEP_SELECT_FLAGGED: return DISPATCH(p, flagged, a, flags, out, n);
   case SWEEP_PARTITION_IF: return DISPATCH(p, partition, a, out, n, thr);
   case SWEEP_UNIQUE: return DISPATCH(p, unique, a, out, n);
