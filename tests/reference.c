@@ -27,7 +27,16 @@ static const struct {
     [PSCAN_F64] = {"f64", 8, 'f'},
 };
 
-static bool known(pscan_dtype t) { return (int)t >= 0 && (int)t < REF_NTYPES; }
+/* An entry left out of the table above has size 0: such a type is unknown here, as one past the
+   end is (and ref_first_missing_type names it). */
+static bool known(pscan_dtype t) { return (int)t >= 0 && (int)t < REF_NTYPES && types[t].size; }
+
+int ref_first_missing_type(void) {
+  for (int t = 0; t < REF_NTYPES; t++)
+    if (!known((pscan_dtype)t))
+      return t;
+  return -1;
+}
 
 size_t ref_dtype_size(pscan_dtype t) { return known(t) ? types[t].size : 0; }
 bool ref_is_float(pscan_dtype t) { return known(t) && types[t].kind == 'f'; }
@@ -165,6 +174,26 @@ static value identity(pscan_dtype t, pscan_op op) {
 }
 
 void ref_identity(pscan_dtype t, pscan_op op, void *dst) { store(t, identity(t, op), dst); }
+
+void ref_store_int(pscan_dtype t, int64_t v, void *dst) {
+  if (!known(t)) { /* there is no width to truncate to: writing nothing would pass unseen */
+    fprintf(stderr, "ref_store_int: dtype %d is unknown to the oracle\n", (int)t);
+    abort();
+  }
+  value x = {(uint64_t)v, (float)v, (double)v}; /* int_store truncates x.i to the width */
+  store(t, x, dst);
+}
+
+void ref_legalize(pscan_dtype t, void *p, size_t n) {
+  if (!known(t) || types[t].kind == 'f')
+    return;
+  const size_t size = types[t].size;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t bits = 0; /* little-endian: the element's bytes are the low bytes */
+    memcpy(&bits, (char *)p + i * size, size);
+    ref_store_int(t, (int64_t)bits, (char *)p + i * size);
+  }
+}
 
 /* NaN first (the earlier NaN wins), then strictly smaller; on a tie the later operand. */
 #define FLOAT_MIN(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (a) < (b) ? (a) : (b))

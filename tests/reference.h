@@ -2,10 +2,11 @@
  * under a user's host combine function (along an axis too).
  *
  * Written from the contract (include/pscan.h), not from the library: it uses pscan.h only for the
- * enum values and argument types. One element at a time, left to right, in the output type: integer SUM and PROD in uint64_t truncated
- * to the type's width (so signed types wrap without undefined behaviour), float SUM and PROD in
- * the output type itself (exact whenever the true results are representable), float MIN and MAX
- * propagating NaN and, between equal operands (-0.0 and +0.0), keeping the later one. */
+ * enum values (and their count) and argument types. One element at a time, left to right, in the
+ * output type: integer SUM and PROD in uint64_t truncated to the type's width (so signed types
+ * wrap without undefined behaviour), float SUM and PROD in the output type itself (exact whenever
+ * the true results are representable), float MIN and MAX propagating NaN and, between equal
+ * operands (-0.0 and +0.0), keeping the later one. */
 #ifndef PSCAN_TEST_REFERENCE_H
 #define PSCAN_TEST_REFERENCE_H
 
@@ -14,7 +15,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { REF_NTYPES = 10, REF_NOPS = 7, REF_NALGOS = 6 };
+/* Sized by the library's count, so that a type the oracle's table lacks shows as a gap in it
+   (ref_first_missing_type) instead of being left out of every loop over the types. */
+enum { REF_NTYPES = PSCAN_DTYPE_COUNT, REF_NOPS = 7, REF_NALGOS = 6 };
+
+/* The first dtype below PSCAN_DTYPE_COUNT that the oracle has no entry for, or -1 if none. */
+int ref_first_missing_type(void);
 
 size_t ref_dtype_size(pscan_dtype t); /* 0 when unknown */
 bool ref_is_float(pscan_dtype t);
@@ -28,6 +34,10 @@ bool ref_pair_valid(pscan_dtype in, pscan_dtype out);
 /* Bitwise operators are for integer types only. */
 bool ref_op_valid(pscan_dtype t, pscan_op op);
 
+/* How many (in, out) pairs and (pair, op) the contract lists (include/pscan.h: the widenings;
+   bitwise operators on integers only): what ref_pair_ops must find. A new type changes them. */
+enum { REF_CONTRACT_PAIRS = 23, REF_CONTRACT_PAIR_OPS = 152 };
+
 /* Every valid (in type, out type, op), in order of in, then out, then op. */
 typedef struct ref_pair_op {
   pscan_dtype in, out;
@@ -39,6 +49,14 @@ size_t ref_pair_ops(ref_pair_op *list);
 
 /* Writes the identity of op in type t to dst. */
 void ref_identity(pscan_dtype t, pscan_op op, void *dst);
+/* Writes v converted to type t as C converts it (integers truncated to the width, floats
+   rounded) to dst: how the suites store the integers they draw, for any type. */
+void ref_store_int(pscan_dtype t, int64_t v, void *dst);
+/* Makes n elements of type t at p, raw bits a test drew, values of the type: each integer element
+   is stored again through ref_store_int (the same bits for every integer type today; a type that
+   holds fewer values than its bits spell, like a bool's 0 and 1, makes its rule there); every
+   float bit pattern is a value (NaNs included). Unknown types are left alone. */
+void ref_legalize(pscan_dtype t, void *p, size_t n);
 
 /* The scan of pscan.h: inclusive (exclusive = 0) or exclusive, init (in out_type) or NULL.
    in: n elements of in_type; out: n elements of out_type, not overlapping in. */

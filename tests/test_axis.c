@@ -81,8 +81,6 @@ static size_t view_at(const view *v, const int64_t *idx) {
 
 /* ---- values ---- */
 
-static void put_int(pscan_dtype t, void *p, uint64_t bits) { memcpy(p, &bits, ref_dtype_size(t)); }
-
 static void put_float(pscan_dtype t, void *p, double x) {
   if (t == PSCAN_F32) {
     float f = (float)x;
@@ -102,7 +100,7 @@ void fill_values(test_rng *r, pscan_dtype t, pscan_op op, void *buf, size_t coun
       uint64_t bits = test_rand(r);
       if (op == PSCAN_PROD && test_below(r, 4)) /* mostly +-1, so products do not all vanish */
         bits = test_below(r, 2) ? 1 : (uint64_t)-1;
-      put_int(t, p, bits);
+      ref_store_int(t, (int64_t)bits, p);
       continue;
     }
     double x;

@@ -34,29 +34,14 @@ test_rng rng;
 bool quick;
 bool light;
 
-const pscan_dtype all_types[10] = {PSCAN_I8,  PSCAN_I16, PSCAN_I32, PSCAN_I64, PSCAN_U8,
-                                        PSCAN_U16, PSCAN_U32, PSCAN_U64, PSCAN_F32, PSCAN_F64};
 static const char *const cmp_names[] = {"LT", "LE", "GT", "GE", "EQ", "NE"};
 /* Thresholds on data in [0, 100): LT gives 0%, ~1%, 50%, ~99%, 100%. */
 static const int thresholds[] = {0, 1, 50, 99, 100};
 
 /* ---- element helpers ---- */
 
-/* Stores the small integer v as one element of type t. */
-void put(pscan_dtype t, void *p, long v) {
-  switch (t) {
-  case PSCAN_I8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); } break;
-  case PSCAN_I16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); } break;
-  case PSCAN_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); } break;
-  case PSCAN_I64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); } break;
-  case PSCAN_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); } break;
-  case PSCAN_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); } break;
-  case PSCAN_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); } break;
-  case PSCAN_U64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); } break;
-  case PSCAN_F32: { float x = (float)v; memcpy(p, &x, 4); } break;
-  case PSCAN_F64: { double x = (double)v; memcpy(p, &x, 8); } break;
-  }
-}
+/* Stores the small integer v as one element of type t (converted as C converts it). */
+void put(pscan_dtype t, void *p, long v) { ref_store_int(t, v, p); }
 
 /* Data in [0, 100); for floats, with nan_every > 0, every so often a NaN or a -0.0. */
 void fill(pscan_dtype t, void *p, size_t n, unsigned nan_every) {
@@ -234,12 +219,12 @@ static void test_matrix(void) {
   static const unsigned permilles[] = {0, 10, 500, 990, 1000};
   size_t max_n = quick ? 300 : 3000;
   for (size_t ci = 0; ci < (light ? 1 : sizeof configs / sizeof *configs); ci++)
-    for (int ti = 0; ti < 10; ti++)
+    for (int ti = 0; ti < REF_NTYPES; ti++)
       for (int cmp = 0; cmp < PSCAN_CMP_COUNT; cmp += light ? 5 : 1)
         for (int r = light ? 1 : 0; r < 5; r += light ? 2 : 1) {
           size_t sizes[] = {0, 1, 2, 1 + (size_t)test_below(&rng, max_n)};
           for (int si = 0; si < 4; si++)
-            run_all_ops(&configs[ci], all_types[ti], sizes[si], (pscan_cmp)cmp, thresholds[r],
+            run_all_ops(&configs[ci], (pscan_dtype)ti, sizes[si], (pscan_cmp)cmp, thresholds[r],
                         permilles[r]);
         }
 }
@@ -255,7 +240,7 @@ static void test_configs(void) {
     for (int p = 0; p < 4; p++)
       for (int a = 0; a < 3; a++) {
         config c = {threads[th], parts[p], algos[a]};
-        pscan_dtype t = all_types[round % 10];
+        pscan_dtype t = (pscan_dtype)(round % REF_NTYPES);
         /* The default partition is 64 KiB of input. */
         size_t part = parts[p] ? (size_t)parts[p] : (size_t)65536 / ref_dtype_size(t);
         size_t rnd = 1 + (size_t)test_below(&rng, quick ? 2000 : 20000);

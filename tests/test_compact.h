@@ -19,7 +19,6 @@ extern bool quick;
 /* PSCAN_TEST_SANITIZE=1 (compute-sanitizer on the CUDA build): a thin slice of every part, still
    reaching every kernel. */
 extern bool light;
-extern const pscan_dtype all_types[10];
 
 /* ---- element helpers (test_compact.c) ---- */
 void put(pscan_dtype t, void *p, long v);

@@ -255,7 +255,7 @@ void test_refusals(void) {
   REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_partition_if(ctx, in, out, RN, PSCAN_I32, (pscan_cmp)6, &v, &count));
   REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, PSCAN_I32, PSCAN_LT, NULL, &count));
   REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_flagged(ctx, in, NULL, out, RN, PSCAN_I32, &count));
-  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, (pscan_dtype)10, PSCAN_LT, &v, &count));
+  REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(ctx, in, out, RN, (pscan_dtype)PSCAN_DTYPE_COUNT, PSCAN_LT, &v, &count));
   REFUSED(PSCAN_ERR_INVALID_ARGUMENT, pscan_select_if(NULL, in, out, RN, PSCAN_I32, PSCAN_LT, &v, &count));
   /* Partial overlap of in and out (out shifted by one element inside in's copy). */
   {

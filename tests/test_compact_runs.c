@@ -64,15 +64,16 @@ static void for_each_by_key_case(by_key_fn fn) {
   size_t max_n = quick ? 300 : 3000;
   unsigned round = 0;
   for (int ci = 0; ci < (light ? 1 : 3); ci++)
-    for (int kt = 0; kt < 10; kt++)
-      for (int vt = 0; vt < 10; vt++)
+    for (int kt = 0; kt < REF_NTYPES; kt++)
+      for (int vt = 0; vt < REF_NTYPES; vt++)
         for (int opi = 0; opi < REF_NOPS; opi++) {
           pscan_op op = (pscan_op)opi;
-          if (!ref_op_valid(all_types[vt], op) || (kt != 2 && (unsigned)opi != round % REF_NOPS))
+          if (!ref_op_valid((pscan_dtype)vt, op) ||
+              (kt != PSCAN_I32 && (unsigned)opi != round % REF_NOPS))
             continue;
           size_t sizes[] = {0, 1, 2, 1 + (size_t)test_below(&rng, max_n)};
           for (int si = 0; si < 4; si++)
-            fn(&configs[ci], all_types[kt], all_types[vt], op, sizes[si],
+            fn(&configs[ci], (pscan_dtype)kt, (pscan_dtype)vt, op, sizes[si],
                (int)((round + (unsigned)si) % 3), round + (unsigned)si);
           round++;
         }
@@ -145,7 +146,8 @@ void test_scan_by_key(void) {
     for (int p = 0; p < 4; p++)
       for (int a = 0; a < 2; a++) {
         config c = {threads[th], parts[p], a ? PSCAN_ALGO_CHAINED : PSCAN_ALGO_DECOUPLED_LOOKBACK};
-        pscan_dtype kt = all_types[round % 10], vt = all_types[(round / 10 + 3) % 10];
+        pscan_dtype kt = (pscan_dtype)(round % REF_NTYPES),
+                    vt = (pscan_dtype)((round / REF_NTYPES + 3) % REF_NTYPES);
         size_t part = parts[p] ? (size_t)parts[p] : (size_t)65536 / (ref_dtype_size(kt) + 8);
         size_t sizes[] = {1, 2, part - 1, part, part + 1, 3 * part + 1,
                           1 + (size_t)test_below(&rng, quick ? 2000 : 20000)};
@@ -216,12 +218,11 @@ void test_exact_runs(void) {
   /* quick: one type of each item size; light: i32 and i64 */
   static const pscan_dtype quick_types[] = {PSCAN_I8, PSCAN_U16, PSCAN_I32, PSCAN_F64};
   static const pscan_dtype light_types[] = {PSCAN_I32, PSCAN_I64};
-  const pscan_dtype *types = light ? light_types : quick ? quick_types : all_types;
-  int ntypes = light ? 2 : quick ? 4 : 10;
+  int ntypes = light ? 2 : quick ? 4 : REF_NTYPES; /* else every type in enum order */
   unsigned cases = 0;
   for (size_t k = 0; k < NTILES; k++)
     for (int ti = 0; ti < ntypes; ti++) {
-      pscan_dtype t = types[ti];
+      pscan_dtype t = light ? light_types[ti] : quick ? quick_types[ti] : (pscan_dtype)ti;
       size_t tile = tiles[k].tile ? tiles[k].tile : (size_t)65536 / ref_dtype_size(t);
       size_t sizes[] = {tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile + 1};
       size_t lengths[] = {1, 2, 3, tile - 1, tile + 1};

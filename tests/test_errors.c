@@ -12,6 +12,8 @@
 #include <string.h>
 
 enum { N = 1000 };
+/* The value after the last type: unknown, whatever types the library has. */
+#define UNKNOWN_TYPE ((pscan_dtype)PSCAN_DTYPE_COUNT)
 
 static pscan_ctx *ctx;            /* every refusal is made on it */
 static int32_t in[N], out[N + 1]; /* out is poisoned before each refused call */
@@ -193,11 +195,11 @@ static void test_scan_arguments(void) {
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
 
   /* Unknown types and operators. */
-  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, (pscan_dtype)10, PSCAN_SUM));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, UNKNOWN_TYPE, PSCAN_SUM));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, (pscan_dtype)-1, PSCAN_SUM));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, PSCAN_I32, (pscan_op)7));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_inclusive_scan(ctx, in, out, N, PSCAN_I32, (pscan_op)-1));
-  a = args(PSCAN_I32, (pscan_dtype)10, PSCAN_SUM, N);
+  a = args(PSCAN_I32, UNKNOWN_TYPE, PSCAN_SUM, N);
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
   a = args((pscan_dtype)42, PSCAN_I64, PSCAN_SUM, N);
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
@@ -214,7 +216,7 @@ static void test_scan_arguments(void) {
 
   /* Every (in, out) pair: the widenings of pscan.h are accepted and right, the rest refused
      (narrowing, another kind, or a sign change: I32->I16, I32->U64, F64->F32, I32->F64 ...). */
-  static uint64_t wide[N / 4 + 1];
+  static uint64_t wide[N / 4 + 1], legal[N / 4 + 1]; /* legal: in's bits as values of the type */
   for (int i = 0; i < REF_NTYPES; i++)
     for (int o = 0; o < REF_NTYPES; o++) {
       a = args((pscan_dtype)i, (pscan_dtype)o, PSCAN_SUM, N / 4);
@@ -222,9 +224,12 @@ static void test_scan_arguments(void) {
         REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_scan(ctx, &a));
         continue;
       }
+      memcpy(legal, in, N / 4 * ref_dtype_size((pscan_dtype)i));
+      ref_legalize((pscan_dtype)i, legal, N / 4);
+      a.in = legal;
       a.out = wide;
       pscan_status s = pscan_scan(ctx, &a);
-      ref_scan(in, (pscan_dtype)i, out, (pscan_dtype)o, N / 4, PSCAN_SUM, 0, NULL);
+      ref_scan(legal, (pscan_dtype)i, out, (pscan_dtype)o, N / 4, PSCAN_SUM, 0, NULL);
       /* (as floats, the bits of in are NaNs and denormals: compared with NaN == NaN) */
       CHECK(s == PSCAN_OK && ref_first_difference((pscan_dtype)o, wide, out, N / 4) == N / 4,
             "%s -> %s sum: %s or a wrong result", ref_dtype_name((pscan_dtype)i),
@@ -401,7 +406,7 @@ static void test_compaction(void) {
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx,
          pscan_reduce_by_key(ctx, in, PSCAN_I32, in, PSCAN_I32, keys_out, out, N, PSCAN_SUM, NULL));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, NULL, pscan_unique(NULL, in, out, N, PSCAN_I32, &count));
-  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_unique(ctx, in, out, N, (pscan_dtype)10, &count));
+  REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_unique(ctx, in, out, N, UNKNOWN_TYPE, &count));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, (pscan_cmp)6, &v, &count));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_if(ctx, in, out, N, PSCAN_I32, PSCAN_EQ, NULL, &count));
   REFUSE(PSCAN_ERR_INVALID_ARGUMENT, ctx, pscan_select_flagged(ctx, in, NULL, out, N, PSCAN_I32, &count));

@@ -70,17 +70,6 @@ static void free_buffers(suite *s) {
 /* ---- inputs ---- */
 
 /* Stores the low bits of x as an element of the integer type t. */
-static void store_bits(pscan_dtype t, uint64_t x, void *dst) {
-  uint8_t b8 = (uint8_t)x;
-  uint16_t b16 = (uint16_t)x;
-  uint32_t b32 = (uint32_t)x;
-  switch (ref_dtype_size(t)) {
-  case 1: memcpy(dst, &b8, 1); break;
-  case 2: memcpy(dst, &b16, 2); break;
-  case 4: memcpy(dst, &b32, 4); break;
-  default: memcpy(dst, &x, 8); break;
-  }
-}
 
 static void store_float(pscan_dtype t, double d, void *dst) {
   if (t == PSCAN_F32) {
@@ -154,11 +143,11 @@ static void fill_input(suite *s, const scan_case *c) {
     bool small = test_below(r, 2) == 0;
     size_t size = ref_dtype_size(c->in_type);
     for (size_t i = 0; i < c->n; i++)
-      store_bits(c->in_type, draw_int(r, c->op, small), s->in + i * size);
+      ref_store_int(c->in_type, (int64_t)draw_int(r, c->op, small), s->in + i * size);
   }
   /* The init value, in the output type. */
   if (!ref_is_float(c->out_type)) {
-    store_bits(c->out_type, draw_int(r, c->op, test_below(r, 2) == 0), s->init);
+    ref_store_int(c->out_type, (int64_t)draw_int(r, c->op, test_below(r, 2) == 0), s->init);
   } else {
     double d;
     switch (c->op) {
@@ -321,8 +310,9 @@ static void type_matrix(suite *s) {
     for (c.mode = 0; c.mode < NMODES; c.mode++)
       s->p->type_sizes(s, c);
   }
-  CHECK(s->pairs == 23 && s->pair_ops == 152,
-        "expected 23 type pairs and 152 (pair, op), got %u, %u", s->pairs, s->pair_ops);
+  CHECK(s->pairs == REF_CONTRACT_PAIRS && s->pair_ops == REF_CONTRACT_PAIR_OPS,
+        "expected %d type pairs and %d (pair, op), got %u, %u", REF_CONTRACT_PAIRS,
+        REF_CONTRACT_PAIR_OPS, s->pairs, s->pair_ops);
 }
 
 /* ---- sections shared by every backend ---- */

@@ -16,8 +16,8 @@
  * Input layout: 16 header bytes, 8 bytes of threshold (select_if, partition_if) or init
  * (scan_by_key), then the data: n items; n items and n flags (select_flagged); n keys and n
  * values (by-key ops).
- *   [0] op (0..6, in the order above)          [1] item or key type (0..11: 10 and 11 invalid)
- *   [2] value type, by-key ops (0..11)         [3] pscan_op, by-key ops (0..7: 7 invalid)
+ *   [0] op (0..6, in the order above)          [1] item or key type (FUZZ_TYPE_CHOICES, last two invalid)
+ *   [2] value type, by-key ops (as [1])         [3] pscan_op, by-key ops (0..7: 7 invalid)
  *   [4] cmp (0..7: 6 and 7, meaning -1, invalid)
  *   [5] flags: 1 exclusive, 2 init, 4 in place, 8 partial overlap, 16 exclusive = 2 (invalid),
  *       32 NULL count, 64 threshold/init = an element of the input, 128 ... read from inside the
@@ -74,8 +74,8 @@ static void fail(const char *fmt, ...) {
   fprintf(stderr,
           "fuzz_compact: %s (%s type %u vtype %u op %u cmp %u flags 0x%x algo %u threads %u "
           "part %u overlap 0x%x shape %u n %zu); last error: %s\n",
-          what, op_names[h[0] % NOPS], h[1] % 12, h[2] % 12, h[3] % 8, h[4] % 8, h[5], h[6] % 7,
-          1 + h[7] % 8, h[8], h[9], h[10] % 3, cur_n, pscan_last_error(ctx));
+          what, op_names[h[0] % NOPS], h[1] % FUZZ_TYPE_CHOICES, h[2] % FUZZ_TYPE_CHOICES, h[3] % 8,
+          h[4] % 8, h[5], h[6] % 7, 1 + h[7] % 8, h[8], h[9], h[10] % 3, cur_n, pscan_last_error(ctx));
   abort();
 }
 
@@ -193,7 +193,8 @@ static void report_arena(const uint8_t *got, const uint8_t *want, size_t bytes,
 /* Decodes one input (size >= HEADER), makes the call and checks it. */
 static void check_one(const uint8_t *data, size_t size) {
   const uint8_t *h = hdr = data;
-  int op = h[0] % NOPS, kt = h[1] % 12, vt = h[2] % 12, pop = h[3] % 8, cmp = h[4] % 8;
+  int op = h[0] % NOPS, kt = h[1] % FUZZ_TYPE_CHOICES, vt = h[2] % FUZZ_TYPE_CHOICES;
+  int pop = h[3] % 8, cmp = h[4] % 8;
   if (cmp == 7)
     cmp = -1;
   int exclusive = h[5] & 16 ? 2 : h[5] & 1, with_init = h[5] & 2, in_place = h[5] & 4;
@@ -241,6 +242,7 @@ static void check_one(const uint8_t *data, size_t size) {
   memset(arena, POISON, bytes);
   const uint8_t *src = data + HEADER;
   memcpy(p[A], src, n * ks);
+  ref_legalize((pscan_dtype)kt, p[A], n);
   if (valid_type(kt))
     shape((pscan_dtype)kt, p[A], n, mode);
   uint8_t value[8];
@@ -253,6 +255,7 @@ static void check_one(const uint8_t *data, size_t size) {
       p[B][i] = p[B][i] & 1 ? p[B][i] : 0;
   } else if (by_key) {
     memcpy(p[B], src + n * ks, n * vs);
+    ref_legalize((pscan_dtype)vt, p[B], n);
     bool exact = valid_type(vt) && ref_is_float((pscan_dtype)vt) &&
                  (pop == PSCAN_SUM || pop == PSCAN_PROD);
     if (exact) { /* float sums and products: values exact in any order (fuzz_exact.h) */
@@ -260,6 +263,7 @@ static void check_one(const uint8_t *data, size_t size) {
       exact_floats(value, (pscan_dtype)vt, 1, pop, data + 16);
     }
   }
+  ref_legalize((pscan_dtype)(op == SCAN_BY_KEY ? vt : kt), value, 1);
   /* The threshold or init: a copy, an element of the input, or that element in place. */
   uint8_t *vsrc = op == SCAN_BY_KEY ? p[B] : p[A];
   size_t vsize = op == SCAN_BY_KEY ? vs : ks, vidx = n ? data[16] % n : 0;

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The type values an input picks from: every type, and two past them that pscan must refuse. */
+enum { FUZZ_TYPE_CHOICES = PSCAN_DTYPE_COUNT + 2 };
+
 /* Float sums and products depend on the order of combination, which differs between algorithms
    and kernels (SIMD lanes). Their inputs are rewritten as small integers (+-1 for products), for
    which every order gives the same exact result, so every algorithm is compared bit for bit. */

@@ -9,7 +9,7 @@
  * runs with any compiler (fuzz_corpus).
  *
  * Input layout: 8 header bytes, then 8 bytes of init value, then the input elements.
- *   [0] in type (0..11: 10 and 11 are invalid)    [1] out type choice (see pick_out_type)
+ *   [0] in type (the last two of FUZZ_TYPE_CHOICES invalid) [1] out type choice (see pick_out_type)
  *   [2] op (0..7: 7 is invalid)                    [3] flags: 1 exclusive, 2 init, 4 in place,
  *                                                      8 partial overlap, 16 exclusive = 2 (invalid),
  *                                                      32 output misaligned for its type (refused)
@@ -38,7 +38,7 @@ static void fail(const char *what, const uint8_t *h, size_t n) {
 /* Same type, a valid widening, or (choice >= 200) any type at all, valid or not. */
 static int pick_out_type(int in, int choice) {
   if (choice >= 200 || in >= PSCAN_DTYPE_COUNT)
-    return choice % 12;
+    return choice % FUZZ_TYPE_CHOICES;
   int widen = choice % 4, out = in;
   while (widen-- > 0 && ref_pair_valid((pscan_dtype)in, (pscan_dtype)(out + 1)))
     out++;
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < HEADER)
     return 0;
   const uint8_t *h = data;
-  int in = h[0] % 12, out = pick_out_type(in, h[1]), op = h[2] % 8;
+  int in = h[0] % FUZZ_TYPE_CHOICES, out = pick_out_type(in, h[1]), op = h[2] % 8;
   int exclusive = h[3] & 16 ? 2 : h[3] & 1, with_init = h[3] & 2, in_place = h[3] & 4;
   int overlap = h[3] & 8, misalign = h[3] & 32;
   size_t in_size = in < PSCAN_DTYPE_COUNT ? ref_dtype_size((pscan_dtype)in) : 4;
@@ -106,6 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(buf, data + HEADER, n * in_size);
   uint8_t init[8];
   memcpy(init, data + 8, 8);
+  ref_legalize((pscan_dtype)in, buf, n);
+  ref_legalize((pscan_dtype)out, init, 1);
   if (order_sensitive) { /* see exact_floats */
     exact_floats(buf, (pscan_dtype)in, n, op, data + HEADER);
     exact_floats(init, (pscan_dtype)out, 1, op, data + 8);

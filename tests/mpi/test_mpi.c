@@ -11,6 +11,8 @@
  * test_mpi_compact.c. */
 #include "test_mpi.h"
 
+#include "reference.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,19 +60,9 @@ void fill(pscan_dtype t, void *p, size_t n, test_rng *r, int lo, int hi, size_t 
   for (size_t i = 0; i < n; i++) {
     if (run <= 1 || i % run == 0 || test_below(r, 4) == 0)
       v = lo + (int64_t)test_below(r, (uint64_t)(hi - lo + 1));
-    char *dst = (char *)p + i * es;
-    switch (t) {
-    case PSCAN_I8: case PSCAN_U8: { int8_t x = (int8_t)v; memcpy(dst, &x, 1); break; }
-    case PSCAN_I16: case PSCAN_U16: { int16_t x = (int16_t)v; memcpy(dst, &x, 2); break; }
-    case PSCAN_I32: case PSCAN_U32: { int32_t x = (int32_t)v; memcpy(dst, &x, 4); break; }
-    case PSCAN_I64: case PSCAN_U64: memcpy(dst, &v, 8); break;
-    case PSCAN_F32: { float x = (float)v; memcpy(dst, &x, 4); break; }
-    case PSCAN_F64: { double x = (double)v; memcpy(dst, &x, 8); break; }
-    }
+    ref_store_int(t, v, (char *)p + i * es); /* the oracle's conversion, for any type */
   }
 }
-
-static bool is_float(pscan_dtype t) { return t == PSCAN_F32 || t == PSCAN_F64; }
 
 pscan_ctx *cpu;  /* the single-process reference */
 static pscan_ctx *mctx; /* the context of the pscan_mpi calls: cpu, or a CUDA one */
@@ -184,7 +176,7 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
   size_t is = pscan_dtype_size(in_t), os = pscan_dtype_size(out_t);
   char *global = test_malloc(n * is + 1), *ref = test_malloc(n * os + 1);
   /* PROD grows fast: keep it to +-1 and 2 */
-  fill(in_t, global, n, r, op == PSCAN_PROD ? -1 : (is_float(in_t) ? -3 : -100),
+  fill(in_t, global, n, r, op == PSCAN_PROD ? -1 : (ref_is_float(in_t) ? -3 : -100),
        op == PSCAN_PROD ? 2 : 100, 1);
   for (size_t i = 0; negative_zeros && i < n; i++) {
     double z = -0.0;
@@ -202,7 +194,7 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
       size_t period = n / (size_t)nranks; /* each even shard runs through the whole range */
       uint64_t k = order == 1 ? i % period : period - 1 - i % period;
       bits = (uint64_t)((double)k / (double)period * 18446744073709551615.0) >> shift;
-      if (in_t <= PSCAN_I64) /* from the most negative to the most positive */
+      if (ref_is_signed(in_t)) /* from the most negative to the most positive */
         bits ^= (uint64_t)1 << (8 * is - 1);
     }
     if (op == PSCAN_PROD)
@@ -232,9 +224,7 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
     free(out);
 }
 
-bool op_valid(pscan_dtype t, pscan_op op) {
-  return !(is_float(t) && (op == PSCAN_AND || op == PSCAN_OR || op == PSCAN_XOR));
-}
+bool op_valid(pscan_dtype t, pscan_op op) { return ref_op_valid(t, op); }
 
 static void test_scans(test_rng *r) {
   static const size_t sizes[] = {0, 1, 2, 7, 100, 1000};

@@ -8,14 +8,24 @@
 #include "array_io.h"
 #include "cli/cli.h"
 
+#include "lists.h"
+
 #include <stdarg.h>
 #include <string.h>
 
 static const char MAGIC[6] = "\x93NUMPY";
 enum { MAX_HEADER = 1 << 20 }; /* numpy writes < 100 bytes; anything huge is hostile */
 
-/* NumPy's kind letter of each pscan_dtype; its size is pscan_dtype_size. */
-static const char dtype_kind[PSCAN_DTYPE_COUNT] = {'i', 'i', 'i', 'i', 'u', 'u', 'u', 'u', 'f', 'f'};
+/* NumPy's kind letter of each pscan_dtype, from the lists (a new type gets its letter with its
+   entry); its size is pscan_dtype_size. */
+#define NPY_KIND_SINT 'i'
+#define NPY_KIND_UINT 'u'
+#define NPY_KIND_FLOAT 'f'
+static const char dtype_kind[PSCAN_DTYPE_COUNT] = {
+#define X(E, name, ctype, kind) [PSCAN_##E] = NPY_KIND_##kind,
+    PSCAN_TYPES(X)
+#undef X
+};
 
 void aio_errorf(aio_err *err, const char *fmt, ...) {
   va_list ap;
@@ -162,7 +172,9 @@ static bool parse_descr(const char *name, const char *d, npy_header *h, aio_err 
     for (int t = 0; t < PSCAN_DTYPE_COUNT; t++) {
       char want[8];
       snprintf(want, sizeof want, "%c%zu", dtype_kind[t], pscan_dtype_size((pscan_dtype)t));
-      if (strcmp(d + 1, want) == 0)
+      /* The first match: a later type of the same kind and size (a bool listed as UINT would
+         be u1 too) must not take the name of the one before it. */
+      if (type < 0 && strcmp(d + 1, want) == 0)
         type = t;
     }
   }
