@@ -152,7 +152,7 @@ static void bench_compact_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, boo
     PK(pscan_scan_by_key(ctx, b.keys, PSCAN_I32, b.dvals, b.dvout, n, PSCAN_F64, PSCAN_SUM, 0, nullptr)); });
 }
 
-// unique, run-length encoding and reduce_by_key (f32 values) at one average run length, beside
+// unique, run-length encoding and reduce_by_key (f32 and f64 values) at one average run length, beside
 // CUB and the copy; bytes as in bench_compact_at (the reads, plus what each writes per run).
 static void bench_runs_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, unsigned len) {
   run_heads<<<1024, 256>>>(b.tmp_i, n, len);
@@ -179,6 +179,11 @@ static void bench_runs_at(pscan_ctx *ctx, const CompactBufs &b, size_t n, unsign
     CK(cub::DeviceReduce::ReduceByKey(cub_temp(tb), tb, b.keys, b.out, b.vals, b.vout, b.cub_nsel, cuda::std::plus<float>(), (int64_t)n)); });
   compact_row("pscan", ("reduce_by_key" + sfx).c_str(), n, n * 8.0 + runs * 8, copy_gbs, [&] {
     PK(pscan_reduce_by_key(ctx, b.keys, PSCAN_I32, b.vals, PSCAN_F32, b.out, b.vout, n, PSCAN_SUM, b.nsel)); });
+  CK(cub::DeviceReduce::ReduceByKey(nullptr, tb, b.keys, b.out, b.dvals, b.dvout, b.cub_nsel, cuda::std::plus<double>(), (int64_t)n));
+  compact_row("cub", ("reduce_by_key_f64" + sfx).c_str(), n, n * 12.0 + runs * 12, copy_gbs, [&] {
+    CK(cub::DeviceReduce::ReduceByKey(cub_temp(tb), tb, b.keys, b.out, b.dvals, b.dvout, b.cub_nsel, cuda::std::plus<double>(), (int64_t)n)); });
+  compact_row("pscan", ("reduce_by_key_f64" + sfx).c_str(), n, n * 12.0 + runs * 12, copy_gbs, [&] {
+    PK(pscan_reduce_by_key(ctx, b.keys, PSCAN_I32, b.dvals, PSCAN_F64, b.out, b.dvout, n, PSCAN_SUM, b.nsel)); });
 }
 
 void bench_compact(const Opts &o, pscan_ctx *ctx) {

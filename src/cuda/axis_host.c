@@ -244,7 +244,7 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
   /* The by-key scan's heads are the offsets; its keys would be one-byte ones (the bitmap of a
      tile's heads lives in their buffer). */
   const pscan__cuda_compact_kernel *k =
-      pscan__cuda_by_key_kernel(ctx, PSCAN__COMPACT_SCAN_BY_KEY, (int)c->in_type, (int)c->op, n);
+      pscan__cuda_by_key_kernel(ctx, PSCAN__COMPACT_SCAN_BY_KEY, 1, (int)c->in_type, (int)c->op, n);
   if (!k)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "%s: no CUDA by-key scan for %s", fn,
                        pscan__dtype_name(c->in_type));

@@ -116,10 +116,11 @@ const pscan__cuda_compact_kernel *pscan__cuda_compact_for(int kind, int key_type
 /* The by-key kernel of (value type, op) on half-size tiles (8 items a thread), NULL where there is
    none (values other than 8 bytes): compact/by_key_stamp.cuh. */
 const pscan__cuda_compact_kernel *pscan__cuda_compact_half(int val_type, int op);
-/* The by-key kernel a call of n items runs (host/compact.c: full or half tiles); NULL when not
-   offered. */
+/* The by-key kernel a call of n items with keys of key_size bytes runs (host/compact.c: full or
+   half tiles); NULL when not offered. */
 const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(struct pscan_ctx *ctx, int kind,
-                                                            int val_type, int op, size_t n);
+                                                            size_t key_size, int val_type, int op,
+                                                            size_t n);
 
 #ifdef __cplusplus
 }

@@ -51,38 +51,52 @@ static bool by_key_deterministic(const pscan_ctx *ctx, int val_type, int op) {
          (op == PSCAN_SUM || op == PSCAN_PROD);
 }
 
-/* Full by-key tiles per multiprocessor below which scan_by_key (and the deterministic
-   reduce_by_key) takes the half tiles of 8-byte values: docs/PERFORMANCE.md, "Half tiles for
-   8-byte values". PSCAN_CUDA_BY_KEY_HALF_BELOW overrides it, for A/B runs. */
+/* The tile size of the by-key kernels of 8-byte values (docs/PERFORMANCE.md, "Half tiles for
+   8-byte values"): scan_by_key (and the deterministic reduce_by_key) takes the half tiles below
+   BY_KEY_HALF_BELOW full tiles per multiprocessor; reduce_by_key's look-back kernel takes them
+   where the keys are 8 bytes too. PSCAN_CUDA_BY_KEY_HALF_BELOW=N, for A/B runs and tests,
+   replaces both: the by-key scan below N, reduce_by_key's look-back kernel on half tiles for
+   every key size unless N is 0 (0: full tiles everywhere). */
 enum { BY_KEY_HALF_BELOW = 12 };
 
-static uint64_t by_key_half_below(void) {
+typedef struct by_key_tiles {
+  uint64_t half_below; /* full tiles per multiprocessor */
+  bool rbk_half_any_key;
+} by_key_tiles;
+
+static by_key_tiles by_key_rule(void) {
   const char *env = getenv("PSCAN_CUDA_BY_KEY_HALF_BELOW");
-  return env ? strtoull(env, NULL, 10) : BY_KEY_HALF_BELOW;
+  if (!env)
+    return (by_key_tiles){BY_KEY_HALF_BELOW, false};
+  const uint64_t n = strtoull(env, NULL, 10);
+  return (by_key_tiles){n, n > 0};
 }
 
 /* 8-byte values have kernels of half tiles too (compact/by_key_stamp.cuh): reduce_by_key's
-   look-back kernel takes them at every size; the by-key scan where full tiles would leave the
-   multiprocessors short of tiles. */
-const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(pscan_ctx *ctx, int kind, int val_type,
-                                                            int op, size_t n) {
+   look-back kernel takes them at every size with 8-byte keys; the by-key scan where full tiles
+   would leave the multiprocessors short of tiles. */
+const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(pscan_ctx *ctx, int kind,
+                                                            size_t key_size, int val_type, int op,
+                                                            size_t n) {
   const pscan__cuda_compact_kernel *k = pscan__cuda_compact_for(kind, PSCAN_U8, val_type, op),
                                    *half = pscan__cuda_compact_half(val_type, op);
   if (!k || !half)
     return k;
+  const by_key_tiles rule = by_key_rule();
   if (kind == PSCAN__COMPACT_REDUCE_BY_KEY && !by_key_deterministic(ctx, val_type, op) &&
       ctx->params[PSCAN_PARAM_ALGO] != PSCAN_ALGO_CHAINED)
-    return half;
+    return rule.rbk_half_any_key || (rule.half_below && key_size == 8) ? half : k;
   const cuda_state *st = ctx->impl;
   const uint64_t full_tiles = ((uint64_t)n + k->tile_items - 1) / k->tile_items;
-  return full_tiles < by_key_half_below() * st->sm_count ? half : k;
+  return full_tiles < rule.half_below * st->sm_count ? half : k;
 }
 
 pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   cuda_state *st = ctx->impl;
   bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   const pscan__cuda_compact_kernel *k =
-      by_key ? pscan__cuda_by_key_kernel(ctx, (int)c->kind, (int)c->val_type, (int)c->op, c->n)
+      by_key ? pscan__cuda_by_key_kernel(ctx, (int)c->kind, pscan_dtype_size(c->type),
+                                         (int)c->val_type, (int)c->op, c->n)
              : pscan__cuda_compact_for((int)c->kind, (int)c->type, (int)c->val_type, (int)c->op);
   if (!k)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA compaction kernel for %s",
