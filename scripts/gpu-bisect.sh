@@ -4,7 +4,8 @@
 #   scripts/gpu-bisect.sh TREE... (a tree: a folder holding a source tree, e.g. `git archive REV`
 #   unpacked into ab-REV/ and carried; `.` is the working tree)
 # $BISECT_ARGS: pscan_gpu_bench's arguments (default --compact); $ROUNDS: rounds (default 2);
-# $JOBS: compile jobs per tree (default: the CPUs over the trees, at least 2).
+# $JOBS: compile jobs per tree (default: the CPUs over the trees, at least 2); $HEAD_TARGETS:
+# more targets to build in the working tree's build (e.g. pscan_tool, for a sweep after).
 # Writes $OUT/bisect.csv (the tree's name, the round, then pscan_gpu_bench's CSV columns) row by
 # row, so a run cut short still returns what it measured, and $OUT/bisect-build-<tree>.log of a
 # failed build.
@@ -20,8 +21,10 @@ name() { [[ $1 == . ]] && echo head || basename "$1"; }
 
 for t in "${trees[@]}"; do
   b=build-bisect-$(name "$t")
+  more=()
+  [[ $t == . ]] && read -ra more <<<"${HEAD_TARGETS:-}"
   { cmake -S "$t" -B "$b" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON &&
-      cmake --build "$b" -j "$jobs" --target pscan_gpu_bench; } >"/tmp/$b.log" 2>&1 &
+      cmake --build "$b" -j "$jobs" --target pscan_gpu_bench "${more[@]}"; } >"/tmp/$b.log" 2>&1 &
 done
 wait
 echo "builds done in $SECONDS s"
