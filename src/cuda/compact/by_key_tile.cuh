@@ -371,9 +371,14 @@ static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
   NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
 }
 
-static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
-                                         NAME(by_key_smem) *sm, unsigned long long tile,
-                                         ACC_T *running) {
+/* One tile. computed_heads (a constant in each kernel): the heads come from the offsets or a
+   line length instead of keys; the keyed kernel is compiled without that code (with it, the
+   by-key scan lost 2-4 points at 2^28: docs/PERFORMANCE.md, "The restructuring at the same
+   speed"). */
+static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
+                                                         NAME(by_key_smem) *sm,
+                                                         unsigned long long tile, ACC_T *running,
+                                                         const bool computed_heads) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   const unsigned valid = pscan__tile_items(n, start, TILE);
   const unsigned first = threadIdx.x * ITEMS;
@@ -383,7 +388,7 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
   unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
   /* 1. Read the tile's keys and values (and the key before the tile) once, both in flight; by
      segments, the values while the heads come from the offsets. */
-  const bool keyed = !p->offsets && !p->segment_len;
+  const bool keyed = !computed_heads;
   if (keyed)
     pscan__stage_start(keys, p->in, start, valid, ks, p->keys_vector_io && valid == TILE);
   pscan__stage_start(vals, p->vals_in, start, valid, sizeof(V_T), p->vals_vector_io && valid == TILE);
@@ -393,12 +398,14 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
     sm->first_head = valid;
   }
   const unsigned heads_by_offsets =
-      p->offsets ? NAME(head_mask_offsets)(p, (unsigned *)(void *)keys, tile, start, valid) : 0u;
+      computed_heads && p->offsets
+          ? NAME(head_mask_offsets)(p, (unsigned *)(void *)keys, tile, start, valid)
+          : 0u;
   pscan__stage_wait();
   __syncthreads();
-  const unsigned heads = p->segment_len ? NAME(head_mask_every)(p, start, mine)
-                         : p->offsets   ? heads_by_offsets
-                                        : NAME(head_mask)(p, sm, keys, start, mine);
+  const unsigned heads = keyed            ? NAME(head_mask)(p, sm, keys, start, mine)
+                         : p->segment_len ? NAME(head_mask_every)(p, start, mine)
+                                          : heads_by_offsets;
   /* 2. The thread's prefix within the tile; the tile's aggregate goes out at once. */
   ACC_T before, total;
   NAME(tile_pairs)(sm, vals, heads, mine, &before, &total, false);
@@ -420,25 +427,32 @@ static __device__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
    +3 points for reduce_by_key but -10 for scan_by_key). 4-byte values: six, in spite of spills
    (124 bytes for SUM), measured +1.2 to +2.1 points over five (docs/PERFORMANCE.md,
    "Blocks per multiprocessor"). */
-__global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_BLOCKS - 1 : PSCAN__MIN_BLOCKS_HIGH)
-    NAME(by_key_kernel)(const pscan__cuda_compact_params p) {
-  __shared__ NAME(by_key_smem) sm;
-  pscan__wait_for_predecessor();
-  if (p.lb.mode == PSCAN__MODE_SINGLE) {
-    ACC_T running = NAME(identity)();
-    for (unsigned long long tile = 0; tile < p.lb.num_tiles; tile++)
-      NAME(by_key_tile)(&p, &sm, tile, &running);
-    return;
+#define PSCAN__BY_KEY_KERNEL(KERNEL, COMPUTED_HEADS)                                            \
+  __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_BLOCKS - 1      \
+                                                                     : PSCAN__MIN_BLOCKS_HIGH)    \
+      KERNEL(const pscan__cuda_compact_params p) {                                                \
+    __shared__ NAME(by_key_smem) sm;                                                              \
+    pscan__wait_for_predecessor();                                                                \
+    if (p.lb.mode == PSCAN__MODE_SINGLE) {                                                        \
+      ACC_T running = NAME(identity)();                                                           \
+      for (unsigned long long tile = 0; tile < p.lb.num_tiles; tile++)                            \
+        NAME(by_key_tile)(&p, &sm, tile, &running, COMPUTED_HEADS);                               \
+      return;                                                                                     \
+    }                                                                                             \
+    NAME(by_key_tile)(&p, &sm,                                                                    \
+                      pscan__compact_tile_id(&p.lb, &sm.tile_id, TILE,                            \
+                                             p.keys_vector_io && p.vals_vector_io,                \
+                                             p.in ? p.in : p.vals_in,                             \
+                                             p.in ? (unsigned)p.key_size : (unsigned)sizeof(V_T), \
+                                             p.in ? p.vals_in : NULL,                             \
+                                             p.in ? (unsigned)sizeof(V_T) : 0u),                  \
+                      NULL, COMPUTED_HEADS);                                                      \
   }
-  NAME(by_key_tile)(&p, &sm,
-                    pscan__compact_tile_id(&p.lb, &sm.tile_id, TILE,
-                                           p.keys_vector_io && p.vals_vector_io,
-                                           p.in ? p.in : p.vals_in,
-                                           p.in ? (unsigned)p.key_size : (unsigned)sizeof(V_T),
-                                           p.in ? p.vals_in : NULL,
-                                           p.in ? (unsigned)sizeof(V_T) : 0u),
-                    NULL);
-}
+/* Keys (scan_by_key, the deterministic or chained reduce_by_key); heads from offsets or a line
+   length (segmented and axis scans: p.in is NULL). */
+PSCAN__BY_KEY_KERNEL(NAME(by_key_kernel), false)
+PSCAN__BY_KEY_KERNEL(NAME(by_key_heads_kernel), true)
+#undef PSCAN__BY_KEY_KERNEL
 
 #include "by_key_heads.cuh"
 
@@ -450,20 +464,21 @@ static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t gri
     return NAME(launch_rbk)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
-  static int opted_in; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
-  if (!opted_in) {
-    cudaError_t e = cudaFuncSetAttribute(NAME(by_key_kernel),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+  const int computed_heads = p->offsets || p->segment_len;
+  const void *kernel = computed_heads ? (const void *)NAME(by_key_heads_kernel)
+                                      : (const void *)NAME(by_key_kernel);
+  static int opted_in[2]; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
+  if (!opted_in[computed_heads]) {
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          TILE * (8 + (int)sizeof(V_T)));
     if (e != cudaSuccess)
       return (int)e;
-    opted_in = 1;
+    opted_in[computed_heads] = 1;
   }
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)
-    q.lb.stagger_rows = (unsigned)pscan__wave_rows((const void *)NAME(by_key_kernel), smem);
-  return pscan__launch((const void *)NAME(by_key_kernel), grid, PSCAN__THREADS, smem, stream, &q,
-                       q.lb.pdl, 0);
+    q.lb.stagger_rows = (unsigned)pscan__wave_rows(kernel, smem);
+  return pscan__launch(kernel, grid, PSCAN__THREADS, smem, stream, &q, q.lb.pdl, 0);
 }
 
 #undef BY_KEY_FOR_HEADS
