@@ -184,14 +184,22 @@ void ref_store_int(pscan_dtype t, int64_t v, void *dst) {
   store(t, x, dst);
 }
 
+void ref_store_bits(pscan_dtype t, uint64_t bits, void *dst) {
+  if (!known(t)) { /* as ref_store_int */
+    fprintf(stderr, "ref_store_bits: dtype %d is unknown to the oracle\n", (int)t);
+    abort();
+  }
+  memcpy(dst, &bits, types[t].size); /* little-endian: the low bytes */
+}
+
 void ref_legalize(pscan_dtype t, void *p, size_t n) {
-  if (!known(t) || types[t].kind == 'f')
+  if (!known(t))
     return;
   const size_t size = types[t].size;
   for (size_t i = 0; i < n; i++) {
-    uint64_t bits = 0; /* little-endian: the element's bytes are the low bytes */
+    uint64_t bits = 0;
     memcpy(&bits, (char *)p + i * size, size);
-    ref_store_int(t, (int64_t)bits, (char *)p + i * size);
+    ref_store_bits(t, bits, (char *)p + i * size);
   }
 }
 

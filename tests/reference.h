@@ -52,10 +52,14 @@ void ref_identity(pscan_dtype t, pscan_op op, void *dst);
 /* Writes v converted to type t as C converts it (integers truncated to the width, floats
    rounded) to dst: how the suites store the integers they draw, for any type. */
 void ref_store_int(pscan_dtype t, int64_t v, void *dst);
-/* Makes n elements of type t at p, raw bits a test drew, values of the type: each integer element
-   is stored again through ref_store_int (the same bits for every integer type today; a type that
-   holds fewer values than its bits spell, like a bool's 0 and 1, makes its rule there); every
-   float bit pattern is a value (NaNs included). Unknown types are left alone. */
+/* Writes random bits as a value of type t to dst, spread over the type's values: the low bytes
+   of bits for every type today (every bit pattern is a value, a float's NaNs included); a type
+   that holds fewer values than its bits spell maps them here so that random bits reach every
+   value (a bool: the low bit, where ref_store_int's C conversion would make nearly all of them
+   1). How the suites store what they draw as bits. */
+void ref_store_bits(pscan_dtype t, uint64_t bits, void *dst);
+/* Makes n elements of type t at p, raw bits a test drew or read, values of the type: each element
+   stored again through ref_store_bits (a no-op for today's types). Unknown types are left alone. */
 void ref_legalize(pscan_dtype t, void *p, size_t n);
 
 /* The scan of pscan.h: inclusive (exclusive = 0) or exclusive, init (in out_type) or NULL.

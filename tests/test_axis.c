@@ -100,7 +100,7 @@ void fill_values(test_rng *r, pscan_dtype t, pscan_op op, void *buf, size_t coun
       uint64_t bits = test_rand(r);
       if (op == PSCAN_PROD && test_below(r, 4)) /* mostly +-1, so products do not all vanish */
         bits = test_below(r, 2) ? 1 : (uint64_t)-1;
-      ref_store_int(t, (int64_t)bits, p);
+      ref_store_bits(t, bits, p);
       continue;
     }
     double x;

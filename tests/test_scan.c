@@ -143,11 +143,11 @@ static void fill_input(suite *s, const scan_case *c) {
     bool small = test_below(r, 2) == 0;
     size_t size = ref_dtype_size(c->in_type);
     for (size_t i = 0; i < c->n; i++)
-      ref_store_int(c->in_type, (int64_t)draw_int(r, c->op, small), s->in + i * size);
+      ref_store_bits(c->in_type, draw_int(r, c->op, small), s->in + i * size);
   }
   /* The init value, in the output type. */
   if (!ref_is_float(c->out_type)) {
-    ref_store_int(c->out_type, (int64_t)draw_int(r, c->op, test_below(r, 2) == 0), s->init);
+    ref_store_bits(c->out_type, draw_int(r, c->op, test_below(r, 2) == 0), s->init);
   } else {
     double d;
     switch (c->op) {
