@@ -279,9 +279,9 @@ static pscan_status cpu_reduce(pscan_ctx *ctx, const pscan__scan_call *c, void *
 /* Compaction partitions: 64 KiB of items per thread's buffer, which stays in cache with the input
    it was gathered from, and the scans' larger partitions (AUTO_LARGE_*) on many threads over a
    large input, except in deterministic mode, whose float results must not depend on the thread
-   count. Measured on 16 threads (docs/PERFORMANCE.md, "CPU partition size"): the larger
-   partitions lifted every op's median (run_length_encode 43-49 -> 74-78% of the copy,
-   reduce_by_key 52-53 -> 67-68%). PSCAN_CPU_COMPACT_PARTITION (read once) picks an earlier rule
+   count. Measured on 16 threads (docs/PERFORMANCE.md, "The partition A/B on 16 cores"): the
+   larger partitions lifted every op's median (run_length_encode 43-49 -> 74-78% of the copy,
+   reduce_by_key 47-52 -> 67-68%). PSCAN_CPU_COMPACT_PARTITION (read once) picks an earlier rule
    for A/B runs: "items" (64 KiB of items always) or "positions" (64 KiB counting 8 bytes of run
    heads' positions an item for the run ops, which the portable path keeps). The buffer holds a
    whole partition, so a partition longer than the input is cut to the input (the caller). */
