@@ -2,9 +2,9 @@
  * (VAL, VAL), under VNAME), then the pair accumulator over it, the scan's look-back and the
  * kernels (by_key_variant.cuh) under NAME = bykey: tiles of 16 items a thread. 8-byte values get
  * a second stamp under NAME = bykey8, 8 items a thread (2048-item tiles): reduce_by_key's
- * look-back kernel runs faster on them at every size, scan_by_key only where the large tiles
- * would not fill the GPU (host/compact.c, by_key_pick; docs/PERFORMANCE.md, "Half tiles for
- * 8-byte values"). */
+ * look-back kernel runs faster on them at every size when the keys are 8 bytes too, scan_by_key
+ * only where the large tiles would not fill the GPU (host/compact.c, pscan__cuda_by_key_kernel;
+ * docs/PERFORMANCE.md, "Half tiles for 8-byte values"). */
 #define PAIR_IN VAL
 #define PAIR_OUT VAL
 #include "../scan/scan_ops.cuh"
