@@ -175,20 +175,23 @@ static value identity(pscan_dtype t, pscan_op op) {
 
 void ref_identity(pscan_dtype t, pscan_op op, void *dst) { store(t, identity(t, op), dst); }
 
-void ref_store_int(pscan_dtype t, int64_t v, void *dst) {
-  if (!known(t)) { /* there is no width to truncate to: writing nothing would pass unseen */
-    fprintf(stderr, "ref_store_int: dtype %d is unknown to the oracle\n", (int)t);
+/* A store into a type the oracle does not know has no width to use: writing nothing would pass
+   unseen, so the test stops. */
+static void require_known(const char *fn, pscan_dtype t) {
+  if (!known(t)) {
+    fprintf(stderr, "%s: dtype %d is unknown to the oracle\n", fn, (int)t);
     abort();
   }
+}
+
+void ref_store_int(pscan_dtype t, int64_t v, void *dst) {
+  require_known("ref_store_int", t);
   value x = {(uint64_t)v, (float)v, (double)v}; /* int_store truncates x.i to the width */
   store(t, x, dst);
 }
 
 void ref_store_bits(pscan_dtype t, uint64_t bits, void *dst) {
-  if (!known(t)) { /* as ref_store_int */
-    fprintf(stderr, "ref_store_bits: dtype %d is unknown to the oracle\n", (int)t);
-    abort();
-  }
+  require_known("ref_store_bits", t);
   memcpy(dst, &bits, types[t].size); /* little-endian: the low bytes */
 }
 

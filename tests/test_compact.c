@@ -40,15 +40,13 @@ static const int thresholds[] = {0, 1, 50, 99, 100};
 
 /* ---- element helpers ---- */
 
-/* Stores the small integer v as one element of type t (converted as C converts it). */
-void put(pscan_dtype t, void *p, long v) { ref_store_int(t, v, p); }
 
 /* Data in [0, 100); for floats, with nan_every > 0, every so often a NaN or a -0.0. */
 void fill(pscan_dtype t, void *p, size_t n, unsigned nan_every) {
   size_t s = ref_dtype_size(t);
   for (size_t i = 0; i < n; i++) {
     char *e = (char *)p + i * s;
-    put(t, e, (long)test_below(&rng, 100));
+    ref_store_int(t, (long)test_below(&rng, 100), e);
     if (ref_is_float(t) && nan_every && test_below(&rng, nan_every) == 0) {
       bool nan = test_below(&rng, 2) == 0;
       if (t == PSCAN_F32) {
@@ -82,7 +80,7 @@ void fill_runs(pscan_dtype t, void *p, size_t n, int mode) {
       special = ref_is_float(t) && test_below(&rng, 10) == 0 ? 1 + (int)test_below(&rng, 2) : 0;
     }
     char *e = (char *)p + i * s;
-    put(t, e, special == 2 ? 0 : v);
+    ref_store_int(t, special == 2 ? 0 : v, e);
     if (special) {
       double x = special == 1 ? NAN : (i % 2 ? -0.0 : 0.0);
       if (t == PSCAN_F32) {
@@ -136,7 +134,7 @@ void run_one(const config *c, op_kind op, pscan_dtype t, const void *in,
                     const uint8_t *flags, size_t n, pscan_cmp cmp, int threshold, bool in_place) {
   size_t s = ref_dtype_size(t);
   char value[8];
-  put(t, value, threshold);
+  ref_store_int(t, threshold, value);
   char *want = test_malloc((n + 1) * s);
   char *out = test_malloc((n + SLACK) * s);
   uint64_t *want_counts = test_malloc((n + 1) * sizeof *want_counts);
@@ -326,7 +324,7 @@ void fill_vals(pscan_dtype t, pscan_op op, void *p, size_t n) {
     long v = ref_is_float(t) && op == PSCAN_PROD ? (test_below(&rng, 2) ? 1 : -1)
              : op == PSCAN_PROD                  ? (long)test_below(&rng, 4)
                                                  : (long)test_below(&rng, 100);
-    put(t, (char *)p + i * s, v);
+    ref_store_int(t, v, (char *)p + i * s);
   }
 }
 

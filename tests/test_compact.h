@@ -20,8 +20,7 @@ extern bool quick;
    reaching every kernel. */
 extern bool light;
 
-/* ---- element helpers (test_compact.c) ---- */
-void put(pscan_dtype t, void *p, long v);
+/* ---- element helpers (test_compact.c; one element from a small integer: ref_store_int) ---- */
 void fill(pscan_dtype t, void *p, size_t n, unsigned nan_every);
 void fill_flags(uint8_t *f, size_t n, unsigned permille);
 void fill_runs(pscan_dtype t, void *p, size_t n, int mode);

@@ -32,7 +32,7 @@ void test_heads_per_tile(void) {
       bool head = i == 0 || (j >= off && ((j - off) * h) % BLOCK < h && j - off < BLOCK);
       if (head && i > 0)
         run++;
-      put(t, in + i * s, 1 + run % 3); /* neighbouring runs always differ */
+      ref_store_int(t, 1 + run % 3, in + i * s); /* neighbouring runs always differ */
     }
     for (int op = REF_UNIQUE; op <= REF_RLE; op++) {
       run_one(&c, (op_kind)op, t, in, NULL, n, PSCAN_LT, 0, false);
@@ -111,7 +111,8 @@ static void by_key_heads_blocks(size_t block) {
       bool head = i == 0 || (j >= off && ((j - off) * h) % block < h);
       if (head && i > 0)
         run++;
-      put(cases[k].kt, keys + i * ks, 1 + run % 3); /* neighbouring runs always differ */
+      /* neighbouring runs always differ */
+      ref_store_int(cases[k].kt, 1 + run % 3, keys + i * ks);
     }
     fill_vals(cases[k].vt, cases[k].op, vals, n);
     run_by_key(&c, cases[k].kt, cases[k].vt, cases[k].op, keys, vals, n);
@@ -172,7 +173,7 @@ static void fill_exact_runs(pscan_dtype t, void *p, uint8_t *flags, size_t n, si
   size_t s = ref_dtype_size(t);
   for (size_t i = 0; i < n; i++) {
     size_t r = i / L;
-    put(t, (char *)p + i * s, flags ? (r % 2 ? 90 : 10) : 1 + (long)(r % 3));
+    ref_store_int(t, flags ? (r % 2 ? 90 : 10) : 1 + (long)(r % 3), (char *)p + i * s);
     if (flags)
       flags[i] = r % 2 ? 0 : (uint8_t)(1 + r % 255);
   }
@@ -197,7 +198,7 @@ static void exact_runs_case(const config *c, pscan_dtype t, size_t n, size_t L) 
   fill_vals(vt, PSCAN_SUM, vals, n);
   run_by_key(c, t, vt, PSCAN_SUM, in, vals, n);
   char init[8];
-  put(vt, init, 5);
+  ref_store_int(vt, 5, init);
   run_scan_by_key(c, t, vt, PSCAN_SUM, 0, NULL, in, vals, n, false);
   run_scan_by_key(c, t, vt, PSCAN_SUM, 1, init, in, vals, n, true);
   free(in), free(vals), free(flags);
@@ -254,7 +255,7 @@ static void fill_geometric(pscan_dtype t, void *p, size_t n, unsigned mean) {
       special = ref_is_float(t) && test_below(&rng, 12) == 0 ? 1 + (int)test_below(&rng, 2) : 0;
     }
     char *e = (char *)p + i * s;
-    put(t, e, special ? 0 : v);
+    ref_store_int(t, special ? 0 : v, e);
     if (special && t == PSCAN_F32) {
       float f = special == 1 ? NAN : (i % 2 ? -0.0f : 0.0f);
       memcpy(e, &f, 4);
@@ -317,7 +318,7 @@ void test_run_edges(void) {
           size_t s = ref_dtype_size(kt);
           char *k = test_malloc(n * s + 1), *v = test_malloc(n * 8 + 1);
           for (size_t i = 0; i < n; i++)
-            put(kt, k + i * s, 1 + (long)((i + phase) / L % 3));
+            ref_store_int(kt, 1 + (long)((i + phase) / L % 3), k + i * s);
           fill_vals(vt, PSCAN_SUM, v, n);
           run_one(&c, REF_RLE, kt, k, NULL, n, PSCAN_EQ, 0, false);
           run_one(&c, REF_RLE, kt, k, NULL, n, PSCAN_EQ, 0, true);

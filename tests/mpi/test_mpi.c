@@ -224,13 +224,12 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
     free(out);
 }
 
-bool op_valid(pscan_dtype t, pscan_op op) { return ref_op_valid(t, op); }
 
 static void test_scans(test_rng *r) {
   static const size_t sizes[] = {0, 1, 2, 7, 100, 1000};
   for (int t = 0; t < PSCAN_DTYPE_COUNT; t++)
     for (int op = 0; op < PSCAN_OP_COUNT; op++) {
-      if (!op_valid((pscan_dtype)t, (pscan_op)op))
+      if (!ref_op_valid((pscan_dtype)t, (pscan_op)op))
         continue;
       for (int lay = 0; lay < LAYOUTS; lay++)
         for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {

@@ -23,8 +23,6 @@ void layout(int kind, size_t n, test_rng *r, size_t *offsets);
 /* n values of t drawn from [lo, hi]; with run > 1 a new value is drawn at every multiple of run
    and at one item in four in between (the rest repeat the one before) */
 void fill(pscan_dtype t, void *p, size_t n, test_rng *r, int lo, int hi, size_t run);
-/* Whether op applies to t (no bitwise op on floats). */
-bool op_valid(pscan_dtype t, pscan_op op);
 
 extern pscan_ctx *cpu; /* the single-process reference */
 

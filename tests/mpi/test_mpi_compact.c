@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_mpi.h"
 
+#include "reference.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +136,7 @@ void test_compaction(test_rng *r) {
   for (int kt = 0; kt < PSCAN_DTYPE_COUNT; kt += 3)
     for (int vt = 0; vt < PSCAN_DTYPE_COUNT; vt++)
       for (int op = 0; op < PSCAN_OP_COUNT; op++) {
-        if (!op_valid((pscan_dtype)vt, (pscan_op)op))
+        if (!ref_op_valid((pscan_dtype)vt, (pscan_op)op))
           continue;
         for (int lay = 0; lay < LAYOUTS; lay++)
           rbk_case((pscan_dtype)kt, (pscan_dtype)vt, (pscan_op)op, (int)test_below(r, 4), lay,

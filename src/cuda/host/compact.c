@@ -59,19 +59,6 @@ static bool by_key_deterministic(const pscan_ctx *ctx, int val_type, int op) {
    every key size unless N is 0 (0: full tiles everywhere). */
 enum { BY_KEY_HALF_BELOW = 12 };
 
-typedef struct by_key_tiles {
-  uint64_t half_below; /* full tiles per multiprocessor */
-  bool rbk_half_any_key;
-} by_key_tiles;
-
-static by_key_tiles by_key_rule(void) {
-  const char *env = getenv("PSCAN_CUDA_BY_KEY_HALF_BELOW");
-  if (!env)
-    return (by_key_tiles){BY_KEY_HALF_BELOW, false};
-  const uint64_t n = strtoull(env, NULL, 10);
-  return (by_key_tiles){n, n > 0};
-}
-
 /* 8-byte values have kernels of half tiles too (compact/by_key_stamp.cuh): reduce_by_key's
    look-back kernel takes them at every size with 8-byte keys; the by-key scan where full tiles
    would leave the multiprocessors short of tiles. */
@@ -82,13 +69,14 @@ const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(pscan_ctx *ctx, int 
                                    *half = pscan__cuda_compact_half(val_type, op);
   if (!k || !half)
     return k;
-  const by_key_tiles rule = by_key_rule();
+  const char *env = getenv("PSCAN_CUDA_BY_KEY_HALF_BELOW");
+  const uint64_t half_below = env ? strtoull(env, NULL, 10) : BY_KEY_HALF_BELOW;
   if (kind == PSCAN__COMPACT_REDUCE_BY_KEY && !by_key_deterministic(ctx, val_type, op) &&
       ctx->params[PSCAN_PARAM_ALGO] != PSCAN_ALGO_CHAINED)
-    return rule.rbk_half_any_key || (rule.half_below && key_size == 8) ? half : k;
+    return (env ? half_below > 0 : key_size == 8) ? half : k;
   const cuda_state *st = ctx->impl;
   const uint64_t full_tiles = ((uint64_t)n + k->tile_items - 1) / k->tile_items;
-  return full_tiles < rule.half_below * st->sm_count ? half : k;
+  return full_tiles < half_below * st->sm_count ? half : k;
 }
 
 pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
