@@ -10,9 +10,10 @@
 # alternating with build-gpu's; $AB_ARGS: its args, several sets separated by ';'), [profile] (Nsight Compute on one launch each of
 # the i32 scan at 2^26, unique, reduce_by_key and select_if 50% at 2^25: where the warps stall;
 # $PROFILE picks some by name), [runs] (unique, run-length encoding, reduce_by_key at the run
-# lengths $RUNS, default 1,2,4,8,32,500). [sanitize] runs on $SANITIZE_TESTS (default: both suites:
-# scan_cuda, the scan suite tests/test_scan.c run with --backend cuda, and test_cuda_compact, the
-# compaction suite tests/test_compact.c run with --backend cuda).
+# lengths $RUNS, default 1,2,4,8,32,500). [sanitize] runs the tools $SANITIZE_TOOLS (default
+# memcheck racecheck synccheck) on $SANITIZE_TESTS (default: both suites: scan_cuda, the scan
+# suite tests/test_scan.c run with --backend cuda, and test_cuda_compact, the compaction suite
+# tests/test_compact.c run with --backend cuda; cuda_axis, test_axis --backend cuda quick, on request).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,7 @@ suite() {
   case $2 in
     scan_cuda | test_cuda_scan) cmd=("./$1/tests/test_scan" --backend cuda) ;;
     cuda_compact | test_cuda_compact) cmd=("./$1/tests/test_compact" --backend cuda) ;;
+    cuda_axis) cmd=("./$1/tests/test_axis" --backend cuda) ;;
     *) cmd=("./$1/tests/$2") ;;
   esac
 }
@@ -159,10 +161,11 @@ if has big; then
 fi
 if has sanitize; then
   for test in ${SANITIZE_TESTS:-scan_cuda test_cuda_compact}; do
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
       log "compute-sanitizer $tool $test (reduced matrix)"
       suite build-gpu "$test"
-      PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      # test_axis has no PSCAN_TEST_SANITIZE slice: its quick run is the reduced matrix.
+      PSCAN_TEST_SANITIZE=1 PSCAN_TEST_QUICK=$([[ $test == cuda_axis ]] && echo 1 || echo 0) compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "${cmd[@]}" >"$OUT/sanitize-$test-$tool.log" 2>&1
       rc=$?
       tail -2 "$OUT/sanitize-$test-$tool.log" | tee -a "$OUT/summary.txt"
