@@ -52,6 +52,7 @@ void sweep_csv_row(FILE *f, const sweep_result *r) {
   fprintf(f, "%s,%s,%zu,%zu,%d,%.3f,%.3f,%.3f\n", sweep_op_name(p->op), cli_dtype_name(p->key),
           p->n, run_value(p), p->sel_pct, gbps(r->pscan_bytes, r->pscan_s),
           gbps(r->peer_bytes, r->peer_s), gbps(r->copy_bytes, r->copy_s));
+  fflush(f); /* a run stopped part way (a time limit) leaves every finished point in FILE.partial */
 }
 
 static void describe_point(const sweep_point *p, char *buf, size_t len) {

@@ -48,6 +48,8 @@ static const char bench_help_sweep[] =
     "                   (a plain parallel sum of the items) and prints each point's % of its\n"
     "                   bound: reading its input at that rate or moving its bytes at the\n"
     "                   copy's, whichever takes longer. Ends with the worst point per op.\n"
+    "                   The CSV is written to FILE.partial as the points finish and renamed\n"
+    "                   to FILE at the end (a run stopped part way keeps FILE.partial).\n"
     "  --ops LIST       with --sweep: the ops measured (names as above, inclusive_scan or\n"
     "                   scan, compact for all the compaction ops)\n"
     "  --cpu            the CPU backend (the default; with --sweep, the counterpart of --gpu)\n";
