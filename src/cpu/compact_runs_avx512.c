@@ -312,10 +312,10 @@ SEG_SUM(seg_sum_f64, V_F64)
    -fno-tree-vrp, with a printf added, and under clang -O2 -fsanitize=thread, which points at the
    compiler rather than the code; inlined, as every other build already has it, the TSan build
    passes too. */
-static AVX512 inline __attribute__((always_inline)) void reduce_runs_vector(int kkind, int vkind, const char *in, const char *v,
-                                             size_t n, size_t i, bool full, char *buf, char *tails,
-                                             size_t *sel, size_t *nt, __m512i *cv, __m512i *x,
-                                             unsigned *lm) {
+static AVX512 inline __attribute__((always_inline)) void
+reduce_runs_vector(int kkind, int vkind, const char *in, const char *v, size_t n, size_t i, bool full,
+                   char *buf, char *tails, size_t *sel, size_t *nt, __m512i *cv, __m512i *x,
+                   unsigned *lm) {
   const int elem = vkind == V_I32 || vkind == V_F32 ? 4 : 8;
   const size_t lanes = 64 / (size_t)elem;
   const unsigned all = (1u << lanes) - 1;
