@@ -305,13 +305,10 @@ SEG_SUM(seg_sum_f64, V_F64)
    same sums as heads() then seg_sum() with no carry, without the bit array between them. */
 /* One vector of reduce_runs(): sel heads and nt tails so far, cv the carry (the sum at the
    previous vector's last lane), *x the vector's sums, *lm its lanes inside n. full: i > 0 and
-   every lane has a successor (no masks). Always inlined: GCC 12.2 at -O2 with
-   -fsanitize=thread (the CI's TSan build) leaves it out of line and then, for 8-byte keys and
-   values only, finds tails where there are none, a different number from run to run; the same
-   source passes at -O0, -O1, -O2 and -O3 without the sanitizer, with UBSan, with
-   -fno-tree-vrp, with a printf added, and under clang -O2 -fsanitize=thread, which points at the
-   compiler rather than the code; inlined, as every other build already has it, the TSan build
-   passes too. */
+   every lane has a successor (no masks). Always inlined: out of line, as GCC 12.2 -O2
+   -fsanitize=thread (the CI's TSan build) left it, GCC miscompiled it for 8-byte keys and values
+   (phantom tails; every other build and clang's TSan passed: docs/PERFORMANCE.md, "reduce_by_key
+   in one pass"). */
 static AVX512 inline __attribute__((always_inline)) void
 reduce_runs_vector(int kkind, int vkind, const char *in, const char *v, size_t n, size_t i, bool full,
                    char *buf, char *tails, size_t *sel, size_t *nt, __m512i *cv, __m512i *x,
