@@ -51,8 +51,9 @@ if has test; then
       log "$dir $t: $(tail -1 "$OUT/$t-$dir.log") ($((SECONDS - t0)) s)"
     done
   done
-  # The by-key scan of 8-byte values on full tiles at every size (the default takes half tiles
-  # below 4 full tiles per multiprocessor: every test size but the largest).
+  # The by-key kernels of 8-byte values on full tiles at every size (by default the by-key scan
+  # takes half tiles below 12 full tiles per multiprocessor, BY_KEY_HALF_BELOW in
+  # src/cuda/host/compact.c, and reduce_by_key takes them with 8-byte keys).
   # shellcheck disable=SC2086
   env PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_TEST_QUICK=1 ./build-gpu/tests/test_compact --backend cuda \
     >"$OUT/test_compact-full-tiles.log" 2>&1 || { status=1; log "test_compact (full tiles) FAILED"; }
