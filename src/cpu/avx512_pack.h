@@ -1,6 +1,6 @@
-/* What the AVX-512 compaction kernels share (compact_avx512.c, compact_runs_avx512.c): the
- * target attribute of their functions, and the packing of a vector's kept lanes. Included only
- * where the x86-64 GNU C intrinsics are (the files' own guard). */
+/* What the AVX-512 compaction kernels share (compact_avx512.c, compact_runs_avx512.c,
+ * compact_rle_avx512.c): the target attribute of their functions, and the packing of a vector's
+ * kept lanes. Included only where the x86-64 GNU C intrinsics are (the files' own guard). */
 #ifndef PSCAN_CPU_AVX512_PACK_H
 #define PSCAN_CPU_AVX512_PACK_H
 

@@ -18,13 +18,12 @@
  * do): float sums may differ in the last bits from the plain loop's, integer sums never.
  *
  * reduce_by_key with keys and values of one width makes both in one loop (reduce_runs): the tails
- * from a second compare of the keys against the next ones, no bit array. run_length_encode makes
- * its keys and run lengths in one loop too (run_counts): a length is the distance between two
- * heads. */
+ * from a second compare of the keys against the next ones, no bit array. run_length_encode's
+ * one loop is in compact_rle_avx512.c; the heads of a vector of keys, avx512_heads.h. */
 #include "compact_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include "avx512_pack.h"
+#include "avx512_heads.h"
 
 /* The 64-bit positions base + i + lane of the lanes in m, packed to pos (16 lanes: two halves). */
 static AVX512 inline void packed_positions(size_t *pos, unsigned m, size_t at, int lanes) {
@@ -34,40 +33,6 @@ static AVX512 inline void packed_positions(size_t *pos, unsigned m, size_t at, i
   size_t k = store_packed((char *)pos, lo, p, 8);
   if (lanes == 16)
     store_packed((char *)(pos + k), m >> 8, _mm512_add_epi64(p, _mm512_set1_epi64(8)), 8);
-}
-
-enum { K_INT, K_F32, K_F64 };
-
-/* Lanes of a (in lm) that differ from b's, by the C != of the key type. */
-static AVX512 inline unsigned differ(int kind, int elem, unsigned lm, __m512i a, __m512i b) {
-  if (kind == K_F32)
-    return _mm512_mask_cmp_ps_mask((__mmask16)lm, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), _CMP_NEQ_UQ);
-  if (kind == K_F64)
-    return _mm512_mask_cmp_pd_mask((__mmask8)lm, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), _CMP_NEQ_UQ);
-  if (elem == 4)
-    return _mm512_mask_cmpneq_epi32_mask((__mmask16)lm, a, b);
-  return _mm512_mask_cmpneq_epi64_mask((__mmask8)lm, a, b);
-}
-
-static AVX512 inline __m512i load_lanes(int elem, unsigned m, const void *p) {
-  return elem == 4 ? _mm512_maskz_loadu_epi32((__mmask16)m, p) : _mm512_maskz_loadu_epi64((__mmask8)m, p);
-}
-
-/* Vector i of keys in[0..n): the keys (*lm: the lanes inside n) and the heads *h, the lanes whose
-   key differs from the one before it (item 0 always: the first vector's lane 0 has no
-   predecessor, masked off the load). full: the caller knows i > 0 and i + lanes <= n (no masks). */
-static AVX512 inline __m512i vector_heads(int kind, int elem, const char *in, size_t n, size_t i,
-                                          bool full, unsigned *lm, unsigned *h) {
-  const size_t lanes = 64 / (size_t)elem;
-  const unsigned all = (1u << lanes) - 1;
-  unsigned m = full || n - i >= lanes ? all : (1u << (n - i)) - 1;
-  unsigned pm = !full && i == 0 ? m & ~1u : m;
-  const char *at = in + i * elem;
-  __m512i v = full ? _mm512_loadu_si512(at) : load_lanes(elem, m, at);
-  __m512i prev = full ? _mm512_loadu_si512(at - elem) : load_lanes(elem, pm, at - elem);
-  *h = differ(kind, elem, pm, v, prev) | (!full && i == 0 ? 1u : 0u);
-  *lm = m;
-  return v;
 }
 
 /* One vector of heads(): sel heads so far, word the bits of the 64-item word not yet stored. */
@@ -98,6 +63,15 @@ static AVX512 inline size_t heads(int kind, int elem, const char *in, size_t n, 
   size_t sel = 0, i = lanes;
   uint64_t word = 0;
   heads_vector(kind, elem, in, n, 0, false, buf, pos, base, bits, &sel, &word);
+  /* Without the bit array (unique), 64 items at a time are skipped whole where they continue
+     the run before them (run_continues) */
+  if (!bits)
+    for (; i + 64 <= n; i += 64) {
+      if (run_continues(kind, elem, in, i))
+        continue;
+      for (size_t s = 0; s < 64; s += lanes)
+        heads_vector(kind, elem, in, n, i + s, true, buf, pos, base, bits, &sel, &word);
+    }
   for (; i + lanes <= n; i += lanes)
     heads_vector(kind, elem, in, n, i, true, buf, pos, base, bits, &sel, &word);
   if (i < n) {
@@ -351,92 +325,6 @@ static AVX512 inline size_t reduce_runs(int kkind, int vkind, const char *in, co
   return sel;
 }
 
-/* ---- run_length_encode's one pass ----
-   The heads' keys, and the lengths of the runs that end inside the partition: a run's length is
-   the next head's position minus its own. Per span of 16 items (one vector of 4-byte keys, two
-   of 8-byte ones), the heads' 32-bit positions (local to the partition) are packed, and each
-   packed lane takes the one before it off (lane 0: the last head so far, a scalar kept without a
-   branch, so no vector carry chains the loop); item 0's lane, which closes nothing, is dropped.
-   The lengths stay 32-bit (one compress and one store a span; compact.c widens them as it copies
-   them out). Whole spans run without masks. */
-static AVX512 inline void run_counts_span(int kind, int elem, const char *in, size_t n, size_t i,
-                                          bool full, char *buf, uint32_t *lens, size_t *sel,
-                                          uint32_t *last) {
-  unsigned lm, h, h1 = 0;
-  size_t before = *sel;
-  __m512i kv = vector_heads(kind, elem, in, n, i, full, &lm, &h);
-  *sel += store_packed(buf + *sel * elem, h, kv, elem);
-  if (elem == 8 && (full || i + 8 < n)) { /* 8-byte keys: two vectors, one compress */
-    kv = vector_heads(kind, elem, in, n, i + 8, full, &lm, &h1);
-    *sel += store_packed(buf + *sel * elem, h1, kv, elem);
-    h |= h1 << 8;
-  }
-  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  __m512i at = _mm512_add_epi32(_mm512_set1_epi32((int)i), iota);
-  __m512i p = _mm512_maskz_compress_epi32((__mmask16)h, at);
-  __m512i d = _mm512_sub_epi32(p, _mm512_alignr_epi32(p, _mm512_set1_epi32((int)*last), 15));
-  unsigned k = (unsigned)__builtin_popcount(h);
-  if (!full && i == 0) { /* item 0 closes no run: its lane goes */
-    d = _mm512_alignr_epi32(_mm512_setzero_si512(), d, 1);
-    k--;
-  } else {
-    before--; /* head r closes run r - 1 */
-  }
-  _mm512_mask_storeu_epi32(lens + before, (__mmask16)((1u << k) - 1), d);
-  /* *last = h ? the highest head's position : *last, by a mask (a branch here mispredicts at
-     run lengths 8-32, where about half the vectors hold a head) */
-  uint32_t none = 0u - (uint32_t)(h == 0);
-  uint32_t high = (uint32_t)i + 31u - (uint32_t)__builtin_clz(h | 1u);
-  *last = (*last & none) | (high & ~none);
-}
-
-/* Whether the 64 items from i (i > 0) all equal item i - 1, i.e. hold no head: one compare a
-   vector against that key, where a span compares each item with the one before (NaN keys, never
-   equal, answer no). */
-static AVX512 inline bool run_continues(int kind, int elem, const char *in, size_t i) {
-  const char *at = in + i * elem;
-  __m512i key = elem == 4 ? _mm512_set1_epi32(*(const int32_t *)(const void *)(at - 4))
-                          : _mm512_set1_epi64(*(const long long *)(const void *)(at - 8));
-  const unsigned all = elem == 4 ? 0xFFFFu : 0xFFu;
-  unsigned d = 0;
-  for (int v = 0; v < elem; v++) /* 64 items: 4 vectors of 4-byte keys, 8 of 8-byte ones */
-    d |= differ(kind, elem, all, _mm512_loadu_si512(at + v * 64), key);
-  return d == 0;
-}
-
-static AVX512 inline size_t run_counts(int kind, int elem, const char *in, size_t n, char *buf,
-                                       uint32_t *lens, size_t *last_head) {
-  size_t sel = 0, i = 16;
-  uint32_t last = 0; /* item 0 is a head */
-  run_counts_span(kind, elem, in, n, 0, false, buf, lens, &sel, &last);
-  /* 64 items at a time, skipped whole where they continue a run: a span's compresses and stores
-     chain from one span to the next through sel and last (~12 cycles a span); at long runs a
-     group of 64 seldom holds a head, and the branch is as predictable as the runs are long */
-  for (; i + 64 <= n; i += 64) {
-    if (run_continues(kind, elem, in, i))
-      continue;
-    for (size_t s = 0; s < 64; s += 16)
-      run_counts_span(kind, elem, in, n, i + s, true, buf, lens, &sel, &last);
-  }
-  for (; i + 16 <= n; i += 16)
-    run_counts_span(kind, elem, in, n, i, true, buf, lens, &sel, &last);
-  if (i < n)
-    run_counts_span(kind, elem, in, n, i, false, buf, lens, &sel, &last);
-  *last_head = last;
-  return sel;
-}
-
-#define RUN_COUNTS(NAME, KIND, ELEM)                                                               \
-  static AVX512 size_t NAME(const void *in, size_t n, void *buf, uint32_t *lens,                  \
-                            size_t *last_head) {                                                   \
-    return run_counts(KIND, ELEM, in, n, buf, lens, last_head);                                    \
-  }
-RUN_COUNTS(run_counts_i32, K_INT, 4)
-RUN_COUNTS(run_counts_f32, K_F32, 4)
-RUN_COUNTS(run_counts_i64, K_INT, 8)
-RUN_COUNTS(run_counts_f64, K_F64, 8)
-#undef RUN_COUNTS
-
 #define REDUCE_RUNS(NAME, KKIND, VKIND)                                                            \
   static AVX512 size_t NAME(const void *in, const void *v, size_t n, void *buf, void *tails,       \
                             size_t *ntails, void *last) {                                          \
@@ -466,18 +354,6 @@ pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_d
   case PSCAN_I64:
   case PSCAN_U64: return !k8 ? NULL : kf ? reduce_runs_kf_i64 : reduce_runs_ki_i64;
   case PSCAN_F64: return !k8 ? NULL : kf ? reduce_runs_kf_f64 : reduce_runs_ki_f64;
-  default: return NULL;
-  }
-}
-
-pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
-  switch (key) {
-  case PSCAN_I32:
-  case PSCAN_U32: return run_counts_i32;
-  case PSCAN_F32: return run_counts_f32;
-  case PSCAN_I64:
-  case PSCAN_U64: return run_counts_i64;
-  case PSCAN_F64: return run_counts_f64;
   default: return NULL;
   }
 }
@@ -512,10 +388,6 @@ pscan__cpu_seg_sum_fn pscan__cpu_avx512_seg_sum(pscan_dtype val, pscan_op op) {
 pscan__cpu_reduce_runs_fn pscan__cpu_avx512_reduce_runs(pscan_dtype key, pscan_dtype val,
                                                         pscan_op op) {
   (void)key, (void)val, (void)op;
-  return NULL;
-}
-pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
-  (void)key;
   return NULL;
 }
 #endif

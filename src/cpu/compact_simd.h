@@ -1,6 +1,6 @@
-/* AVX-512 kernels of the compaction family beyond select_if (compact_runs_avx512.c): the run
- * heads of unique, run-length encoding and the by-key operations, select_flagged, and the
- * segmented sum of the by-key operations. compact.c uses them where pscan__cpu_simd_gather_if
+/* AVX-512 kernels of the compaction family beyond select_if (compact_runs_avx512.c, and
+ * compact_rle_avx512.c for run-length encoding): the run heads of unique, run-length encoding and
+ * the by-key operations, select_flagged, and the segmented sum of the by-key operations. compact.c uses them where pscan__cpu_simd_gather_if
  * offers a kernel (the CPU and PSCAN_CPU_ISA allow AVX-512) and the types are covered; each
  * getter answers NULL (or false) otherwise, and the portable kernels of compact_body.h run. */
 #ifndef PSCAN_CPU_COMPACT_SIMD_H
