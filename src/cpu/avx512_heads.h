@@ -59,4 +59,23 @@ static AVX512 inline bool run_continues(int kind, int elem, const char *in, size
   return d == 0;
 }
 
+/* A kernel stamped per key type: STAMP(NAME, KIND, ELEM) for PREFIX_i32, _f32, _i64 and _f64
+   (unsigned keys share the signed kernels: != is the same on the bits), and the getter's body
+   that picks one by key type (NULL for the types without one). */
+#define AVX512_STAMP_KEY_TYPES(STAMP, PREFIX)                                                      \
+  STAMP(PREFIX##_i32, K_INT, 4)                                                                    \
+  STAMP(PREFIX##_f32, K_F32, 4)                                                                    \
+  STAMP(PREFIX##_i64, K_INT, 8)                                                                    \
+  STAMP(PREFIX##_f64, K_F64, 8)
+#define AVX512_BY_KEY_TYPE(key, PREFIX)                                                            \
+  switch (key) {                                                                                   \
+  case PSCAN_I32:                                                                                  \
+  case PSCAN_U32: return PREFIX##_i32;                                                             \
+  case PSCAN_F32: return PREFIX##_f32;                                                             \
+  case PSCAN_I64:                                                                                  \
+  case PSCAN_U64: return PREFIX##_i64;                                                             \
+  case PSCAN_F64: return PREFIX##_f64;                                                             \
+  default: return NULL;                                                                            \
+  }
+
 #endif /* PSCAN_CPU_AVX512_HEADS_H */

@@ -71,22 +71,11 @@ static AVX512 inline size_t run_counts(int kind, int elem, const char *in, size_
                             size_t *last_head) {                                                   \
     return run_counts(KIND, ELEM, in, n, buf, lens, last_head);                                    \
   }
-RUN_COUNTS(run_counts_i32, K_INT, 4)
-RUN_COUNTS(run_counts_f32, K_F32, 4)
-RUN_COUNTS(run_counts_i64, K_INT, 8)
-RUN_COUNTS(run_counts_f64, K_F64, 8)
+AVX512_STAMP_KEY_TYPES(RUN_COUNTS, run_counts)
 #undef RUN_COUNTS
 
 pscan__cpu_run_counts_fn pscan__cpu_avx512_run_counts(pscan_dtype key) {
-  switch (key) {
-  case PSCAN_I32:
-  case PSCAN_U32: return run_counts_i32;
-  case PSCAN_F32: return run_counts_f32;
-  case PSCAN_I64:
-  case PSCAN_U64: return run_counts_i64;
-  case PSCAN_F64: return run_counts_f64;
-  default: return NULL;
-  }
+  AVX512_BY_KEY_TYPE(key, run_counts)
 }
 
 #else

@@ -92,22 +92,11 @@ static AVX512 inline size_t heads(int kind, int elem, const char *in, size_t n, 
                             uint64_t *bits) {                                                      \
     return heads(KIND, ELEM, in, n, buf, pos, base, bits);                                         \
   }
-HEADS(heads_i32, K_INT, 4)
-HEADS(heads_f32, K_F32, 4)
-HEADS(heads_i64, K_INT, 8)
-HEADS(heads_f64, K_F64, 8)
+AVX512_STAMP_KEY_TYPES(HEADS, heads)
 #undef HEADS
 
 pscan__cpu_heads_fn pscan__cpu_avx512_heads(pscan_dtype key) {
-  switch (key) {
-  case PSCAN_I32:
-  case PSCAN_U32: return heads_i32;
-  case PSCAN_F32: return heads_f32;
-  case PSCAN_I64:
-  case PSCAN_U64: return heads_i64;
-  case PSCAN_F64: return heads_f64;
-  default: return NULL;
-  }
+  AVX512_BY_KEY_TYPE(key, heads)
 }
 
 /* ---- select_flagged ---- */
