@@ -40,7 +40,6 @@ static const int thresholds[] = {0, 1, 50, 99, 100};
 
 /* ---- element helpers ---- */
 
-
 /* Data in [0, 100); for floats, with nan_every > 0, every so often a NaN or a -0.0. */
 void fill(pscan_dtype t, void *p, size_t n, unsigned nan_every) {
   size_t s = ref_dtype_size(t);

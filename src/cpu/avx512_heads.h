@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum { K_INT, K_F32, K_F64 };
 
@@ -50,8 +51,9 @@ static AVX512 inline __m512i vector_heads(int kind, int elem, const char *in, si
    equal, answer no). */
 static AVX512 inline bool run_continues(int kind, int elem, const char *in, size_t i) {
   const char *at = in + i * elem;
-  __m512i key = elem == 4 ? _mm512_set1_epi32(*(const int32_t *)(const void *)(at - 4))
-                          : _mm512_set1_epi64(*(const long long *)(const void *)(at - 8));
+  uint64_t bits = 0; /* the key's bytes (float keys too: no float-typed read, no alias issue) */
+  memcpy(&bits, at - elem, (size_t)elem);
+  __m512i key = elem == 4 ? _mm512_set1_epi32((int)(uint32_t)bits) : _mm512_set1_epi64((long long)bits);
   const unsigned all = elem == 4 ? 0xFFFFu : 0xFFu;
   unsigned d = 0;
   for (int v = 0; v < elem; v++) /* 64 items: 4 vectors of 4-byte keys, 8 of 8-byte ones */

@@ -224,7 +224,6 @@ static void scan_case(pscan_dtype in_t, pscan_dtype out_t, pscan_op op, int excl
     free(out);
 }
 
-
 static void test_scans(test_rng *r) {
   static const size_t sizes[] = {0, 1, 2, 7, 100, 1000};
   for (int t = 0; t < PSCAN_DTYPE_COUNT; t++)
