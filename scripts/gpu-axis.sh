@@ -8,10 +8,13 @@
 #        to device of the same bytes, CUB scan-by-key for segments) and --cpu on every core.
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
 # lbcols: test_axis --backend cuda (quick) with PSCAN_CUDA_AXIS_LB_MIN_LINES=32 (the one-pass
-#         side-by-side scan from 32 columns) and =1000000 (the 3-pass side-by-side scan alone).
+#         side-by-side scan in registers from 32 columns), =1000000 (the one pass in row tiles,
+#         side_rows, wherever the columns are contiguous) and with PSCAN_CUDA_AXIS_ROWS=0 as well
+#         (the 3-pass side-by-side scan alone).
 # ab: pscan_axis_bench --gpu by default and under each environment set of $AB_ENV (sets separated
 #     by ';', e.g. AB_ENV="PSCAN_CUDA_AXIS_LB_MIN_LINES=32;PSCAN_CUDA_AXIS_LB_MIN_LINES=99999999"),
-#     $AB_ROUNDS rounds (default 2); a table of % of copy, one column per run.
+#     $AB_ROUNDS rounds (default 2), with the benchmark's extra arguments $AB_ARGS (e.g. "--axis 0
+#     --no-segments"); a table of % of copy, one column per run.
 # Results (logs, CSV) go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" axis-summary.txt "build test sanitize bench peers" -- "$@"
 
@@ -35,15 +38,16 @@ if has test; then
   done
 fi
 if has lbcols; then
-  for env in PSCAN_CUDA_AXIS_LB_MIN_LINES={32,1000000}; do
+  for env in PSCAN_CUDA_AXIS_LB_MIN_LINES={32,1000000} "PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000 PSCAN_CUDA_AXIS_ROWS=0"; do
     log "test_axis --backend cuda (PSCAN_TEST_QUICK=1, $env)"
-    env PSCAN_TEST_QUICK=1 "$env" ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-lbcols.log" 2>&1 ||
+    # shellcheck disable=SC2086
+    env PSCAN_TEST_QUICK=1 $env ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-lbcols.log" 2>&1 ||
       { status=1; grep -m 10 FAIL "$OUT/axis-lbcols.log" | tee -a "$OUT/axis-summary.txt"; }
     tail -1 "$OUT/axis-lbcols.log" | tee -a "$OUT/axis-summary.txt"
   done
 fi
 if has sanitize; then
-  for tool in memcheck racecheck initcheck; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     log "compute-sanitizer $tool test_axis --backend cuda (PSCAN_TEST_QUICK=1)"
     PSCAN_TEST_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
       ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-sanitize-$tool.log" 2>&1 || status=1
@@ -67,7 +71,7 @@ if has ab; then
     for i in "${!ab_envs[@]}"; do
       log "pscan_axis_bench --gpu (env: ${ab_envs[$i]:-default}, round $round)"
       # shellcheck disable=SC2086
-      env ${ab_envs[$i]} ./build-gpu/pscan_axis_bench --gpu --reps 11 --csv "$OUT/axis-ab-$i-$round.csv" \
+      env ${ab_envs[$i]} ./build-gpu/pscan_axis_bench --gpu --reps 11 ${AB_ARGS:-} --csv "$OUT/axis-ab-$i-$round.csv" \
         >"$OUT/axis-ab-$i-$round.txt" 2>&1 || status=1
       csvs+=("$OUT/axis-ab-$i-$round.csv")
     done

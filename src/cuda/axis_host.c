@@ -2,9 +2,12 @@
  * over the views' normal form (../axis_norm.h).
  *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
  *    line, so a warp's loads of a row coalesce. With enough lines for the GPU, one pass down the
- *    axis; else the axis is cut into chunks: from 2048 lines, one pass with a decoupled
- *    look-back along the axis (2n data movement); below, a reduce / carry / scan sequence (~3n),
- *    its carries scanned recursively when there are many chunks;
+ *    axis; else the axis is cut into chunks and scanned in one pass with a decoupled look-back
+ *    along the axis (2n data movement): from 2048 lines in chunks of 16-32 rows x 256 columns
+ *    held in registers (side_lb); below, where the columns are contiguous, in tiles of whole row
+ *    segments in shared memory (side_rows, axis_rows.cuh). Otherwise, and in DETERMINISTIC mode
+ *    for float sums and products, a reduce / carry / scan sequence (~3n), its carries scanned
+ *    recursively when there are many chunks;
  *  - lines back to back (a C-order array along its last axis), 4-byte types, lines of up to 128
  *    items or few long ones: one by-key scan (by_key_tile.cuh) with a head every len items;
  *  - other few long contiguous lines: the flat single-pass scan (host/scan.c) on each line in turn;
@@ -77,8 +80,9 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
     memcpy(&p->init, c->init, c->out_size);
 }
 
-/* Lines side by side in one pass (side_lb): one allocation holds the tile counter, the flags and
-   the chunks' reductions and inclusive prefixes. */
+/* Wide lines side by side in one pass (side_lb): chunks of PSCAN__AXIS_LB_ROWS rows x 256
+   columns; one allocation holds the tile counter, the flags and the chunks' reductions and
+   inclusive prefixes. */
 static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
                                 pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
   const uint64_t rows = PSCAN__AXIS_LB_ROWS(acc_size), ncb = (p->nlines + PSCAN__AXIS_THREADS - 1) / PSCAN__AXIS_THREADS;
@@ -97,6 +101,40 @@ static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *
   cudaFreeAsync(buf, (cudaStream_t)stream);
   AX_CHECK(ctx, e, "axis scan (side by side, one pass)");
   return PSCAN_OK;
+}
+
+/* Narrow lines side by side in one pass (side_rows), columns contiguous in both views: column
+   blocks of up to PSCAN__AXIS_ROWS_WIDTH columns of equal width, as many rows as fill a tile;
+   one allocation holds the tile counter and a status word per chunk and column. */
+static bool side_rows_fit(const pscan__cuda_axis_params *p) {
+  const char *env = getenv("PSCAN_CUDA_AXIS_ROWS"); /* 0: off, for A/B runs */
+  return p->nb == 1 && p->bis[0] == 1 && p->bos[0] == 1 && !(env && strcmp(env, "0") == 0);
+}
+
+static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
+                                  pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
+  const uint64_t ncb = (p->nlines + PSCAN__AXIS_ROWS_WIDTH(acc_size) - 1) / PSCAN__AXIS_ROWS_WIDTH(acc_size);
+  p->width = (unsigned)((p->nlines + ncb - 1) / ncb);
+  p->rows = (int64_t)(PSCAN__AXIS_ROWS_TILE(acc_size) / p->width);
+  p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
+  if (p->nchunks * ncb > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
+  char *buf = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, 16 + p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(acc_size),
+                            (void **)&buf));
+  p->lb_counter = (unsigned long long *)buf;
+  p->agg = buf + 16;
+  int e = k->side_rows(p, stream);
+  cudaFreeAsync(buf, (cudaStream_t)stream);
+  AX_CHECK(ctx, e, "axis scan (side by side, rows in one pass)");
+  return PSCAN_OK;
+}
+
+/* DETERMINISTIC with a float sum or product: the look-backs fold a different run of chunks
+   from call to call, so only the fixed order of the chunked scan gives the same bits. */
+static bool fixed_order(const pscan_ctx *ctx, int acc_type, int op) {
+  pscan__scan_call sc = {.out_type = (pscan_dtype)acc_type, .op = op};
+  return ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(&sc);
 }
 
 /* Lines side by side, the axis cut into chunks: reduce each chunk, turn the reductions into
@@ -126,8 +164,12 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");
     return PSCAN_OK;
   }
-  if (!p->carries && p->nlines >= side_lb_min_lines())
-    return run_side_lb(ctx, k, p, acc_size, stream);
+  if (!p->carries && !fixed_order(ctx, acc_type, op)) {
+    if (p->nlines >= side_lb_min_lines())
+      return run_side_lb(ctx, k, p, acc_size, stream);
+    if (side_rows_fit(p))
+      return run_side_rows(ctx, k, p, acc_size, stream);
+  }
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =
       p->nchunks > AX_SERIAL_CARRIES ? pscan__cuda_axis_kernels_for(acc_type, acc_type, op) : NULL;

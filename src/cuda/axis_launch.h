@@ -36,6 +36,9 @@ typedef struct pscan__cuda_axis_params {
      the chunks' reductions and, after them, their inclusive prefixes (2 x nchunks x nlines). */
   unsigned long long *lb_counter;
   unsigned *lb_flags;
+  /* side_rows: the columns of a tile (rows of width columns, rows x width <=
+     PSCAN__AXIS_ROWS_TILE); lb_counter, then at agg a status word per chunk and column. */
+  unsigned width;
 } pscan__cuda_axis_params;
 
 /* Threads per block of every axis kernel: side by side, one column each (the host sizes grids,
@@ -43,6 +46,11 @@ typedef struct pscan__cuda_axis_params {
 #define PSCAN__AXIS_THREADS 256
 /* Rows per chunk of side_lb, by the accumulator's size (its rows are held in registers). */
 #define PSCAN__AXIS_LB_ROWS(acc_size) ((acc_size) <= 4 ? 32 : 16)
+/* side_rows: items per tile (in shared memory: 64 KiB for 4- and 8-byte accumulators), the
+   widest column block, and the bytes of a status word (value and state). */
+#define PSCAN__AXIS_ROWS_TILE(acc_size) ((acc_size) <= 4 ? 16384 : 8192)
+#define PSCAN__AXIS_ROWS_WIDTH(acc_size) ((acc_size) <= 4 ? 128 : 64)
+#define PSCAN__AXIS_ROWS_WORD(acc_size) ((acc_size) == 8 ? 16 : 8)
 
 /* Launchers of one (input type, accumulation type, op); each returns a cudaError_t as int.
    lines: one warp per line, any strides (Kogge-Stone across the warp, 32 elements a step).
@@ -58,6 +66,9 @@ typedef struct pscan__cuda_axis_kernels {
   /* Lines side by side in one pass (decoupled look-back along the axis), nchunks chunks of
      PSCAN__AXIS_LB_ROWS rows. */
   int (*side_lb)(const pscan__cuda_axis_params *p, void *stream);
+  /* Narrow lines side by side in one pass: nb == 1, columns contiguous in both views (bis and
+     bos 1), tiles of p->rows rows x p->width columns (axis_rows.cuh). */
+  int (*side_rows)(const pscan__cuda_axis_params *p, void *stream);
 } pscan__cuda_axis_kernels;
 
 /* NULL when (in, acc, op) is not offered. */

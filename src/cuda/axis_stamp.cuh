@@ -342,6 +342,8 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
   return (int)cudaGetLastError();
 }
 
+#include "axis_rows.cuh"
+
 #undef AX_WARP_LINES
 #undef AX_THREADS
 #undef AX_ITEMS

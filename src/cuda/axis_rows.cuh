@@ -1,0 +1,267 @@
+/* Include-template, part of axis_stamp.cuh (its names and macros): narrow lines side by side in
+ * one pass, in tiles of whole row segments.
+ *
+ * Decoupled look-back (Merrill & Garland, NVR-2016-002) along the axis with a vector of
+ * accumulators per tile: a C-order (rows x cols) array scanned along axis 0 with few columns is a
+ * flat scan whose element is a row. Tile t, taken in order from a counter, is chunk k = t / ncb
+ * (p.rows rows) of column block cb = t % ncb (p.width columns). Its rows are read with flat
+ * coalesced loads into shared memory, whatever the width, so the loads look like the flat scan's.
+ * The block's threads split each column into groups of rows and reduce them. Each column of each
+ * chunk has one status word, value and state together (1: the chunk's reduction, 2: the inclusive
+ * prefix, written over it; 0: not yet), so a reader needs no fence and no flag. The look-back
+ * reads a window of predecessors per round trip, spread over every thread of the block (a window
+ * shorter than the predecessors that publish during one round trip would let the lag grow without
+ * bound: docs/PERFORMANCE.md, "Axis scans on the GPU"). Then every group scans its rows in shared
+ * memory from its prefix. A tile waits only on tiles taken before it, so every wait ends. */
+
+#define AX_ROWS_TILE PSCAN__AXIS_ROWS_TILE(ACC_SIZE)
+#define AX_ROWS_ITEMS (AX_ROWS_TILE / AX_THREADS)
+#define AX_ROWS_BATCH 8
+#define AX_ROWS_SPAN (ACC_SIZE == 8 ? 8 : 16) /* window positions per thread */
+
+/* Row and column within the tile of this thread's j-th flat item (j = 0, 1, ... in turn). */
+typedef struct {
+  unsigned r, c;
+} NAME(ax_rc);
+
+static __device__ __forceinline__ void NAME(ax_rows_next)(NAME(ax_rc) *rc, unsigned width) {
+  rc->r += AX_THREADS / width;
+  rc->c += AX_THREADS % width;
+  if (rc->c >= width)
+    rc->c -= width, rc->r++;
+}
+
+/* An asynchronous copy of one element (4 or 8 bytes) from global to shared memory. */
+static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void *g) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
+                   (unsigned)__cvta_generic_to_shared(smem)),
+               "l"(g), "n"(ACC_SIZE)
+               : "memory");
+}
+
+/* A status word's state (0, 1 or 2) and value. */
+static __device__ __forceinline__ unsigned NAME(ax_rows_read)(const void *words, uint64_t at,
+                                                              ACC_T *v) {
+#if ACC_SIZE == 8
+  unsigned long long value, state;
+  pscan__ld_word128((const char *)words + 16 * at, &value, &state);
+  *v = NAME(from_bits)(value);
+  return (unsigned)state;
+#else
+  const unsigned long long w = pscan__ld_word64((const char *)words + 8 * at);
+  *v = NAME(from_bits)((NAME(bits_t))(w & 0xffffffffu));
+  return (unsigned)(w >> 32);
+#endif
+}
+
+/* The block's view of one tile for the look-back. */
+typedef struct {
+  uint64_t k, col;       /* chunk; this thread's column */
+  unsigned width, groups, g, c;
+  bool active, lead;     /* in a group of a live column; thread c of the block */
+} NAME(ax_rows_tile);
+
+/* Folds the predecessors of chunk k back to each column's nearest inclusive prefix. A round reads
+   a window of groups x AX_ROWS_SPAN predecessors: thread (g, c) reads positions g, g + groups,
+   ... (position i is chunk hi - 1 - i) of column c, waits until each is published, and the
+   column's nearest inclusive prefix is the least such position over its groups (the columns of
+   a chunk are published one by one, so columns may stop at different chunks). The groups' folds
+   are then folded by the lead thread; the built-in operators commute, so the order of the
+   predecessors' combination is free. Uniform across the block; returns the lead's prefix. */
+static __device__ __forceinline__ ACC_T NAME(ax_rows_lookback)(const pscan__cuda_axis_params *p,
+                                               const NAME(ax_rows_tile) *t) {
+  __shared__ unsigned stop_s[AX_THREADS];
+  __shared__ ACC_T part_s[AX_THREADS];
+  ACC_T back = NAME(identity)();
+  bool col_done = false;
+  const unsigned win = t->groups * AX_ROWS_SPAN;
+  for (uint64_t hi = t->k;;) {
+    const unsigned n = hi < win ? (unsigned)hi : win;
+    stop_s[threadIdx.x] = n;
+    __syncthreads();
+    const bool reading = t->active && !col_done;
+    ACC_T v[AX_ROWS_SPAN];
+    unsigned st[AX_ROWS_SPAN];
+    if (reading) {
+      unsigned ns = PSCAN__BACKOFF_FIRST_NS;
+      for (;;) {
+        bool ready = true;
+#pragma unroll
+        for (int s = 0; s < AX_ROWS_SPAN; s++) {
+          const unsigned i = t->g + s * t->groups;
+          st[s] = 1, v[s] = NAME(identity)();
+          if (i < n)
+            st[s] = NAME(ax_rows_read)(p->agg, (hi - 1 - i) * p->nlines + t->col, &v[s]);
+          ready &= st[s] != 0;
+        }
+        if (ready)
+          break;
+        pscan__backoff(&ns);
+      }
+      unsigned mine = n;
+#pragma unroll
+      for (int s = AX_ROWS_SPAN - 1; s >= 0; s--)
+        if (st[s] == 2 && t->g + s * t->groups < n)
+          mine = t->g + s * t->groups;
+      if (mine < n)
+        atomicMin(&stop_s[t->c], mine);
+    }
+    __syncthreads();
+    const unsigned stop = stop_s[t->c];
+    ACC_T part = NAME(identity)();
+    if (reading)
+#pragma unroll
+      for (int s = 0; s < AX_ROWS_SPAN; s++)
+        if (t->g + s * t->groups <= stop && t->g + s * t->groups < n)
+          part = NAME(op)(part, v[s]);
+    part_s[threadIdx.x] = part;
+    __syncthreads();
+    if (t->lead && !col_done)
+      for (unsigned gg = 0; gg < t->groups; gg++)
+        back = NAME(op)(back, part_s[gg * t->width + threadIdx.x]);
+    col_done = col_done || stop < n;
+    hi -= n;
+    /* also: stop_s and part_s read before the next round writes them */
+    if (!__syncthreads_or(t->active && !col_done))
+      return back; /* an inclusive prefix already holds init */
+  }
+}
+
+static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel)(const pscan__cuda_axis_params p) {
+  extern __shared__ __align__(16) unsigned char ax_rows_smem[];
+  ACC_T *s = (ACC_T *)ax_rows_smem; /* the tile, s[r * width + c] */
+  __shared__ ACC_T group_s[AX_THREADS]; /* [group][column]: reductions, then inclusive prefixes */
+  __shared__ ACC_T prefix_s[AX_THREADS];
+  __shared__ unsigned long long tile_s;
+  if (threadIdx.x == 0)
+    tile_s = atomicAdd(p.lb_counter, 1ull);
+  __syncthreads();
+  NAME(ax_rows_tile) t;
+  t.width = p.width;
+  const uint64_t ncb = (p.nlines + t.width - 1) / t.width, cb = tile_s % ncb;
+  t.k = tile_s / ncb;
+  const int64_t r0 = (int64_t)t.k * p.rows;
+  const unsigned rows = p.len - r0 < p.rows ? (unsigned)(p.len - r0) : (unsigned)p.rows;
+  const uint64_t c0 = cb * t.width;
+  const unsigned live = p.nlines - c0 < t.width ? (unsigned)(p.nlines - c0) : t.width;
+  const IN_T *in = (const IN_T *)p.in + r0 * p.si + (int64_t)c0;
+
+  /* rows into shared memory: the same type (PSCAN_SCAN_PAIRS widens otherwise) of 4 or 8 bytes
+     copied straight there, every copy in flight at once; else AX_ROWS_BATCH loads in flight per
+     thread */
+  NAME(ax_rc) rc = {threadIdx.x / t.width, threadIdx.x % t.width};
+#if ACC_SIZE >= 4
+  if (sizeof(IN_T) == sizeof(ACC_T)) {
+#pragma unroll 8
+    for (int j = 0; j < AX_ROWS_ITEMS; j++) {
+      ACC_T *dst = &s[threadIdx.x + j * AX_THREADS];
+      if (rc.r < rows && rc.c < live)
+        NAME(ax_rows_copy)(dst, in + (int64_t)rc.r * p.si + rc.c);
+      else
+        *dst = NAME(identity)();
+      NAME(ax_rows_next)(&rc, t.width);
+    }
+    pscan__cp_async_commit();
+    pscan__cp_async_wait_all();
+  } else
+#endif
+#pragma unroll 1
+  for (int j0 = 0; j0 < AX_ROWS_ITEMS; j0 += AX_ROWS_BATCH) {
+    ACC_T x[AX_ROWS_BATCH];
+#pragma unroll
+    for (int j = 0; j < AX_ROWS_BATCH; j++) {
+      x[j] = rc.r < rows && rc.c < live ? (ACC_T)in[(int64_t)rc.r * p.si + rc.c] : NAME(identity)();
+      NAME(ax_rows_next)(&rc, t.width);
+    }
+#pragma unroll
+    for (int j = 0; j < AX_ROWS_BATCH; j++)
+      s[threadIdx.x + (j0 + j) * AX_THREADS] = x[j];
+  }
+  __syncthreads();
+
+  /* groups of rows per column: reductions, then their inclusive prefixes (Kogge-Stone over the
+     groups of a column) */
+  t.groups = AX_THREADS / t.width;
+  t.g = threadIdx.x / t.width, t.c = threadIdx.x % t.width;
+  t.active = t.g < t.groups && t.c < live;
+  t.lead = threadIdx.x < live;
+  t.col = c0 + t.c; /* the lead threads' (g 0) is c0 + threadIdx.x */
+  const unsigned per_group = ((unsigned)p.rows + t.groups - 1) / t.groups, first = t.g * per_group;
+  ACC_T v = NAME(identity)();
+  if (t.active)
+    for (unsigned i = 0; i < per_group && first + i < rows; i++)
+      v = NAME(op)(v, s[(first + i) * t.width + t.c]);
+  group_s[threadIdx.x] = v;
+  for (unsigned d = 1; d < t.groups; d <<= 1) {
+    __syncthreads();
+    const bool add = t.active && t.g >= d;
+    const ACC_T y = add ? group_s[threadIdx.x - d * t.width] : NAME(identity)();
+    __syncthreads();
+    if (add)
+      group_s[threadIdx.x] = v = NAME(op)(y, v);
+  }
+  __syncthreads();
+
+  /* the look-back: one status word per column of the block */
+  const ACC_T agg = t.lead ? group_s[(t.groups - 1) * t.width + threadIdx.x] : NAME(identity)();
+  ACC_T prefix = NAME(ax_start)(&p);
+  pscan__perturb(tile_s, 1);
+  if (t.k > 0) {
+    if (t.lead)
+      NAME(publish)(p.agg, t.k * p.nlines + t.col, agg, 1);
+    prefix = NAME(ax_rows_lookback)(&p, &t);
+  }
+  pscan__perturb(tile_s, 2);
+  if (t.lead) {
+    NAME(publish)(p.agg, t.k * p.nlines + t.col, NAME(op)(prefix, agg), 2);
+    prefix_s[threadIdx.x] = prefix;
+  }
+  __syncthreads();
+
+  /* each group scans its rows in place from the column's prefix and the groups before it */
+  if (t.active) {
+    ACC_T acc = prefix_s[t.c];
+    if (t.g > 0)
+      acc = NAME(op)(acc, group_s[threadIdx.x - t.width]);
+    for (unsigned i = 0; i < per_group && first + i < rows; i++) {
+      ACC_T *e = &s[(first + i) * t.width + t.c];
+      const ACC_T next = NAME(op)(acc, *e);
+      ACC_T out = p.exclusive ? acc : next;
+      if (p.exclusive && t.k == 0 && first + i == 0 && !p.has_init)
+        out = NAME(api_identity)();
+      *e = out;
+      acc = next;
+    }
+  }
+  __syncthreads();
+  ACC_T *out = (ACC_T *)p.out + r0 * p.so + (int64_t)c0;
+  rc.r = threadIdx.x / t.width, rc.c = threadIdx.x % t.width;
+#pragma unroll 8
+  for (int j = 0; j < AX_ROWS_ITEMS; j++) {
+    if (rc.r < rows && rc.c < live)
+      out[(int64_t)rc.r * p.so + rc.c] = s[threadIdx.x + j * AX_THREADS];
+    NAME(ax_rows_next)(&rc, t.width);
+  }
+}
+
+/* Zeroes the counter and the status words (p->lb_counter, then p->agg) first. */
+static int NAME(ax_launch_side_rows)(const pscan__cuda_axis_params *p, void *stream) {
+  const uint64_t ncb = (p->nlines + p->width - 1) / p->width;
+  const size_t smem = AX_ROWS_TILE * sizeof(ACC_T);
+  int e = (int)cudaMemsetAsync(p->lb_counter, 0,
+                               (char *)p->agg - (char *)p->lb_counter +
+                                   p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(ACC_SIZE),
+                               (cudaStream_t)stream);
+  if (!e)
+    e = (int)cudaFuncSetAttribute(NAME(ax_side_rows_kernel),
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e)
+    return e;
+  NAME(ax_side_rows_kernel)<<<(unsigned)(p->nchunks * ncb), AX_THREADS, smem, (cudaStream_t)stream>>>(*p);
+  return (int)cudaGetLastError();
+}
+
+#undef AX_ROWS_TILE
+#undef AX_ROWS_ITEMS
+#undef AX_ROWS_BATCH
+#undef AX_ROWS_SPAN
