@@ -39,6 +39,35 @@ static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void
                : "memory");
 }
 
+/* A group's rows of one column in shared memory (stride width), combined onto acc in order;
+   with write, scanned in place (exclusive: the value before each row). AX_ROWS_BATCH rows are
+   read before they are combined, so the reads overlap. Returns the fold. */
+static __device__ __forceinline__ ACC_T NAME(ax_rows_pass)(ACC_T *column, unsigned width,
+                                                          unsigned count, ACC_T acc, bool write,
+                                                          int exclusive) {
+  unsigned i = 0;
+  for (; i + AX_ROWS_BATCH <= count; i += AX_ROWS_BATCH) {
+    ACC_T y[AX_ROWS_BATCH];
+#pragma unroll
+    for (int u = 0; u < AX_ROWS_BATCH; u++)
+      y[u] = column[(i + u) * width];
+#pragma unroll
+    for (int u = 0; u < AX_ROWS_BATCH; u++) {
+      const ACC_T next = NAME(op)(acc, y[u]);
+      if (write)
+        column[(i + u) * width] = exclusive ? acc : next;
+      acc = next;
+    }
+  }
+  for (; i < count; i++) {
+    const ACC_T next = NAME(op)(acc, column[i * width]);
+    if (write)
+      column[i * width] = exclusive ? acc : next;
+    acc = next;
+  }
+  return acc;
+}
+
 /* A status word's state (0, 1 or 2) and value. */
 static __device__ __forceinline__ unsigned NAME(ax_rows_read)(const void *words, uint64_t at,
                                                               ACC_T *v) {
@@ -187,10 +216,11 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   t.lead = threadIdx.x < live;
   t.col = c0 + t.c; /* the lead threads' (g 0) is c0 + threadIdx.x */
   const unsigned per_group = ((unsigned)p.rows + t.groups - 1) / t.groups, first = t.g * per_group;
+  const unsigned count = rows <= first ? 0 : rows - first < per_group ? rows - first : per_group;
+  ACC_T *column = s + first * t.width + t.c; /* this group's rows of column c */
   ACC_T v = NAME(identity)();
   if (t.active)
-    for (unsigned i = 0; i < per_group && first + i < rows; i++)
-      v = NAME(op)(v, s[(first + i) * t.width + t.c]);
+    v = NAME(ax_rows_pass)(column, t.width, count, v, false, 0);
   group_s[threadIdx.x] = v;
   for (unsigned d = 1; d < t.groups; d <<= 1) {
     __syncthreads();
@@ -223,15 +253,9 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
     ACC_T acc = prefix_s[t.c];
     if (t.g > 0)
       acc = NAME(op)(acc, group_s[threadIdx.x - t.width]);
-    for (unsigned i = 0; i < per_group && first + i < rows; i++) {
-      ACC_T *e = &s[(first + i) * t.width + t.c];
-      const ACC_T next = NAME(op)(acc, *e);
-      ACC_T out = p.exclusive ? acc : next;
-      if (p.exclusive && t.k == 0 && first + i == 0 && !p.has_init)
-        out = NAME(api_identity)();
-      *e = out;
-      acc = next;
-    }
+    NAME(ax_rows_pass)(column, t.width, count, acc, true, p.exclusive);
+    if (p.exclusive && t.k == 0 && first == 0 && !p.has_init && count > 0)
+      column[0] = NAME(api_identity)(); /* the API's identity first */
   }
   __syncthreads();
   ACC_T *out = (ACC_T *)p.out + r0 * p.so + (int64_t)c0;
