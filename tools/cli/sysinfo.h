@@ -27,8 +27,9 @@ typedef struct sysinfo_cpu {
 } sysinfo_cpu;
 
 void sysinfo_cpu_snapshot(sysinfo_cpu *s);
-/* Between snapshots a and b: the average number of CPUs kept busy by other processes, and by the
-   hypervisor (steal). False if unknown. */
+/* Between snapshots a and b: the average number of CPUs kept busy by other processes (beyond what
+   the clock ticks of /proc/stat can tell apart over that window), and by the hypervisor (steal).
+   False if unknown. */
 bool sysinfo_cpu_others(const sysinfo_cpu *a, const sysinfo_cpu *b, double *others,
                         double *steal);
 
