@@ -11,8 +11,9 @@
  * prefix, written over it; 0: not yet), so a reader needs no fence and no flag. The look-back
  * reads a window of predecessors per round trip, spread over every thread of the block (a window
  * shorter than the predecessors that publish during one round trip would let the lag grow without
- * bound: docs/PERFORMANCE.md, "Axis scans on the GPU"). Then every group scans its rows in shared
- * memory from its prefix. A tile waits only on tiles taken before it, so every wait ends. */
+ * bound: docs/PERFORMANCE.md, "Narrow arrays side by side in one pass"). Then every group scans
+ * its rows in shared memory from its prefix. A tile waits only on tiles taken before it, so every
+ * wait ends. */
 
 #define AX_ROWS_TILE PSCAN__AXIS_ROWS_TILE(ACC_SIZE)
 #define AX_ROWS_ITEMS (AX_ROWS_TILE / AX_THREADS)
