@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The axis and segmented scans on the device machine, in one call:
 #   scripts/gpu-axis.sh [build] [test] [sanitize] [bench] [peers]   (default: all)
-# build: CMake Release with CUDA, -j16 (the library, test_axis, the benchmark).
+# build: CMake Release with CUDA, -j16 (the library, test_axis, the benchmark); with
+#        PREBUILT=FILE (scripts/pack-gpu-bins.sh test_axis pscan_axis_bench, carried), unpacks
+#        FILE into build-gpu instead.
 # test: test_axis --backend cpu (full) and --backend cuda (the same suite on the GPU).
 # sanitize: compute-sanitizer memcheck, racecheck and initcheck on a quick test_axis --backend cuda.
 # bench: pscan_axis_bench --gpu (the issue's shapes, f32/i32 and f64 for a few, cudaMemcpy device
@@ -21,7 +23,10 @@
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv >"$OUT/axis-gpu.txt" 2>&1
 log "$(tail -1 "$OUT/axis-gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
 
-if has build; then
+if has build && [ -n "${PREBUILT:-}" ]; then
+  log "build: unpacking $PREBUILT (scripts/pack-gpu-bins.sh) into build-gpu"
+  mkdir -p build-gpu && tar xJf "$PREBUILT" -C build-gpu || { log "UNPACK FAILED"; exit 1; }
+elif has build; then
   log "build"
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/axis-build.log" 2>&1 &&
     cmake --build build-gpu -j 16 --target test_axis pscan_axis_bench pscan_tool \
