@@ -5,7 +5,8 @@
 #        PREBUILT=FILE (scripts/pack-gpu-bins.sh test_axis pscan_axis_bench, carried), unpacks
 #        FILE into build-gpu instead.
 # test: test_axis --backend cpu (full) and --backend cuda (the same suite on the GPU).
-# sanitize: compute-sanitizer memcheck, racecheck and initcheck on a quick test_axis --backend cuda.
+# sanitize: compute-sanitizer memcheck, racecheck, synccheck and initcheck on test_axis --backend
+#           cuda's light slice (PSCAN_TEST_SANITIZE=1); SANITIZE_TOOLS picks the tools.
 # bench: pscan_axis_bench --gpu (the shapes, f32/i32 and f64 for a few, cudaMemcpy device
 #        to device of the same bytes, CUB scan-by-key for segments) and --cpu on every core.
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
@@ -54,7 +55,7 @@ fi
 if has sanitize; then
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     log "compute-sanitizer $tool test_axis --backend cuda (PSCAN_TEST_QUICK=1)"
-    PSCAN_TEST_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
       ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-sanitize-$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|passed, " "$OUT/axis-sanitize-$tool.log" | tail -2 | tee -a "$OUT/axis-summary.txt"
   done

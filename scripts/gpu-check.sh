@@ -13,7 +13,8 @@
 # lengths $RUNS, default 1,2,4,8,32,500). [sanitize] runs the tools $SANITIZE_TOOLS (default
 # memcheck racecheck synccheck) on $SANITIZE_TESTS (default: both suites: scan_cuda, the scan
 # suite tests/test_scan.c run with --backend cuda, and test_cuda_compact, the compaction suite
-# tests/test_compact.c run with --backend cuda; cuda_axis, test_axis --backend cuda quick, on request).
+# tests/test_compact.c run with --backend cuda; cuda_axis, test_axis --backend cuda, on request;
+# each in its PSCAN_TEST_SANITIZE=1 slice).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -164,8 +165,7 @@ if has sanitize; then
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
       log "compute-sanitizer $tool $test (reduced matrix)"
       suite build-gpu "$test"
-      # test_axis has no PSCAN_TEST_SANITIZE slice: its quick run is the reduced matrix.
-      PSCAN_TEST_SANITIZE=1 PSCAN_TEST_QUICK=$([[ $test == cuda_axis ]] && echo 1 || echo 0) compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "${cmd[@]}" >"$OUT/sanitize-$test-$tool.log" 2>&1
       rc=$?
       tail -2 "$OUT/sanitize-$test-$tool.log" | tee -a "$OUT/summary.txt"

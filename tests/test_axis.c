@@ -16,7 +16,8 @@
  * One program for every backend: `test_axis --backend cpu|cuda` (or PSCAN_TEST_BACKEND;
  * backend.h). On the CUDA backend every call mirrors its buffers to the GPU and back, thread
  * counts are the CPU's only, and the checks that need host pointers (out inside in's buffer) are
- * the CPU's; without a usable device the program prints SKIP and exits 77.
+ * the CPU's; without a usable device the program prints SKIP and exits 77. PSCAN_TEST_QUICK=1 runs
+ * a reduced matrix, PSCAN_TEST_SANITIZE=1 a thinner slice of it for compute-sanitizer.
  *
  * One program in three files (what they share: test_axis.h): this one holds the views, the calls
  * on the backend's buffers, the per-line reference and the regimes, lengths, types and random
@@ -307,6 +308,13 @@ bool run_case(test_rng *r, spec s) {
   return ok;
 }
 
+bool axis_light(void) {
+  const char *e = getenv("PSCAN_TEST_SANITIZE");
+  return e && strcmp(e, "1") == 0;
+}
+
+bool axis_quick(void) { return test_quick() || axis_light(); }
+
 spec spec2(int64_t a, int64_t b, int axis, pscan_dtype t, pscan_op op) {
   spec s = {.ndim = 2, .shape = {a, b}, .axis = axis, .in_type = t, .out_type = t, .op = op,
             .threads = 2};
@@ -333,12 +341,12 @@ static void test_regimes(uint64_t seed) {
       {2, 5, 0},
       {1, 131073, 0},  /* 1-D */
   };
-  bool quick = test_quick();
+  bool quick = axis_quick(), light = axis_light();
   for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
     for (int axis = -1; axis < (int)shapes[k][0]; axis++)
       for (int layout = 0; layout < 8; layout++)
         for (int threads = 1; threads <= 3; threads++) {
-          if (quick && (threads == 3 || layout % 3))
+          if ((quick && (threads == 3 || layout % 3)) || (light && threads > 1))
             continue;
           for (int mode = 0; mode < 4; mode++) {
             spec s = {.ndim = (int)shapes[k][0], .shape = {shapes[k][1], shapes[k][2]},
@@ -373,7 +381,7 @@ static void test_lengths(uint64_t seed) {
   int64_t lens[40];
   int nl = 0;
   lens[nl++] = 0, lens[nl++] = 1, lens[nl++] = 2;
-  for (int k = 2; k <= 17; k += test_quick() ? 5 : 1)
+  for (int k = 2; k <= 17; k += axis_quick() ? 5 : 1)
     lens[nl++] = ((int64_t)1 << k) - 1, lens[nl++] = ((int64_t)1 << k) + 1;
   for (int i = 0; i < nl; i++)
     for (int lines = 1; lines <= 9; lines += 8)
@@ -399,7 +407,7 @@ static void test_types(uint64_t seed) {
   ref_pair_op po[REF_MAX_PAIR_OPS];
   size_t npo = ref_pair_ops(po);
   for (size_t k = 0; k < npo; k++)
-    for (int mode = 0; mode < 8; mode++) {
+    for (int mode = 0; mode < 8; mode += axis_light() ? 3 : 1) {
       const int64_t *sh = shapes[(mode + (int)po[k].op + (int)po[k].in + (int)po[k].out) % 4];
       spec s = spec2(sh[0], sh[1], (int)sh[2], po[k].in, po[k].op);
       s.out_type = po[k].out;
@@ -415,7 +423,7 @@ static void test_types(uint64_t seed) {
 /* Random shapes (1..8 dimensions), layouts, types, ops and flags. */
 static void test_random(uint64_t seed) {
   test_rng r = test_fork(seed, 4);
-  int cases = test_quick() ? 60 : 600;
+  int cases = axis_light() ? 20 : axis_quick() ? 60 : 600;
   for (int c = 0; c < cases; c++) {
     spec s = {.ndim = 1 + (int)test_below(&r, MAXD)};
     size_t budget = 1 + test_below(&r, 200000), n = 1;

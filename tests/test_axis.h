@@ -42,6 +42,11 @@ typedef struct spec {
 } spec;
 
 bool run_case(test_rng *r, spec s);
+/* PSCAN_TEST_SANITIZE=1, for compute-sanitizer: a thin slice of the quick run (one thread count,
+   fewer layouts, modes and random cases) that still reaches every kernel. */
+bool axis_light(void);
+/* PSCAN_TEST_QUICK=1 or the light slice. */
+bool axis_quick(void);
 spec spec2(int64_t a, int64_t b, int axis, pscan_dtype t, pscan_op op);
 
 /* ---- the cases of test_axis_chunks.c and test_axis_segments.c ---- */

@@ -135,7 +135,7 @@ void test_segmented_sums(uint64_t seed) {
   static const pscan_dtype types[] = {PSCAN_I32, PSCAN_U32, PSCAN_F32,
                                       PSCAN_I64, PSCAN_U64, PSCAN_F64};
   /* quick: 2^17 items, still chunks of several 4096-item blocks */
-  const size_t n = ((size_t)1 << (test_quick() ? 17 : 20)) + 37;
+  const size_t n = ((size_t)1 << (axis_quick() ? 17 : 20)) + 37;
   const size_t cap = 2 * n; /* segments of mean length 1: about n of them */
   int64_t *offsets = test_malloc((cap + 1) * sizeof *offsets);
   for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
