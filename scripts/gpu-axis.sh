@@ -54,7 +54,7 @@ if has lbcols; then
 fi
 if has sanitize; then
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    log "compute-sanitizer $tool test_axis --backend cuda (PSCAN_TEST_QUICK=1)"
+    log "compute-sanitizer $tool test_axis --backend cuda (PSCAN_TEST_SANITIZE=1)"
     PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
       ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-sanitize-$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|passed, " "$OUT/axis-sanitize-$tool.log" | tail -2 | tee -a "$OUT/axis-summary.txt"
