@@ -12,12 +12,15 @@
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
 # lbcols: test_axis --backend cuda (quick) with PSCAN_CUDA_AXIS_LB_MIN_LINES=32 (the one-pass
 #         side-by-side scan in registers from 32 columns), =1000000 (the one pass in row tiles,
-#         side_rows, wherever the columns are contiguous) and with PSCAN_CUDA_AXIS_ROWS=0 as well
-#         (the 3-pass side-by-side scan alone).
+#         side_rows, wherever the columns are contiguous), the same element by element
+#         (PSCAN_CUDA_AXIS_ROWS_VEC=0) and with PSCAN_CUDA_AXIS_ROWS=0 as well (the 3-pass
+#         side-by-side scan alone).
 # ab: pscan_axis_bench --gpu by default and under each environment set of $AB_ENV (sets separated
 #     by ';', e.g. AB_ENV="PSCAN_CUDA_AXIS_LB_MIN_LINES=32;PSCAN_CUDA_AXIS_LB_MIN_LINES=99999999"),
 #     $AB_ROUNDS rounds (default 2), with the benchmark's extra arguments $AB_ARGS (e.g. "--axis 0
 #     --no-segments"); a table of % of copy, one column per run.
+# prof: ncu (--set full) of one side_rows launch per shape of $PROF_SHAPES (default "(1048576,64)
+#       (2097152,128)"), type $PROF_TYPE (f32), under the default and each set of $PROF_ENV.
 # Results (logs, CSV) go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" axis-summary.txt "build test sanitize bench peers" -- "$@"
 
@@ -44,7 +47,8 @@ if has test; then
   done
 fi
 if has lbcols; then
-  for env in PSCAN_CUDA_AXIS_LB_MIN_LINES={32,1000000} "PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000 PSCAN_CUDA_AXIS_ROWS=0"; do
+  for env in PSCAN_CUDA_AXIS_LB_MIN_LINES={32,1000000} "PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000 PSCAN_CUDA_AXIS_ROWS_VEC=0" \
+    "PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000 PSCAN_CUDA_AXIS_ROWS=0"; do
     log "test_axis --backend cuda (PSCAN_TEST_QUICK=1, $env)"
     # shellcheck disable=SC2086
     env PSCAN_TEST_QUICK=1 $env ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-lbcols.log" 2>&1 ||
@@ -90,6 +94,25 @@ runs = [{(r["dtype"], r["shape"], r["axis_or_k"]): r["pct_of_copy"] for r in csv
 for key in runs[0]:
     print("%-5s %-18s %4s " % key + " ".join("%6s" % run.get(key, "-")[:6] for run in runs))
 PY
+fi
+if has prof; then
+  # ncu of one side_rows launch (after the warm-up) per shape of $PROF_SHAPES and environment
+  # set of $PROF_ENV (';'-separated, the first the default); clocks left alone (device README).
+  IFS=';' read -ra prof_envs <<<"${PROF_ENV:-}"
+  prof_envs=("" "${prof_envs[@]}")
+  for shape in ${PROF_SHAPES:-"(1048576,64)" "(2097152,128)"}; do
+    for i in "${!prof_envs[@]}"; do
+      name=prof-$(echo "$shape" | tr -d '()' | tr ',' x)-${PROF_TYPE:-f32}-$i
+      log "ncu side_rows $shape ${PROF_TYPE:-f32} (env: ${prof_envs[$i]:-default})"
+      # shellcheck disable=SC2086
+      env ${prof_envs[$i]} ncu --clock-control none --set full --import-source no -k "regex:side_rows" \
+        --launch-skip 1 --launch-count 1 -o "$OUT/$name" ./build-gpu/pscan_axis_bench --gpu --reps 3 \
+        --shape "$shape" --axis 0 --type "${PROF_TYPE:-f32}" --no-segments >"$OUT/$name.log" 2>&1 || status=1
+      ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
+      grep -E "DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Stall" \
+        "$OUT/$name.txt" | head -24 | tee -a "$OUT/axis-summary.txt"
+    done
+  done
 fi
 if has peers; then
   log "bench/py_axis_peers.py --gpu"

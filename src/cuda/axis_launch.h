@@ -37,8 +37,16 @@ typedef struct pscan__cuda_axis_params {
   unsigned long long *lb_counter;
   unsigned *lb_flags;
   /* side_rows: the columns of a tile (rows of width columns, rows x width <=
-     PSCAN__AXIS_ROWS_TILE); lb_counter, then at agg a status word per chunk and column. */
+     PSCAN__AXIS_ROWS_TILE); lb_counter, then at agg a status word per chunk and column.
+     vec: the tile moves in 16-byte vectors (4- and 8-byte accumulators whose width, columns,
+     strides and both addresses are whole vectors). */
   unsigned width;
+  int vec;
+  /* side_rows: prefetch: a chunk is contiguous (one column block, rows back to back, p->vec),
+     so a block asks L2 for its likely chunk before its tile-id atomic; stagger_ns: first-wave
+     blocks of row r (blockIdx / sm_count, r < 3) wait r x stagger_ns first (common.cuh). */
+  int prefetch;
+  unsigned stagger_ns, sm_count;
 } pscan__cuda_axis_params;
 
 /* Threads per block of every axis kernel: side by side, one column each (the host sizes grids,

@@ -13,12 +13,14 @@
  * shorter than the predecessors that publish during one round trip would let the lag grow without
  * bound: docs/PERFORMANCE.md, "Narrow arrays side by side in one pass"). Then every group scans
  * its rows in shared memory from its prefix. A tile waits only on tiles taken before it, so every
- * wait ends. */
+ * wait ends. Where every column block's rows are whole 16-byte vectors (p.vec), the tile moves
+ * in 16-byte copies, a quarter (4-byte) or half (8-byte) of the per-element instructions. */
 
 #define AX_ROWS_TILE PSCAN__AXIS_ROWS_TILE(ACC_SIZE)
 #define AX_ROWS_ITEMS (AX_ROWS_TILE / AX_THREADS)
 #define AX_ROWS_BATCH 8
 #define AX_ROWS_SPAN (ACC_SIZE == 8 ? 8 : 16) /* window positions per thread */
+#define AX_ROWS_VEC (16 / ACC_SIZE)           /* elements per 16-byte vector (p.vec) */
 
 /* Row and column within the tile of this thread's j-th flat item (j = 0, 1, ... in turn). */
 typedef struct {
@@ -39,6 +41,45 @@ static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void
                "l"(g), "n"(ACC_SIZE)
                : "memory");
 }
+
+#if ACC_SIZE >= 4
+/* The tile's rows (rows x live of the block's width) into shared memory in 16-byte copies, all
+   in flight at once; the rest of the tile identity. p->vec: the width, live, the strides and the
+   input's address are whole vectors, so vector q of the tile is row q / (width / VEC). */
+static __device__ __forceinline__ void NAME(ax_rows_load_vec)(ACC_T *s, const IN_T *in,
+                                                             const pscan__cuda_axis_params *p,
+                                                             unsigned rows, unsigned live) {
+  const unsigned wv = p->width / AX_ROWS_VEC;
+  NAME(ax_rc) q = {threadIdx.x / wv, threadIdx.x % wv};
+#pragma unroll 4
+  for (int j = 0; j < AX_ROWS_ITEMS / AX_ROWS_VEC; j++) {
+    ACC_T *dst = s + (threadIdx.x + j * AX_THREADS) * AX_ROWS_VEC;
+    if (q.r < rows && q.c * AX_ROWS_VEC < live)
+      pscan__cp_async16(dst, in + (int64_t)q.r * p->si + q.c * AX_ROWS_VEC);
+    else
+      for (int v = 0; v < AX_ROWS_VEC; v++)
+        dst[v] = NAME(identity)();
+    NAME(ax_rows_next)(&q, wv);
+  }
+  pscan__cp_async_commit();
+  pscan__cp_async_wait_all();
+}
+
+/* The scanned tile from shared memory to its rows, 16 bytes a store (as ax_rows_load_vec). */
+static __device__ __forceinline__ void NAME(ax_rows_store_vec)(ACC_T *out, const ACC_T *s,
+                                                              const pscan__cuda_axis_params *p,
+                                                              unsigned rows, unsigned live) {
+  const unsigned wv = p->width / AX_ROWS_VEC;
+  NAME(ax_rc) q = {threadIdx.x / wv, threadIdx.x % wv};
+#pragma unroll 4
+  for (int j = 0; j < AX_ROWS_ITEMS / AX_ROWS_VEC; j++) {
+    if (q.r < rows && q.c * AX_ROWS_VEC < live)
+      *(uint4 *)(out + (int64_t)q.r * p->so + q.c * AX_ROWS_VEC) =
+          *(const uint4 *)(s + (threadIdx.x + j * AX_THREADS) * AX_ROWS_VEC);
+    NAME(ax_rows_next)(&q, wv);
+  }
+}
+#endif
 
 /* A group's rows of one column in shared memory (stride width), combined onto acc in order;
    with write, scanned in place (exclusive: the value before each row). AX_ROWS_BATCH rows are
@@ -163,8 +204,15 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   __shared__ ACC_T group_s[AX_THREADS]; /* [group][column]: reductions, then inclusive prefixes */
   __shared__ ACC_T prefix_s[AX_THREADS];
   __shared__ unsigned long long tile_s;
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
+    pscan__stagger_rows(p.stagger_ns, 3, p.sm_count);
+    if (sizeof(IN_T) == sizeof(ACC_T) && p.prefetch && blockIdx.x < p.nchunks) { /* likely chunk */
+      const uint64_t r = (uint64_t)blockIdx.x * p.rows, n = (uint64_t)p.len - r;
+      pscan__prefetch_l2((const IN_T *)p.in + r * p.si,
+                         (unsigned)((n < (uint64_t)p.rows ? n : (uint64_t)p.rows) * p.width * sizeof(IN_T)));
+    }
     tile_s = atomicAdd(p.lb_counter, 1ull);
+  }
   __syncthreads();
   NAME(ax_rows_tile) t;
   t.width = p.width;
@@ -181,7 +229,9 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
      thread */
   NAME(ax_rc) rc = {threadIdx.x / t.width, threadIdx.x % t.width};
 #if ACC_SIZE >= 4
-  if (sizeof(IN_T) == sizeof(ACC_T)) {
+  if (sizeof(IN_T) == sizeof(ACC_T) && p.vec)
+    NAME(ax_rows_load_vec)(s, in, &p, rows, live);
+  else if (sizeof(IN_T) == sizeof(ACC_T)) {
 #pragma unroll 8
     for (int j = 0; j < AX_ROWS_ITEMS; j++) {
       ACC_T *dst = &s[threadIdx.x + j * AX_THREADS];
@@ -260,6 +310,12 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   }
   __syncthreads();
   ACC_T *out = (ACC_T *)p.out + r0 * p.so + (int64_t)c0;
+#if ACC_SIZE >= 4
+  if (p.vec) {
+    NAME(ax_rows_store_vec)(out, s, &p, rows, live);
+    return;
+  }
+#endif
   rc.r = threadIdx.x / t.width, rc.c = threadIdx.x % t.width;
 #pragma unroll 8
   for (int j = 0; j < AX_ROWS_ITEMS; j++) {
@@ -290,3 +346,4 @@ static int NAME(ax_launch_side_rows)(const pscan__cuda_axis_params *p, void *str
 #undef AX_ROWS_ITEMS
 #undef AX_ROWS_BATCH
 #undef AX_ROWS_SPAN
+#undef AX_ROWS_VEC
