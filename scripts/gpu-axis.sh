@@ -109,6 +109,14 @@ if has prof; then
         --launch-skip 1 --launch-count 1 -o "$OUT/$name" ./build-gpu/pscan_axis_bench --gpu --reps 3 \
         --shape "$shape" --axis 0 --type "${PROF_TYPE:-f32}" --no-segments >"$OUT/$name.log" 2>&1 || status=1
       ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
+      # the warps' stall reasons and L2 sectors by kind, and the SASS with its samples
+      ncu --import "$OUT/$name.ncu-rep" --page raw --csv 2>&1 | python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
+    if "pcsamp_warps_issue_stalled" in k and not k.endswith("_not_issued") or k.startswith("lts__t_sectors_srcunit") or k.startswith("dram__bytes"):
+        print(k, v)' >"$OUT/$name-raw.txt"
+      ncu --import "$OUT/$name.ncu-rep" --page source --csv --print-source sass >"$OUT/$name-sass.csv" 2>&1
       grep -E "DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Stall" \
         "$OUT/$name.txt" | head -24 | tee -a "$OUT/axis-summary.txt"
     done
