@@ -118,8 +118,7 @@ static bool side_rows_fit(const pscan__cuda_axis_params *p) {
 /* The tile can move in 16-byte vectors: 4- or 8-byte accumulators, whole vectors of columns
    and of both strides, both views 16-byte aligned (the width is then rounded up to whole
    vectors too). PSCAN_CUDA_AXIS_ROWS_VEC=0: element by element, for A/B runs and tests.
-   PSCAN_CUDA_AXIS_ROWS_PREFETCH (0/1) and PSCAN_CUDA_AXIS_ROWS_STAGGER_NS steer the likely
-   chunk's L2 prefetch and the first wave's stagger (axis_launch.h), for A/B runs. */
+   PSCAN_CUDA_AXIS_ROWS_PREFETCH=0: no L2 prefetch of the likely chunk (axis_launch.h). */
 static bool side_rows_vec(const pscan__cuda_axis_params *p, size_t acc_size) {
   if ((acc_size != 4 && acc_size != 8) || !env_uint("PSCAN_CUDA_AXIS_ROWS_VEC", 1))
     return false;
@@ -129,17 +128,15 @@ static bool side_rows_vec(const pscan__cuda_axis_params *p, size_t acc_size) {
 }
 
 static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
-                                  pscan__cuda_axis_params *p, size_t acc_size, void *stream,
-                                  unsigned sm_count) {
+                                  pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
   const uint64_t ncb = (p->nlines + PSCAN__AXIS_ROWS_WIDTH(acc_size) - 1) / PSCAN__AXIS_ROWS_WIDTH(acc_size);
   p->vec = side_rows_vec(p, acc_size);
   const unsigned v = p->vec ? (unsigned)(16 / acc_size) : 1;
   p->width = (unsigned)((p->nlines + ncb - 1) / ncb + v - 1) / v * v;
   p->rows = (int64_t)(PSCAN__AXIS_ROWS_TILE(acc_size) / p->width);
   p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
-  p->prefetch = p->vec && ncb == 1 && p->si == (int64_t)p->width && env_uint("PSCAN_CUDA_AXIS_ROWS_PREFETCH", 1);
-  p->stagger_ns = p->nchunks * ncb > 6 * (uint64_t)sm_count ? env_uint("PSCAN_CUDA_AXIS_ROWS_STAGGER_NS", 0) : 0;
-  p->sm_count = sm_count;
+  p->prefetch = p->vec && ncb == 1 && p->si == (int64_t)p->width &&
+                env_uint("PSCAN_CUDA_AXIS_ROWS_PREFETCH", 1);
   if (p->nchunks * ncb > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
   char *buf = NULL;
@@ -191,7 +188,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     if (p->nlines >= side_lb_min_lines())
       return run_side_lb(ctx, k, p, acc_size, stream);
     if (side_rows_fit(p))
-      return run_side_rows(ctx, k, p, acc_size, stream, sm_count);
+      return run_side_rows(ctx, k, p, acc_size, stream);
   }
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =

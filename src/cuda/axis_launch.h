@@ -42,11 +42,9 @@ typedef struct pscan__cuda_axis_params {
      strides and both addresses are whole vectors). */
   unsigned width;
   int vec;
-  /* side_rows: prefetch: a chunk is contiguous (one column block, rows back to back, p->vec),
-     so a block asks L2 for its likely chunk before its tile-id atomic; stagger_ns: first-wave
-     blocks of row r (blockIdx / sm_count, r < 3) wait r x stagger_ns first (common.cuh). */
+  /* side_rows: a chunk is contiguous (one column block, rows back to back, p->vec), so a
+     block asks L2 for its likely chunk before its tile-id atomic (common.cuh). */
   int prefetch;
-  unsigned stagger_ns, sm_count;
 } pscan__cuda_axis_params;
 
 /* Threads per block of every axis kernel: side by side, one column each (the host sizes grids,

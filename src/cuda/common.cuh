@@ -113,16 +113,12 @@ static __device__ __forceinline__ void pscan__prefetch_l2(const void *g, unsigne
    multiprocessor) waits r x stagger_ns before it takes its tile, which pipelines the rows from
    the first tile on
    (docs/PERFORMANCE.md, "Staggered first wave"). Called by thread 0 before the tile-id atomic. */
-static __device__ __forceinline__ void pscan__stagger_rows(unsigned ns, unsigned rows,
-                                                           unsigned sm_count) {
-  if (ns && blockIdx.x < rows * sm_count) {
-    const unsigned row = blockIdx.x / sm_count;
-    for (unsigned k = 0; k < row; k++)
-      __nanosleep(ns);
-  }
-}
 static __device__ __forceinline__ void pscan__stagger_first_wave(const pscan__cuda_scan_params *p) {
-  pscan__stagger_rows(p->stagger_ns, p->stagger_rows, p->sm_count);
+  if (p->stagger_ns && blockIdx.x < p->stagger_rows * p->sm_count) {
+    const unsigned row = blockIdx.x / p->sm_count;
+    for (unsigned k = 0; k < row; k++)
+      __nanosleep(p->stagger_ns);
+  }
 }
 
 /* Items of the tile that starts at item `start` (tile_items, or fewer for the last tile). */
