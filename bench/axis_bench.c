@@ -5,9 +5,11 @@
  *
  *   pscan_axis_bench [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE]
  *                    [--shape S] [--axis K] [--type T] [--no-segments] [--segments-only]
+ *                    [--sync-each]
  *
  * --shape "(1048576,64)", --axis 0 and --type f32|i32|f64 keep only the matching axis cases;
- * --no-segments and --segments-only pick one of the two parts.
+ * --no-segments and --segments-only pick one of the two parts. GPU samples are batches of calls
+ * back to back (time_ms); --sync-each times every call alone, its host part included.
  *
  * CSV columns: backend, kind (axis|segmented), dtype, shape, axis (or k of the segment lengths),
  * elements, bytes copied, pscan ms, copy ms, pscan % of copy, peer name, peer ms. The Python peers
@@ -107,7 +109,7 @@ static void stream_copy(void *dst, const void *src, size_t bytes, int nthreads) 
 
 typedef struct bench {
   pscan_ctx *ctx;
-  int gpu, threads, reps;
+  int gpu, threads, reps, sync_each;
   FILE *csv;
 } bench;
 
@@ -183,7 +185,28 @@ static pscan_status run_once(const bench *b, const run_args *r) {
   return PSCAN_ERR_INTERNAL;
 }
 
-/* Median ms of reps runs after one warm-up; a negative value on failure (message printed). */
+#ifdef AXIS_BENCH_CUDA
+/* ms of one GPU sample: `inner` calls back to back between two events, per call. */
+static double gpu_sample_ms(const bench *b, const run_args *r, int inner) {
+  cudaEvent_t e0, e1;
+  float ms = 0;
+  cudaEventCreate(&e0), cudaEventCreate(&e1);
+  cudaEventRecord(e0, 0);
+  for (int j = 0; j < inner; j++)
+    run_once(b, r);
+  cudaEventRecord(e1, 0);
+  cudaEventSynchronize(e1);
+  cudaEventElapsedTime(&ms, e0, e1);
+  cudaEventDestroy(e0), cudaEventDestroy(e1);
+  return ms / inner;
+}
+#endif
+
+/* Median ms of reps runs after one warm-up; a negative value on failure (message printed).
+   GPU: each sample is a batch of calls back to back (as tools/bench/bench_gpu.c times the flat
+   scans), enough for ~2 ms, so that the host's part of a call (argument checks, a workspace
+   from the stream-ordered pool, the launches) overlaps the call before it, as in a pipeline of
+   calls; with --sync-each every call is a sample of its own, host part included. */
 static double time_ms(const bench *b, const run_args *r) {
   double t[64];
   int reps = b->reps > 64 ? 64 : b->reps;
@@ -192,22 +215,20 @@ static double time_ms(const bench *b, const run_args *r) {
     fprintf(stderr, "  refused: %s (%s)\n", pscan_status_name(s), pscan_last_error(b->ctx));
     return -1;
   }
-  for (int i = 0; i < reps; i++) {
 #ifdef AXIS_BENCH_CUDA
-    if (b->gpu) {
-      cudaEvent_t e0, e1;
-      float ms = 0;
-      cudaEventCreate(&e0), cudaEventCreate(&e1);
-      cudaEventRecord(e0, 0);
-      run_once(b, r);
-      cudaEventRecord(e1, 0);
-      cudaEventSynchronize(e1);
-      cudaEventElapsedTime(&ms, e0, e1);
-      cudaEventDestroy(e0), cudaEventDestroy(e1);
-      t[i] = ms;
-      continue;
+  if (b->gpu) {
+    int inner = 1;
+    if (!b->sync_each) {
+      double one = gpu_sample_ms(b, r, 1);
+      inner = one > 0 ? (int)(2.0 / one) : 64;
+      inner = inner < 1 ? 1 : inner > 64 ? 64 : inner;
     }
+    for (int i = 0; i < reps; i++)
+      t[i] = gpu_sample_ms(b, r, inner);
+    return median(t, reps);
+  }
 #endif
+  for (int i = 0; i < reps; i++) {
     double t0 = now_ms();
     run_once(b, r);
     t[i] = now_ms() - t0;
@@ -344,6 +365,8 @@ int main(int argc, char **argv) {
       only_axis = atoi(argv[++i]);
     else if (strcmp(argv[i], "--type") == 0 && i + 1 < argc)
       only_type = argv[++i];
+    else if (strcmp(argv[i], "--sync-each") == 0)
+      b.sync_each = 1;
     else if (strcmp(argv[i], "--no-segments") == 0)
       no_segments = 1;
     else if (strcmp(argv[i], "--segments-only") == 0)
@@ -351,7 +374,8 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr,
               "usage: %s [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE] [--shape S]\n"
-              "       [--axis K] [--type f32|i32|f64] [--no-segments] [--segments-only]\n",
+              "       [--axis K] [--type f32|i32|f64] [--no-segments] [--segments-only]\n"
+              "       [--sync-each]\n",
               argv[0]);
       return 2;
     }
@@ -380,8 +404,10 @@ int main(int argc, char **argv) {
     fprintf(b.csv, "backend,kind,dtype,shape,axis_or_k,elements,bytes,pscan_ms,copy_ms,"
                    "pct_of_copy,peer,peer_ms\n");
   }
-  printf("pscan %s, %s, %d reps (medians)%s\n", pscan_version_string(),
-         b.gpu ? "CUDA backend" : "CPU backend", b.reps, quick ? ", quick" : "");
+  printf("pscan %s, %s, %d reps (medians%s)%s\n", pscan_version_string(),
+         b.gpu ? "CUDA backend" : "CPU backend", b.reps,
+         !b.gpu ? "" : b.sync_each ? ", each call synchronised" : ", of calls back to back",
+         quick ? ", quick" : "");
   static const pscan_dtype types[] = {PSCAN_F32, PSCAN_I32, PSCAN_F64};
   int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
   for (int ti = 0; ti < 3 && !segments_only; ti++)

@@ -19,7 +19,7 @@
 #define AX_ROWS_TILE PSCAN__AXIS_ROWS_TILE(ACC_SIZE)
 #define AX_ROWS_ITEMS (AX_ROWS_TILE / AX_THREADS)
 #define AX_ROWS_BATCH 8
-#define AX_ROWS_SPAN (ACC_SIZE == 4 ? 12 : 8) /* window positions per thread */
+#define AX_ROWS_SPAN (ACC_SIZE == 8 ? 8 : 16) /* window positions per thread */
 #define AX_ROWS_VEC (16 / ACC_SIZE)           /* elements per 16-byte vector (p.vec) */
 
 /* Row and column within the tile of this thread's j-th flat item (j = 0, 1, ... in turn). */
@@ -111,14 +111,15 @@ static __device__ __forceinline__ ACC_T NAME(ax_rows_pass)(ACC_T *column, unsign
 }
 
 /* A status word's state (0, 1 or 2) and value. */
-static __device__ __forceinline__ unsigned NAME(ax_rows_read)(const char *word, ACC_T *v) {
+static __device__ __forceinline__ unsigned NAME(ax_rows_read)(const void *words, uint64_t at,
+                                                              ACC_T *v) {
 #if ACC_SIZE == 8
   unsigned long long value, state;
-  pscan__ld_word128(word, &value, &state);
+  pscan__ld_word128((const char *)words + 16 * at, &value, &state);
   *v = NAME(from_bits)(value);
   return (unsigned)state;
 #else
-  const unsigned long long w = pscan__ld_word64(word);
+  const unsigned long long w = pscan__ld_word64((const char *)words + 8 * at);
   *v = NAME(from_bits)((NAME(bits_t))(w & 0xffffffffu));
   return (unsigned)(w >> 32);
 #endif
@@ -131,45 +132,17 @@ typedef struct {
   bool active, lead;     /* in a group of a live column; thread c of the block */
 } NAME(ax_rows_tile);
 
-/* Reads the window positions of this thread (position g + s x groups, chunk hi - 1 -
-   position, of column col) that are below lim and not yet seen published (bit s of *seen
-   clear); sets bit s of *seen when a word is published and of *incl when it holds an inclusive
-   prefix (state 2). Returns the nearest inclusive position below lim, or lim if none. */
-static __device__ __forceinline__ unsigned NAME(ax_rows_poll)(const pscan__cuda_axis_params *p,
-                                                            const NAME(ax_rows_tile) *t,
-                                                            uint64_t hi, unsigned lim,
-                                                            unsigned *seen, unsigned *incl,
-                                                            ACC_T *v) {
-#pragma unroll
-  for (int s = 0; s < AX_ROWS_SPAN; s++) {
-    const unsigned i = t->g + s * t->groups;
-    if (i < lim && !(*seen >> s & 1)) {
-      const unsigned st = NAME(ax_rows_read)(
-          (const char *)p->agg + ((hi - 1 - i) * p->nlines + t->col) * PSCAN__AXIS_ROWS_WORD(ACC_SIZE),
-          &v[s]);
-      *seen |= (st != 0) << s;
-      *incl |= (st == 2) << s;
-    }
-  }
-  unsigned mine = lim;
-#pragma unroll
-  for (int s = AX_ROWS_SPAN - 1; s >= 0; s--)
-    if (*incl >> s & 1 && t->g + s * t->groups < lim)
-      mine = t->g + s * t->groups;
-  return mine;
-}
-
 /* Folds the predecessors of chunk k back to each column's nearest inclusive prefix. A round
    covers a window of groups x AX_ROWS_SPAN predecessors: thread (g, c) owns positions g,
-   g + groups, ... (position i is chunk hi - 1 - i) of column c. It reads them all once, then
-   again only those not yet published that lie before its own nearest inclusive prefix, until
-   they are; the column's stop is the least inclusive position over its groups (the columns of
-   a chunk are published one by one, so they may stop at different chunks), and every position
-   before it was seen published by its thread. Polling the whole window instead made the
-   look-back read ~2x the tile's own input from L2 (docs/PERFORMANCE.md, "Narrow arrays side by
-   side"). The groups' folds are then folded by the lead thread; the built-in operators commute,
-   so the order of the predecessors' combination is free. Uniform across the block; returns the
-   lead's prefix. */
+   g + groups, ... (position i is chunk hi - 1 - i) of column c. It reads them, then again only
+   those up to its own nearest inclusive prefix, until they are all published; the column's
+   stop is the least inclusive position over its groups (the columns of a chunk are published
+   one by one, so they may stop at different chunks), and every position before it was read
+   published in its thread's last read. Waiting on the whole window instead re-read all of it
+   while the nearest predecessors were unpublished (the look-back read ~2x the tile's input from
+   L2: docs/PERFORMANCE.md, "Narrow arrays side by side"). The groups' folds are then folded by
+   the lead thread; the built-in operators commute, so the order of the predecessors'
+   combination is free. Uniform across the block; returns the lead's prefix. */
 static __device__ __forceinline__ ACC_T NAME(ax_rows_lookback)(const pscan__cuda_axis_params *p,
                                                const NAME(ax_rows_tile) *t) {
   __shared__ unsigned stop_s[AX_THREADS];
@@ -183,25 +156,34 @@ static __device__ __forceinline__ ACC_T NAME(ax_rows_lookback)(const pscan__cuda
     __syncthreads();
     const bool reading = t->active && !col_done;
     ACC_T v[AX_ROWS_SPAN];
-    unsigned seen = 0, incl = 0; /* bit s: position s published; an inclusive prefix */
-#pragma unroll
-    for (int s = 0; s < AX_ROWS_SPAN; s++)
-      v[s] = NAME(identity)();
     if (reading) {
-      /* until every position before this thread's nearest inclusive prefix is published */
-      unsigned lim = n, ns = PSCAN__BACKOFF_FIRST_NS;
+      /* last: the farthest position this thread still needs (its nearest inclusive prefix) */
+      unsigned last = n - 1, nearest, ns = PSCAN__BACKOFF_FIRST_NS;
       for (;;) {
-        lim = NAME(ax_rows_poll)(p, t, hi, lim, &seen, &incl, v);
-        bool ready = true;
+        unsigned pending = 0; /* bit s: position s read unpublished */
+        nearest = n;
+#pragma unroll
+        for (int s = 0; s < AX_ROWS_SPAN; s++) {
+          const unsigned i = t->g + s * t->groups;
+          unsigned st = 1;
+          v[s] = NAME(identity)();
+          if (i <= last)
+            st = NAME(ax_rows_read)(p->agg, (hi - 1 - i) * p->nlines + t->col, &v[s]);
+          pending |= (unsigned)(st == 0) << s;
+          if (st == 2 && nearest == n)
+            nearest = i;
+        }
+        last = nearest < n ? nearest : last;
+        bool ready = true; /* every position up to last published (those past it not needed) */
 #pragma unroll
         for (int s = 0; s < AX_ROWS_SPAN; s++)
-          ready &= (seen >> s & 1) || t->g + s * t->groups >= lim;
+          ready &= !(pending >> s & 1) || t->g + s * t->groups > last;
         if (ready)
           break;
         pscan__backoff(&ns);
       }
-      if (lim < n)
-        atomicMin(&stop_s[t->c], lim);
+      if (nearest < n)
+        atomicMin(&stop_s[t->c], nearest);
     }
     __syncthreads();
     const unsigned stop = stop_s[t->c];
