@@ -31,7 +31,7 @@
 #include <cuda_runtime.h>
 /* axis_cub.cu: CUB's scan by key over segment ids (CUB has no scan by offsets), ms per run. */
 double axis_cub_scan_by_key_ms(int dtype, const void *in, void *out, const int32_t *keys, size_t n,
-                               int reps);
+                               int reps, int sync_each);
 #endif
 
 typedef struct shape_case {
@@ -328,7 +328,7 @@ static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t) {
       int32_t *d_keys = buf_alloc(b, n * sizeof *keys);
       if (d_keys) {
         buf_upload(b, d_keys, keys, n * sizeof *keys);
-        peer_ms = axis_cub_scan_by_key_ms((int)t, in, out, d_keys, n, b->reps);
+        peer_ms = axis_cub_scan_by_key_ms((int)t, in, out, d_keys, n, b->reps, b->sync_each);
         peer = "cub-scan-by-key";
         buf_free(b, d_keys);
       }

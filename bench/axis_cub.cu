@@ -13,7 +13,8 @@
 #include "pscan.h"
 
 template <typename T>
-static double time_by_key(const void *in, void *out, const int32_t *keys, size_t n, int reps) {
+static double time_by_key(const void *in, void *out, const int32_t *keys, size_t n, int reps,
+                          int sync_each) {
   size_t temp_bytes = 0;
   const T *d_in = static_cast<const T *>(in);
   T *d_out = static_cast<T *>(out);
@@ -26,14 +27,22 @@ static double time_by_key(const void *in, void *out, const int32_t *keys, size_t
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  for (int i = 0; i < reps; i++) {
+  // samples as pscan's (axis_bench.c time_ms): a batch of calls back to back, ~2 ms, unless
+  // sync_each; the first sample (one call) sizes the batch
+  int inner = 1;
+  for (int i = -1; i < reps; i++) {
     float ms = 0;
     cudaEventRecord(e0);
-    cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, keys, d_in, d_out, (int64_t)n);
+    for (int j = 0; j < inner; j++)
+      cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, keys, d_in, d_out, (int64_t)n);
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
     cudaEventElapsedTime(&ms, e0, e1);
-    t.push_back(ms);
+    if (i < 0) {
+      inner = sync_each || ms <= 0 ? 1 : std::min(64, std::max(1, (int)(2.0 / ms)));
+      continue;
+    }
+    t.push_back(ms / inner);
   }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
@@ -45,11 +54,11 @@ static double time_by_key(const void *in, void *out, const int32_t *keys, size_t
 }
 
 extern "C" double axis_cub_scan_by_key_ms(int dtype, const void *in, void *out,
-                                          const int32_t *keys, size_t n, int reps) {
+                                          const int32_t *keys, size_t n, int reps, int sync_each) {
   switch (dtype) {
-  case PSCAN_F32: return time_by_key<float>(in, out, keys, n, reps);
-  case PSCAN_I32: return time_by_key<int32_t>(in, out, keys, n, reps);
-  case PSCAN_F64: return time_by_key<double>(in, out, keys, n, reps);
+  case PSCAN_F32: return time_by_key<float>(in, out, keys, n, reps, sync_each);
+  case PSCAN_I32: return time_by_key<int32_t>(in, out, keys, n, reps, sync_each);
+  case PSCAN_F64: return time_by_key<double>(in, out, keys, n, reps, sync_each);
   default: return -1;
   }
 }

@@ -138,11 +138,9 @@ typedef struct {
    those up to its own nearest inclusive prefix, until they are all published; the column's
    stop is the least inclusive position over its groups (the columns of a chunk are published
    one by one, so they may stop at different chunks), and every position before it was read
-   published in its thread's last read. Waiting on the whole window instead re-read all of it
-   while the nearest predecessors were unpublished (the look-back read ~2x the tile's input from
-   L2: docs/PERFORMANCE.md, "Narrow arrays side by side"). The groups' folds are then folded by
-   the lead thread; the built-in operators commute, so the order of the predecessors'
-   combination is free. Uniform across the block; returns the lead's prefix. */
+   published in its thread's last read. The groups' folds are then folded by the lead thread;
+   the built-in operators commute, so the order of the predecessors' combination is free.
+   Uniform across the block; returns the lead's prefix. */
 static __device__ __forceinline__ ACC_T NAME(ax_rows_lookback)(const pscan__cuda_axis_params *p,
                                                const NAME(ax_rows_tile) *t) {
   __shared__ unsigned stop_s[AX_THREADS];
