@@ -85,32 +85,42 @@ static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
     memcpy(&p->init, c->init, c->out_size);
 }
 
+/* A one-pass side-by-side launch over ntiles tiles: one allocation holds head_bytes (the tile
+   counter, then side_lb's flags) and body_bytes at p->agg; freed after the launch, in stream
+   order. */
+static pscan_status run_one_pass(pscan_ctx *ctx, pscan__cuda_axis_params *p, void *stream,
+                                 uint64_t ntiles, size_t head_bytes, size_t body_bytes,
+                                 int (*launch)(const pscan__cuda_axis_params *, void *),
+                                 const char *what) {
+  if (ntiles > 0x7fffffffu)
+    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
+  char *buf = NULL;
+  PSCAN__CHECK(device_alloc(ctx, stream, head_bytes + body_bytes, (void **)&buf));
+  p->lb_counter = (unsigned long long *)buf;
+  p->lb_flags = (unsigned *)(buf + 8);
+  p->agg = buf + head_bytes;
+  int e = launch(p, stream);
+  cudaFreeAsync(buf, (cudaStream_t)stream);
+  AX_CHECK(ctx, e, what);
+  return PSCAN_OK;
+}
+
 /* Wide lines side by side in one pass (side_lb): chunks of PSCAN__AXIS_LB_ROWS rows x 256
-   columns; one allocation holds the tile counter, the flags and the chunks' reductions and
-   inclusive prefixes. */
+   columns; the flags (one per tile) and the chunks' reductions and inclusive prefixes. */
 static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
                                 pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
   const uint64_t rows = PSCAN__AXIS_LB_ROWS(acc_size), ncb = (p->nlines + PSCAN__AXIS_THREADS - 1) / PSCAN__AXIS_THREADS;
   p->rows = (int64_t)rows;
   p->nchunks = ((uint64_t)p->len + rows - 1) / rows;
-  if (p->nchunks * ncb > 0x7fffffffu)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
-  const size_t flag_bytes = (8 + p->nchunks * ncb * sizeof(unsigned) + 15) / 16 * 16;
-  char *buf = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, flag_bytes + 2 * p->nchunks * p->nlines * acc_size,
-                            (void **)&buf));
-  p->lb_counter = (unsigned long long *)buf;
-  p->lb_flags = (unsigned *)(buf + 8);
-  p->agg = buf + flag_bytes;
-  int e = k->side_lb(p, stream);
-  cudaFreeAsync(buf, (cudaStream_t)stream);
-  AX_CHECK(ctx, e, "axis scan (side by side, one pass)");
-  return PSCAN_OK;
+  const uint64_t ntiles = p->nchunks * ncb;
+  return run_one_pass(ctx, p, stream, ntiles, (8 + ntiles * sizeof(unsigned) + 15) / 16 * 16,
+                      2 * p->nchunks * p->nlines * acc_size, k->side_lb,
+                      "axis scan (side by side, one pass)");
 }
 
 /* Narrow lines side by side in one pass (side_rows), columns contiguous in both views: column
    blocks of up to PSCAN__AXIS_ROWS_WIDTH columns of equal width, as many rows as fill a tile;
-   one allocation holds the tile counter and a status word per chunk and column. */
+   a status word per chunk and column. */
 static bool side_rows_fit(const pscan__cuda_axis_params *p) {
   return p->nb == 1 && p->bis[0] == 1 && p->bos[0] == 1 && env_uint("PSCAN_CUDA_AXIS_ROWS", 1);
 }
@@ -137,17 +147,9 @@ static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels
   p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
   p->prefetch = p->vec && ncb == 1 && p->si == (int64_t)p->width &&
                 env_uint("PSCAN_CUDA_AXIS_ROWS_PREFETCH", 1);
-  if (p->nchunks * ncb > 0x7fffffffu)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
-  char *buf = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, 16 + p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(acc_size),
-                            (void **)&buf));
-  p->lb_counter = (unsigned long long *)buf;
-  p->agg = buf + 16;
-  int e = k->side_rows(p, stream);
-  cudaFreeAsync(buf, (cudaStream_t)stream);
-  AX_CHECK(ctx, e, "axis scan (side by side, rows in one pass)");
-  return PSCAN_OK;
+  return run_one_pass(ctx, p, stream, p->nchunks * ncb, 16,
+                      p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(acc_size), k->side_rows,
+                      "axis scan (side by side, rows in one pass)");
 }
 
 /* DETERMINISTIC with a float sum or product: the look-backs fold a different run of chunks

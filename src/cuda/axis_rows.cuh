@@ -43,40 +43,34 @@ static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void
 }
 
 #if ACC_SIZE >= 4
-/* The tile's rows (rows x live of the block's width) into shared memory in 16-byte copies, all
-   in flight at once; the rest of the tile identity. p->vec: the width, live, the strides and the
-   input's address are whole vectors, so vector q of the tile is row q / (width / VEC). */
-static __device__ __forceinline__ void NAME(ax_rows_load_vec)(ACC_T *s, const IN_T *in,
+/* The tile's rows (rows x live of the block's width) between global and shared memory in
+   16-byte vectors: load (into s with cp.async, every copy in flight at once; the rest of the
+   tile identity) or store (from s to out). p->vec: the width, live, the strides and both
+   addresses are whole vectors, so vector q of the tile is row q / (width / VEC). */
+static __device__ __forceinline__ void NAME(ax_rows_move_vec)(ACC_T *s, const IN_T *in,
+                                                             ACC_T *out,
                                                              const pscan__cuda_axis_params *p,
-                                                             unsigned rows, unsigned live) {
+                                                             unsigned rows, unsigned live,
+                                                             bool load) {
   const unsigned wv = p->width / AX_ROWS_VEC;
   NAME(ax_rc) q = {threadIdx.x / wv, threadIdx.x % wv};
 #pragma unroll 4
   for (int j = 0; j < AX_ROWS_ITEMS / AX_ROWS_VEC; j++) {
-    ACC_T *dst = s + (threadIdx.x + j * AX_THREADS) * AX_ROWS_VEC;
-    if (q.r < rows && q.c * AX_ROWS_VEC < live)
-      pscan__cp_async16(dst, in + (int64_t)q.r * p->si + q.c * AX_ROWS_VEC);
-    else
+    ACC_T *sv = s + (threadIdx.x + j * AX_THREADS) * AX_ROWS_VEC;
+    const bool here = q.r < rows && q.c * AX_ROWS_VEC < live;
+    const int64_t at = (int64_t)q.r * (load ? p->si : p->so) + q.c * AX_ROWS_VEC;
+    if (load && here)
+      pscan__cp_async16(sv, in + at);
+    else if (load)
       for (int v = 0; v < AX_ROWS_VEC; v++)
-        dst[v] = NAME(identity)();
+        sv[v] = NAME(identity)();
+    else if (here)
+      *(uint4 *)(out + at) = *(const uint4 *)sv;
     NAME(ax_rows_next)(&q, wv);
   }
-  pscan__cp_async_commit();
-  pscan__cp_async_wait_all();
-}
-
-/* The scanned tile from shared memory to its rows, 16 bytes a store (as ax_rows_load_vec). */
-static __device__ __forceinline__ void NAME(ax_rows_store_vec)(ACC_T *out, const ACC_T *s,
-                                                              const pscan__cuda_axis_params *p,
-                                                              unsigned rows, unsigned live) {
-  const unsigned wv = p->width / AX_ROWS_VEC;
-  NAME(ax_rc) q = {threadIdx.x / wv, threadIdx.x % wv};
-#pragma unroll 4
-  for (int j = 0; j < AX_ROWS_ITEMS / AX_ROWS_VEC; j++) {
-    if (q.r < rows && q.c * AX_ROWS_VEC < live)
-      *(uint4 *)(out + (int64_t)q.r * p->so + q.c * AX_ROWS_VEC) =
-          *(const uint4 *)(s + (threadIdx.x + j * AX_THREADS) * AX_ROWS_VEC);
-    NAME(ax_rows_next)(&q, wv);
+  if (load) {
+    pscan__cp_async_commit();
+    pscan__cp_async_wait_all();
   }
 }
 #endif
@@ -235,7 +229,7 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   NAME(ax_rc) rc = {threadIdx.x / t.width, threadIdx.x % t.width};
 #if ACC_SIZE >= 4
   if (sizeof(IN_T) == sizeof(ACC_T) && p.vec)
-    NAME(ax_rows_load_vec)(s, in, &p, rows, live);
+    NAME(ax_rows_move_vec)(s, in, NULL, &p, rows, live, true);
   else if (sizeof(IN_T) == sizeof(ACC_T)) {
 #pragma unroll 8
     for (int j = 0; j < AX_ROWS_ITEMS; j++) {
@@ -317,7 +311,7 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   ACC_T *out = (ACC_T *)p.out + r0 * p.so + (int64_t)c0;
 #if ACC_SIZE >= 4
   if (p.vec) {
-    NAME(ax_rows_store_vec)(out, s, &p, rows, live);
+    NAME(ax_rows_move_vec)(s, NULL, out, &p, rows, live, false);
     return;
   }
 #endif
