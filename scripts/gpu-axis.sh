@@ -15,10 +15,13 @@
 #         side_rows, wherever the columns are contiguous), the same element by element
 #         (PSCAN_CUDA_AXIS_ROWS_VEC=0) and with PSCAN_CUDA_AXIS_ROWS=0 as well (the 3-pass
 #         side-by-side scan alone).
-# ab: pscan_axis_bench --gpu by default and under each environment set of $AB_ENV (sets separated
+# ab: pscan_axis_bench --gpu by default, under each environment set of $AB_ENV (sets separated
 #     by ';', e.g. AB_ENV="PSCAN_CUDA_AXIS_LB_MIN_LINES=32;PSCAN_CUDA_AXIS_LB_MIN_LINES=99999999"),
-#     $AB_ROUNDS rounds (default 2), with the benchmark's extra arguments $AB_ARGS (e.g. "--axis 0
-#     --no-segments"); a table of % of copy, one column per run.
+#     and each program of $AB_BINS (';'-separated, e.g. AB_BINS=old/pscan_axis_bench for an earlier
+#     commit's benchmark, carried as $AB_BINS_TAR: `tar cJf build-carry/old-bench.tar.xz -C DIR
+#     old` over DIR/old/pscan_axis_bench), $AB_ROUNDS rounds (default 2), with the benchmark's
+#     extra arguments $AB_ARGS (e.g. "--axis 0 --no-segments"); a table of % of copy, one column
+#     per run.
 # prof: ncu (--set full) of one side_rows launch per shape of $PROF_SHAPES (default "(1048576,64)
 #       (2097152,128)"), type $PROF_TYPE (f32), under the default and each set of $PROF_ENV.
 # Results (logs, CSV) go to $OUT (the device tool's output folder) or ./gpu-out.
@@ -73,20 +76,26 @@ if has bench; then
     tee "$OUT/axis-bench-cpu.txt" | tee -a "$OUT/axis-summary.txt"
 fi
 if has ab; then
-  # the default, then each environment set of $AB_ENV (sets separated by ';'), $AB_ROUNDS rounds
+  # the default, each environment set of $AB_ENV (sets separated by ';'), then each program of
+  # $AB_BINS (';'-separated; $AB_BINS_TAR unpacked first), $AB_ROUNDS rounds
   IFS=';' read -ra ab_envs <<<"${AB_ENV:-}"
-  ab_envs=("" "${ab_envs[@]}")
+  IFS=';' read -ra ab_bins <<<"${AB_BINS:-}"
+  [ -z "${AB_BINS_TAR:-}" ] || tar xJf "$AB_BINS_TAR" || { log "UNPACK FAILED: $AB_BINS_TAR"; exit 1; }
+  variants=("./build-gpu/pscan_axis_bench|")
+  for e in ${ab_envs[@]+"${ab_envs[@]}"}; do variants+=("./build-gpu/pscan_axis_bench|$e"); done
+  for b in ${ab_bins[@]+"${ab_bins[@]}"}; do variants+=("$b|"); done
   csvs=()
   for round in $(seq "${AB_ROUNDS:-2}"); do
-    for i in "${!ab_envs[@]}"; do
-      log "pscan_axis_bench --gpu (env: ${ab_envs[$i]:-default}, round $round)"
+    for i in "${!variants[@]}"; do
+      bin=${variants[$i]%%|*} envs=${variants[$i]#*|}
+      log "pscan_axis_bench --gpu ($bin, env: ${envs:-default}, round $round)"
       # shellcheck disable=SC2086
-      env ${ab_envs[$i]} ./build-gpu/pscan_axis_bench --gpu --reps 11 ${AB_ARGS:-} --csv "$OUT/axis-ab-$i-$round.csv" \
+      env $envs "$bin" --gpu --reps 11 ${AB_ARGS:-} --csv "$OUT/axis-ab-$i-$round.csv" \
         >"$OUT/axis-ab-$i-$round.txt" 2>&1 || status=1
       csvs+=("$OUT/axis-ab-$i-$round.csv")
     done
   done
-  log "A/B: % of copy by environment (columns: default, then AB_ENV's sets in order; rounds after each other)"
+  log "A/B: % of copy (columns: default, AB_ENV's sets, AB_BINS' programs in order; rounds after each other)"
   python3 - "${csvs[@]}" <<'PY' | tee -a "$OUT/axis-summary.txt"
 import csv, sys
 runs = [{(r["dtype"], r["shape"], r["axis_or_k"]): r["pct_of_copy"] for r in csv.DictReader(open(f))
