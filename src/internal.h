@@ -25,6 +25,8 @@ typedef struct pscan__scan_call {
   size_t in_size, out_size;      /* bytes per element; both elem_size for a custom operator */
   pscan_combine_fn fn;           /* custom operator only */
   void *user;
+  size_t segment_len; /* CUDA only (the axis scan's lines back to back): a line starts every
+                         segment_len items; 0: one line */
 } pscan__scan_call;
 
 /* One validated compaction request (pscan_select_if, pscan_select_flagged, pscan_partition_if,
@@ -72,9 +74,6 @@ typedef struct pscan__compact_call {
   const int64_t *offsets;
   size_t num_segments;
   const uint64_t *tile_segment;
-  /* SCAN_BY_KEY of lines back to back (the CUDA pscan_scan_axis): in is NULL and a run starts
-     every segment_len items. */
-  size_t segment_len;
 } pscan__compact_call;
 
 /* One validated scan along an axis (pscan_scan_axis) or by segments (pscan_segmented_scan);

@@ -461,6 +461,7 @@ int main(int argc, char **argv) {
   test_bad_input();
   test_regimes(seed);
   test_side_chunks(seed);
+  test_lines_back_to_back(seed);
   test_lengths(seed);
   test_types(seed);
   test_segmented(seed);

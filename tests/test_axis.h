@@ -1,6 +1,6 @@
 /* What the parts of the axis suite share (one program, test_axis): test_axis.c holds the views,
- * the calls on the backend's buffers, the per-line reference and main; test_axis_chunks.c and
- * test_axis_segments.c more cases. */
+ * the calls on the backend's buffers, the per-line reference and main; test_axis_chunks.c,
+ * test_axis_lines.c and test_axis_segments.c more cases. */
 #ifndef TEST_AXIS_H
 #define TEST_AXIS_H
 
@@ -49,8 +49,9 @@ bool axis_light(void);
 bool axis_quick(void);
 spec spec2(int64_t a, int64_t b, int axis, pscan_dtype t, pscan_op op);
 
-/* ---- the cases of test_axis_chunks.c and test_axis_segments.c ---- */
+/* ---- the cases of test_axis_chunks.c, test_axis_lines.c and test_axis_segments.c ---- */
 void test_side_chunks(uint64_t seed);
+void test_lines_back_to_back(uint64_t seed);
 void test_deterministic(uint64_t seed);
 void test_segmented(uint64_t seed);
 void test_segmented_sums(uint64_t seed);

@@ -8,9 +8,10 @@
  *    segments in shared memory (side_rows, axis_rows.cuh). Otherwise, and in DETERMINISTIC mode
  *    for float sums and products, a reduce / carry / scan sequence (~3n), its carries scanned
  *    recursively when there are many chunks;
- *  - lines back to back (a C-order array along its last axis), 4-byte types, lines of up to 128
- *    items or few long ones: one by-key scan (by_key_tile.cuh) with a head every len items;
- *  - other few long contiguous lines: the flat single-pass scan (host/scan.c) on each line in turn;
+ *  - lines back to back (a C-order array along its last axis): one single-pass scan over all of
+ *    them with a line starting every len items (scan/tile_scan.cuh, scan_lines_kernel);
+ *  - other few long contiguous lines (DETERMINISTIC float sums): the flat single-pass scan
+ *    (host/scan.c) on each line in turn;
  *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
  *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
@@ -228,33 +229,25 @@ static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
   return PSCAN_OK;
 }
 
-/* Lines back to back in both views (a C-order array along its last axis), more than one: one
-   by-key scan over all of them with a head every len items streams them in one launch. It
-   serves 4-byte types (as measured: docs/PERFORMANCE.md, "Axis scans on the GPU") where the
-   line kernels are weakest: lines of up to 128 items (one warp each) and few long lines (one
-   flat scan after another). */
-static const pscan__cuda_compact_kernel *dense_lines_kernel(const pscan__axis_call *c,
-                                                            const pscan__axis_norm *v) {
-  if (v->si != 1 || v->so != 1 || v->nb != 1 || v->b[0].is != v->len || v->b[0].os != v->len ||
-      c->in_type != c->out_type || c->in_size != 4)
-    return NULL;
-  bool short_lines = v->len <= 128,
-       long_lines = (v->len >= AX_LONG_LINE && v->nlines <= AX_FEW_LINES) ||
-                    (v->len >= AX_VERY_LONG_LINE && v->nlines < AX_MANY_LINES);
-  if (!short_lines && !long_lines)
-    return NULL;
-  return pscan__cuda_compact_for(PSCAN__COMPACT_SCAN_BY_KEY, PSCAN_U8, (int)c->in_type, c->op);
+/* Lines back to back in both views (a C-order array along its last axis): one single-pass
+   scan over all of them, a line starting every len items (scan/tile_scan.cuh,
+   scan_lines_kernel), streams every line length in one launch at the flat scan's tiles. Not
+   for float sums and products in DETERMINISTIC mode (its look-back stops wherever a prefix is
+   published first). PSCAN_CUDA_AXIS_FLAT_LINES=0: the line kernels instead, for A/B runs. */
+static bool lines_back_to_back(const pscan_ctx *ctx, const pscan__axis_call *c,
+                               const pscan__axis_norm *v) {
+  return v->si == 1 && v->so == 1 && v->nb == 1 && v->b[0].is == v->len &&
+         v->b[0].os == v->len && v->len > 0 && !fixed_order(ctx, (int)c->out_type, c->op) &&
+         env_uint("PSCAN_CUDA_AXIS_FLAT_LINES", 1);
 }
 
-static pscan_status run_dense_lines(pscan_ctx *ctx, const pscan__axis_call *c,
-                                    const pscan__axis_norm *v) {
-  pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = v->nlines * (size_t)v->len,
-                                .type = PSCAN_U8, .size = 1, .vals_in = v->in,
-                                .vals_out = v->out, .val_type = c->in_type,
-                                .val_size = c->in_size, .op = (pscan_op)c->op,
-                                .exclusive = c->exclusive, .init = c->init,
-                                .segment_len = (size_t)v->len};
-  return pscan__cuda_backend.compact(ctx, &by_key);
+static pscan_status run_lines_back_to_back(pscan_ctx *ctx, const pscan__axis_call *c,
+                                           const pscan__axis_norm *v) {
+  pscan__scan_call flat = {.in = v->in, .out = v->out, .n = v->nlines * (size_t)v->len,
+                           .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
+                           .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
+                           .out_size = c->out_size, .segment_len = (size_t)v->len};
+  return pscan__cuda_backend.scan(ctx, &flat);
 }
 
 static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
@@ -365,8 +358,8 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__axis_normalise(c, &v);
   if (v.nb > PSCAN__AXIS_MAX_BATCH)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "pscan_scan_axis: too many batch dimensions");
-  if (dense_lines_kernel(c, &v))
-    return run_dense_lines(ctx, c, &v);
+  if (lines_back_to_back(ctx, c, &v))
+    return run_lines_back_to_back(ctx, c, &v);
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))

@@ -55,6 +55,7 @@ typedef struct pscan__cuda_scan_params {
   unsigned stagger_rows;
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
+  uint64_t segment_len; /* scan_lines: a line starts every segment_len items (lines back to back) */
 } pscan__cuda_scan_params;
 
 /* Launchers for one (input type, accumulation type, op). Each returns a cudaError_t as int. */
@@ -67,6 +68,8 @@ typedef struct pscan__cuda_kernels {
   /* The single-pass scan over small tiles (8 KB), for inputs that fill few large ones. */
   int (*scan_small)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
   unsigned small_tile_items;
+  /* The single-pass scan of lines back to back (segment_len), on the large tiles. */
+  int (*scan_lines)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
 } pscan__cuda_kernels;
 
 /* NULL when (in, acc, op) is not offered. */
@@ -99,7 +102,6 @@ typedef struct pscan__cuda_compact_params {
   const int64_t *offsets;        /* SCAN_BY_KEY by segments (pscan__compact_call): heads from */
   uint64_t num_segments;         /* offsets instead of keys */
   const uint64_t *tile_segment;
-  uint64_t segment_len;          /* or a head every segment_len items (lines back to back) */
 } pscan__cuda_compact_params;
 
 typedef struct pscan__cuda_compact_kernel {

@@ -120,17 +120,6 @@ static __device__ __forceinline__ unsigned NAME(head_mask_offsets)(
   return heads;
 }
 
-/* Lines back to back (pscan_scan_axis along a contiguous last axis): a head every segment_len
-   items. */
-static __device__ __forceinline__ unsigned NAME(head_mask_every)(
-    const pscan__cuda_compact_params *p, unsigned long long start, unsigned mine) {
-  const unsigned long long len = p->segment_len, at = start + threadIdx.x * ITEMS, r = at % len;
-  unsigned heads = 0;
-  for (unsigned long long i = r ? len - r : 0; i < mine; i += len)
-    heads |= 1u << i;
-  return heads;
-}
-
 /* A value shuffled up d lanes, in one 32-bit shuffle when it fits. */
 static __device__ __forceinline__ V_T NAME(shfl_up_value)(V_T v, unsigned d) {
   if (sizeof(V_T) <= 4) {
@@ -371,8 +360,8 @@ static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
   NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
 }
 
-/* One tile. computed_heads (a constant in each kernel): the heads come from the offsets or a
-   line length instead of keys; the keyed kernel is compiled without that code (with it, the
+/* One tile. computed_heads (a constant in each kernel): the heads come from the offsets instead
+   of keys; the keyed kernel is compiled without that code (with it, the
    by-key scan lost 2-4 points at 2^28: docs/PERFORMANCE.md, "The restructuring at the same
    speed"). */
 static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
@@ -403,9 +392,7 @@ static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compa
           : 0u;
   pscan__stage_wait();
   __syncthreads();
-  const unsigned heads = keyed            ? NAME(head_mask)(p, sm, keys, start, mine)
-                         : p->segment_len ? NAME(head_mask_every)(p, start, mine)
-                                          : heads_by_offsets;
+  const unsigned heads = keyed ? NAME(head_mask)(p, sm, keys, start, mine) : heads_by_offsets;
   /* 2. The thread's prefix within the tile; the tile's aggregate goes out at once. */
   ACC_T before, total;
   NAME(tile_pairs)(sm, vals, heads, mine, &before, &total, false);
@@ -448,8 +435,8 @@ static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compa
                                              p.in ? (unsigned)sizeof(V_T) : 0u),                  \
                       NULL, COMPUTED_HEADS);                                                      \
   }
-/* Keys (scan_by_key, the deterministic or chained reduce_by_key); heads from offsets or a line
-   length (segmented and axis scans: p.in is NULL). */
+/* Keys (scan_by_key, the deterministic or chained reduce_by_key); heads from offsets (segmented
+   scans: p.in is NULL). */
 PSCAN__BY_KEY_KERNEL(NAME(by_key_kernel), false)
 PSCAN__BY_KEY_KERNEL(NAME(by_key_heads_kernel), true)
 #undef PSCAN__BY_KEY_KERNEL
@@ -464,7 +451,7 @@ static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t gri
     return NAME(launch_rbk)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
-  const int computed_heads = p->offsets || p->segment_len;
+  const int computed_heads = p->offsets != NULL;
   const void *kernel = computed_heads ? (const void *)NAME(by_key_heads_kernel)
                                       : (const void *)NAME(by_key_kernel);
   static int opted_in[2]; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */

@@ -146,7 +146,6 @@ pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   p.offsets = c->offsets;
   p.num_segments = c->num_segments;
   p.tile_segment = c->tile_segment;
-  p.segment_len = c->segment_len;
   PSCAN__CHECK(launch_compact(ctx, k, &p, p.lb.mode == PSCAN__MODE_SINGLE ? 1 : tiles));
   if (count && !count_on_device)
     return read_back_count(ctx, st, slot, count);

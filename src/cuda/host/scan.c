@@ -208,12 +208,19 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
              .start_bits = internal_identity(c->out_type, c->op)};
   if (pl.block_algo == PSCAN_BLOCK_AUTO)
     pl.block_algo = PSCAN_BLOCK_WARP_SCANS;
-  pscan__cuda_kernels small;
-  if (use_small_tiles(st, ctx, k, c->n)) {
-    small = *k;
-    small.scan = k->scan_small;
-    small.tile_items = k->small_tile_items;
-    k = &small;
+  pscan__cuda_kernels variant;
+  if (c->segment_len) { /* lines back to back: their own kernel, single pass on large tiles */
+    if (pl.deterministic || !k->scan_lines)
+      return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA scan of lines back to back here");
+    variant = *k;
+    variant.scan = k->scan_lines;
+    k = &variant;
+    pl.algo = PSCAN_ALGO_DECOUPLED_LOOKBACK;
+  } else if (use_small_tiles(st, ctx, k, c->n)) {
+    variant = *k;
+    variant.scan = k->scan_small;
+    variant.tile_items = k->small_tile_items;
+    k = &variant;
   }
 
   pscan__cuda_scan_params p;
@@ -221,6 +228,7 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.out = c->out;
   p.exclusive = c->exclusive;
   p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0);
+  p.segment_len = c->segment_len;
   char *scratch = st->work + COUNTER_BYTES;
   return scan_level(ctx, &pl, k, p, &scratch);
 }

@@ -184,3 +184,61 @@ static __device__ __forceinline__ ACC_T NAME(block_reduce)(ACC_T x, ACC_T *s) {
   __syncthreads();
   return total;
 }
+
+/* ---- Segmented (lines back to back: tile_scan.cuh's scan_lines_kernel) ----
+ * Each thread holds a pair (head, x): head = a line starts among its items, x = the reduction of
+ * its items since its last line start (all of them if none). The scan of such pairs is
+ * Blelloch's segmented scan (Sengupta et al. 2007): (h1, x1) . (h2, x2) = (h1 | h2, h2 ? x2 :
+ * x1 ⊕ x2). Within a warp the heads are one ballot, so each lane knows the nearest lane at or
+ * below it that holds a line start, and a Kogge-Stone step folds a lane's value only from lanes
+ * at or above that one: one shuffle a step, as in warp_inclusive. */
+static __device__ __forceinline__ ACC_T NAME(warp_seg_inclusive)(unsigned heads, ACC_T x) {
+  const unsigned lane = threadIdx.x & 31, upto = heads & (0xffffffffu >> (31 - lane));
+  const unsigned from = upto ? 31u - (unsigned)__clz(upto) : 0u; /* the nearest head lane */
+#pragma unroll
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    ACC_T y = NAME(shfl_up)(x, d);
+    if (lane >= d && lane - d >= from)
+      x = NAME(op)(y, x);
+  }
+  return x;
+}
+
+/* The block's segmented scan of the threads' pairs: the exclusive pair before this thread
+   (*excl_head, *excl) and the block's total pair (*total_head, *total). s: PSCAN__WARPS values,
+   warp_heads: PSCAN__WARPS flags, both in shared memory. */
+static __device__ __forceinline__ void NAME(block_seg_scan)(bool head, ACC_T x, ACC_T *s,
+                                                            unsigned *warp_heads, bool *excl_head,
+                                                            ACC_T *excl, bool *total_head,
+                                                            ACC_T *total) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned heads = __ballot_sync(PSCAN__FULL_MASK, head);
+  const ACC_T inc = NAME(warp_seg_inclusive)(heads, x);
+  if (lane == 31) {
+    s[warp] = inc;
+    warp_heads[warp] = heads != 0;
+  }
+  ACC_T in_warp = NAME(shfl_up)(inc, 1);
+  if (lane == 0)
+    in_warp = NAME(identity)();
+  const bool head_in_warp = (heads & ((1u << lane) - 1u)) != 0; /* a head in a lane before mine */
+  __syncthreads();
+  bool h_before = false, h_all = false;
+  ACC_T before = NAME(identity)(), all = NAME(identity)();
+#pragma unroll
+  for (unsigned w = 0; w < PSCAN__WARPS; w++) {
+    const bool hw = warp_heads[w] != 0;
+    const ACC_T xw = s[w];
+    if (w < warp) {
+      before = hw ? xw : NAME(op)(before, xw);
+      h_before |= hw;
+    }
+    all = hw ? xw : NAME(op)(all, xw);
+    h_all |= hw;
+  }
+  *excl_head = head_in_warp || h_before;
+  *excl = head_in_warp ? in_warp : NAME(op)(before, in_warp);
+  *total_head = h_all;
+  *total = all;
+  __syncthreads(); /* s and warp_heads are reused */
+}

@@ -209,3 +209,41 @@ static __device__ __forceinline__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan
     return *broadcast;
   }
 }
+
+/* Lines back to back (scan_lines_kernel): the exclusive prefix of a tile's first item within
+   its line. The tile's total is the pair (total_head, total): with a line start in the tile,
+   total is already the inclusive prefix of the tile's last item, published at once, so that
+   successors in the same line stop their look-back here; a tile that starts a line needs no
+   predecessor (tile 0 always does). Only a tile that opens inside a line looks back. init (every
+   line's start) is in the values already. Look-back mode, or one block walking the tiles. */
+static __device__ ACC_T NAME(lines_tile_prefix)(const pscan__cuda_scan_params *p, ACC_T *broadcast,
+                                                unsigned long long tile, bool total_head,
+                                                ACC_T total, bool starts_line, ACC_T *running) {
+  if (p->mode == PSCAN__MODE_SINGLE) {
+    const ACC_T e = *running;
+    *running = total_head ? total : NAME(op)(e, total);
+    return e;
+  }
+  if (total_head && threadIdx.x == 0) {
+    pscan__perturb(tile, 1);
+    NAME(publish)(p->incl_words, tile, total, p->epoch);
+  }
+  if (starts_line)
+    return NAME(identity)();
+  if (threadIdx.x < 32) {
+    if (!total_head && threadIdx.x == 0) {
+      pscan__perturb(tile, 2);
+      NAME(publish)(p->agg_words, tile, total, p->epoch);
+    }
+    const ACC_T e = NAME(look_back)(p, tile);
+    if (threadIdx.x == 0) {
+      if (!total_head) {
+        pscan__perturb(tile, 3);
+        NAME(publish)(p->incl_words, tile, NAME(op)(e, total), p->epoch);
+      }
+      *broadcast = e;
+    }
+  }
+  __syncthreads();
+  return *broadcast;
+}

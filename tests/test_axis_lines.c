@@ -1,0 +1,38 @@
+/* The axis suite's lines back to back: a C-order array scanned along its last axis (the CUDA
+ * backend scans every line in one launch, a line starting every len items: scan_lines_kernel).
+ * Line lengths around the CUDA tiles (2048 items of 8-byte accumulators with a narrower input,
+ * 4096 of 8-byte ones, 8192 of 4-byte ones, 16384 of 2-byte ones, 32768 of 1-byte ones) and
+ * their per-thread runs (8-128 items), lines shorter than a thread's run, lines over several
+ * tiles; enough lines for a few tiles; every case inclusive and exclusive, with and without
+ * init, in place or not. */
+#include "test_axis.h"
+
+void test_lines_back_to_back(uint64_t seed) {
+  test_rng r = test_fork(seed, 8);
+  static const int64_t lens[] = {1,    2,    3,    7,    15,   16,   17,   31,    32,    33,
+                                 127,  128,  129,  1000, 2047, 2048, 2049, 4095,  4096,  4097,
+                                 8191, 8192, 8193, 16383, 16384, 16385, 32767, 32768, 32769, 100003};
+  static const struct {
+    pscan_dtype in, out;
+    pscan_op op;
+  } types[] = {{PSCAN_I32, PSCAN_I32, PSCAN_SUM}, {PSCAN_F32, PSCAN_F32, PSCAN_MAX},
+               {PSCAN_F64, PSCAN_F64, PSCAN_SUM}, {PSCAN_I64, PSCAN_I64, PSCAN_MIN},
+               {PSCAN_U16, PSCAN_U64, PSCAN_SUM}, {PSCAN_U8, PSCAN_U8, PSCAN_SUM},
+               {PSCAN_I16, PSCAN_I16, PSCAN_MAX}};
+  const size_t ntypes = sizeof types / sizeof types[0], nlens = sizeof lens / sizeof lens[0];
+  const bool light = axis_light();
+  for (size_t l = 0; l < nlens; l++)
+    for (size_t t = 0; t < ntypes; t++) {
+      if (light && (l + t) % 3)
+        continue;
+      /* about 70000 items (2-35 tiles), at least 2 lines */
+      const int64_t lines = lens[l] < 35000 ? 70000 / lens[l] + 1 : 2;
+      spec s = spec2(lines, lens[l], 1, types[t].in, types[t].op);
+      s.out_type = types[t].out;
+      s.threads = 1 + (int)test_below(&r, 3);
+      s.exclusive = (int)test_below(&r, 2), s.use_init = (int)test_below(&r, 2);
+      s.in_place = types[t].in == types[t].out && test_below(&r, 3) == 0;
+      if (!run_case(&r, s))
+        return;
+    }
+}
