@@ -25,8 +25,14 @@ typedef struct pscan__scan_call {
   size_t in_size, out_size;      /* bytes per element; both elem_size for a custom operator */
   pscan_combine_fn fn;           /* custom operator only */
   void *user;
-  size_t segment_len; /* CUDA only (the axis scan's lines back to back): a line starts every
-                         segment_len items; 0: one line */
+  /* CUDA only: segmented scans on the flat scan's tiles (0 / NULL: one line).
+     segment_len: lines back to back (pscan_scan_axis), a line starts every segment_len items;
+     offsets: pscan_segmented_scan's, checked, with tile_segment[t] the first s >= 1 with
+     offsets[s] at or after the kernel's tile t (device memory). */
+  size_t segment_len;
+  const int64_t *offsets;
+  size_t num_segments;
+  const uint64_t *tile_segment;
 } pscan__scan_call;
 
 /* One validated compaction request (pscan_select_if, pscan_select_flagged, pscan_partition_if,

@@ -26,8 +26,9 @@ static void ref_segmented(const char *in, char *out, pscan_dtype t, pscan_op op,
   }
 }
 
-/* SEG_TILE_EDGES: segments ending on, just before and just after multiples of 4096 items (the
-   CUDA by-key tile), with empty ones repeated on the edges. */
+/* SEG_TILE_EDGES: segments ending on, just before and just after multiples of the CUDA tiles
+   (4096 items: the by-key scan's; 2048-32768 by type: the flat scan's, which the segmented scan
+   runs on), with empty ones repeated on the edges. */
 /* SEG_SHORT_MIXED: lengths 0-33 with one in eight of 20-319 (about 36 on average: under the CPU's
    short-segment average of 40, so longer segments go through its element-by-element kernel). */
 enum {
@@ -54,7 +55,9 @@ static size_t make_offsets(test_rng *r, int kind, size_t n, int64_t *offsets, si
       offsets[s + 1] = (int64_t)n;
     return s;
   }
-  static const size_t edge_lengths[] = {4096, 0, 4095, 1, 0, 0, 4097, 8191, 2, 4096, 1};
+  static const size_t edge_lengths[] = {4096, 0,     4095, 1,     0,     0,    4097,
+                                        8191, 2,     4096, 1,     8192,  8193, 16383,
+                                        0,    16385, 32768, 32767, 2048, 2049};
   for (size_t e = 0; pos < n && s + 1 < cap; e++) {
     size_t len = kind == SEG_TINY   ? test_below(r, 3)
                  : kind == SEG_SHORT_MIXED

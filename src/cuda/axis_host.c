@@ -16,12 +16,14 @@
  *    groups of 32 elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
- * host would cost more than the scan), then the by-key scan (host/compact.c, SCAN_BY_KEY) runs
- * with the offsets as its run heads: each tile reads the offsets that fall in it, from the first
- * one found by a binary search per tile (tile_segments_kernel), so no key is written or read and
- * one huge segment among many empty ones parallelises alike. Reverse scans by offsets reverse the
- * values and the offsets (axis_reverse.cu), scan forward and reverse the result into out (the
- * by-key scan runs forward only; ~2 extra passes over the data). */
+ * host would cost more than the scan), then one single-pass segmented scan on the flat scan's
+ * tiles (scan/tile_lines.cuh, scan_segments_kernel; DETERMINISTIC float sums and products: the
+ * by-key scan, host/compact.c, SCAN_BY_KEY, with the offsets as its run heads): each tile reads
+ * the offsets that fall in it, from the first one found by a binary search per tile
+ * (tile_segments_kernel), so no key is written or read and one huge segment among many empty
+ * ones parallelises alike. Reverse scans by offsets reverse the values and the offsets
+ * (axis_reverse.cu), scan forward and reverse the result into out (the segmented kernels run
+ * forward only; ~2 extra passes over the data). */
 #include "../axis_norm.h"
 #include "axis_launch.h"
 #include "jit/jit.h"
@@ -292,20 +294,31 @@ static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, voi
   return PSCAN_OK;
 }
 
+/* Segments by offsets on the flat scan's tiles (scan/tile_lines.cuh, scan_segments_kernel);
+   in DETERMINISTIC mode for float sums and products, and with PSCAN_CUDA_SEGMENTS_FLAT=0 (A/B
+   runs), the by-key scan with the offsets as its run heads (its keys would be one-byte ones: the
+   bitmap of a tile's heads lives in their buffer). Either way the tiles' first segments come
+   from a binary search per tile, and a reverse scan reverses the values and offsets first and
+   the result after. */
 static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, void *stream) {
   static const char fn[] = "pscan_segmented_scan";
   size_t n = 0;
   PSCAN__CHECK(check_offsets(ctx, c, stream, &n));
   if (n == 0)
     return PSCAN_OK;
-  /* The by-key scan's heads are the offsets; its keys would be one-byte ones (the bitmap of a
-     tile's heads lives in their buffer). */
-  const pscan__cuda_compact_kernel *k =
-      pscan__cuda_by_key_kernel(ctx, PSCAN__COMPACT_SCAN_BY_KEY, 1, (int)c->in_type, (int)c->op, n);
-  if (!k)
-    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "%s: no CUDA by-key scan for %s", fn,
+  const bool flat = !fixed_order(ctx, (int)c->out_type, c->op) &&
+                    env_uint("PSCAN_CUDA_SEGMENTS_FLAT", 1);
+  const pscan__cuda_kernels *k =
+      flat ? pscan__cuda_kernels_for((int)c->in_type, (int)c->out_type, c->op) : NULL;
+  const pscan__cuda_compact_kernel *bk =
+      flat ? NULL
+           : pscan__cuda_by_key_kernel(ctx, PSCAN__COMPACT_SCAN_BY_KEY, 1, (int)c->in_type,
+                                       (int)c->op, n);
+  if (flat ? !k || !k->scan_segments : !bk)
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "%s: no CUDA segmented scan for %s", fn,
                        pscan__dtype_name(c->in_type));
-  const uint64_t tiles = (n + k->tile_items - 1) / k->tile_items;
+  const unsigned tile_items = flat ? k->tile_items : bk->tile_items;
+  const uint64_t tiles = (n + tile_items - 1) / tile_items;
   /* reverse: the reversed values and offsets follow the tiles' segments in one allocation */
   const size_t seg_bytes = (tiles * sizeof(uint64_t) + 15) / 16 * 16,
                off_bytes = (c->num_segments + 1) * sizeof *c->offsets;
@@ -321,10 +334,17 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
   if (e == 0 && rev)
     e = pscan__cuda_reverse(rev, c->in, n, c->in_size, stream);
   if (e == 0)
-    e = pscan__cuda_tile_segments(offsets, c->num_segments, tiles, k->tile_items, tile_segment,
+    e = pscan__cuda_tile_segments(offsets, c->num_segments, tiles, tile_items, tile_segment,
                                   stream);
   pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment heads") : PSCAN_OK;
-  if (s == PSCAN_OK) {
+  if (s == PSCAN_OK && flat) {
+    pscan__scan_call scan = {.in = rev ? rev : c->in, .out = rev ? rev : c->out, .n = n,
+                             .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
+                             .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
+                             .out_size = c->out_size, .offsets = offsets,
+                             .num_segments = c->num_segments, .tile_segment = tile_segment};
+    s = pscan__cuda_backend.scan(ctx, &scan);
+  } else if (s == PSCAN_OK) {
     pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = n, .type = PSCAN_U8,
                                   .size = 1, .vals_in = rev ? rev : c->in,
                                   .vals_out = rev ? rev : c->out,

@@ -203,6 +203,32 @@ static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
 }
 #endif
 
+/* Segments by offsets (pscan_segmented_scan): the bitmap (`words` words in shared memory) of
+   the segment starts among items [start, end), one bit an item: offsets[0] = 0 and the offsets
+   that fall there, read from first_segment on (the first s >= 1 with offsets[s] >= start: a
+   binary search per tile, axis_kernels.cu), PSCAN__THREADS at a time (coalesced; empty
+   segments only repeat a position). The whole block calls it; the bitmap is ready on return. */
+static __device__ __forceinline__ void pscan__segment_bitmap(unsigned *bitmap, unsigned words,
+                                                             const int64_t *offsets,
+                                                             unsigned long long num_segments,
+                                                             unsigned long long first_segment,
+                                                             unsigned long long start,
+                                                             unsigned long long end) {
+  for (unsigned w = threadIdx.x; w < words; w += PSCAN__THREADS)
+    bitmap[w] = start == 0 && w == 0 ? 1u : 0u;
+  __syncthreads();
+  for (unsigned long long base = first_segment;; base += PSCAN__THREADS) {
+    const unsigned long long s = base + threadIdx.x;
+    const unsigned long long at = s < num_segments ? (unsigned long long)offsets[s] : end;
+    if (at < end) {
+      const unsigned i = (unsigned)(at - start);
+      atomicOr(&bitmap[i / 32], 1u << (i % 32));
+    }
+    if (!__syncthreads_or(threadIdx.x == PSCAN__THREADS - 1 && at < end))
+      return;
+  }
+}
+
 /* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
    they wait for: a wait sleeps PSCAN__BACKOFF_FIRST_NS, then about twice as long each time, up
    to PSCAN__BACKOFF_MAX_NS. */

@@ -56,6 +56,9 @@ typedef struct pscan__cuda_scan_params {
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
   uint64_t segment_len; /* scan_lines: a line starts every segment_len items (lines back to back) */
+  const int64_t *offsets; /* scan_segments: a segment starts at each offsets[s], s < num_segments; */
+  uint64_t num_segments;  /* tile_segment[t]: the first s >= 1 with offsets[s] at or after tile t */
+  const uint64_t *tile_segment;
 } pscan__cuda_scan_params;
 
 /* Launchers for one (input type, accumulation type, op). Each returns a cudaError_t as int. */
@@ -68,8 +71,10 @@ typedef struct pscan__cuda_kernels {
   /* The single-pass scan over small tiles (8 KB), for inputs that fill few large ones. */
   int (*scan_small)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
   unsigned small_tile_items;
-  /* The single-pass scan of lines back to back (segment_len), on the large tiles. */
+  /* The single-pass scans of lines back to back (segment_len) and of segments by offsets, on the
+     large tiles. */
   int (*scan_lines)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
+  int (*scan_segments)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
 } pscan__cuda_kernels;
 
 /* NULL when (in, acc, op) is not offered. */

@@ -92,32 +92,16 @@ static __device__ __forceinline__ unsigned NAME(head_mask)(const pscan__cuda_com
 }
 #undef PSCAN__HEADS_OF
 
-/* Segments by offsets (pscan_segmented_scan): the heads are the offsets that fall in the tile.
-   The block reads them from tile_segment[tile] on, PSCAN__THREADS at a time (coalesced; empty
-   segments repeat a position), into a bitmap of the tile in the keys' buffer (TILE bytes: a key
-   of one byte), and each thread takes its ITEMS bits (ITEMS divides 32). */
+/* Segments by offsets (pscan_segmented_scan): the heads are the segment starts in the tile,
+   in a bitmap of the tile in the keys' buffer (TILE bytes: a key of one byte); each thread takes
+   its ITEMS bits (ITEMS divides 32). */
 static __device__ __forceinline__ unsigned NAME(head_mask_offsets)(
     const pscan__cuda_compact_params *p, unsigned *bitmap, unsigned long long tile,
     unsigned long long start, unsigned valid) {
-  for (unsigned w = threadIdx.x; w < TILE / 32; w += PSCAN__THREADS)
-    bitmap[w] = 0;
-  __syncthreads();
-  const unsigned long long end = start + valid;
-  for (unsigned long long base = p->tile_segment[tile];; base += PSCAN__THREADS) {
-    const unsigned long long s = base + threadIdx.x;
-    const unsigned long long at = s < p->num_segments ? (unsigned long long)p->offsets[s] : end;
-    if (at < end) {
-      const unsigned i = (unsigned)(at - start);
-      atomicOr(&bitmap[i / 32], 1u << (i % 32));
-    }
-    if (!__syncthreads_or(threadIdx.x == PSCAN__THREADS - 1 && at < end))
-      break;
-  }
+  pscan__segment_bitmap(bitmap, TILE / 32, p->offsets, p->num_segments, p->tile_segment[tile],
+                        start, start + valid);
   const unsigned first = threadIdx.x * ITEMS;
-  unsigned heads = (bitmap[first / 32] >> (first % 32)) & (ITEMS == 32 ? ~0u : (1u << ITEMS) - 1u);
-  if (start == 0 && threadIdx.x == 0)
-    heads |= 1u;
-  return heads;
+  return (bitmap[first / 32] >> (first % 32)) & (ITEMS == 32 ? ~0u : (1u << ITEMS) - 1u);
 }
 
 /* A value shuffled up d lanes, in one 32-bit shuffle when it fits. */

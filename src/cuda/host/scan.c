@@ -209,11 +209,13 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   if (pl.block_algo == PSCAN_BLOCK_AUTO)
     pl.block_algo = PSCAN_BLOCK_WARP_SCANS;
   pscan__cuda_kernels variant;
-  if (c->segment_len) { /* lines back to back: their own kernel, single pass on large tiles */
-    if (pl.deterministic || !k->scan_lines)
-      return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA scan of lines back to back here");
+  if (c->segment_len || c->offsets) { /* segmented: their own kernels, single pass, large tiles */
+    int (*seg)(const pscan__cuda_scan_params *, uint64_t, void *) =
+        c->offsets ? k->scan_segments : k->scan_lines;
+    if (pl.deterministic || !seg)
+      return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA segmented scan here");
     variant = *k;
-    variant.scan = k->scan_lines;
+    variant.scan = seg;
     k = &variant;
     pl.algo = PSCAN_ALGO_DECOUPLED_LOOKBACK;
   } else if (use_small_tiles(st, ctx, k, c->n)) {
@@ -229,6 +231,9 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.exclusive = c->exclusive;
   p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0);
   p.segment_len = c->segment_len;
+  p.offsets = c->offsets;
+  p.num_segments = c->num_segments;
+  p.tile_segment = c->tile_segment;
   char *scratch = st->work + COUNTER_BYTES;
   return scan_level(ctx, &pl, k, p, &scratch);
 }

@@ -9,6 +9,7 @@
    PSCAN__CAT(PSCAN__SIZE_, PAIR_OUT) == 8 ? 16u : 8u,                                           \
    PSCAN__CAT(PSCAN__NAME5(launch_scan, PAIR_IN, PAIR_OUT, OPX), _small),                        \
    PSCAN__CAT(PSCAN__NAME5(TILE, PAIR_IN, PAIR_OUT, OPX), _small),                               \
-   PSCAN__NAME5(launch_scan_lines, PAIR_IN, PAIR_OUT, OPX)},
+   PSCAN__NAME5(launch_scan_lines, PAIR_IN, PAIR_OUT, OPX),                                      \
+   PSCAN__NAME5(launch_scan_segments, PAIR_IN, PAIR_OUT, OPX)},
 PSCAN__PAIR_TABLE(pscan__cuda_kernels, pscan__cuda_kernels, PAIR_ENTRY)
 #undef PAIR_ENTRY

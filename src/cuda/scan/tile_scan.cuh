@@ -51,10 +51,12 @@ static __device__ __forceinline__ unsigned TNAME(tile_valid)(const pscan__cuda_s
   return pscan__tile_items(p->n, tile * (unsigned long long)TILE, TILE);
 }
 
-/* Global -> shared (swizzled) for tile elements [start, start + valid). */
-static __device__ __forceinline__ void TNAME(load_tile)(const pscan__cuda_scan_params *p,
-                                                       unsigned char *buf, unsigned long long start,
-                                                       unsigned valid) {
+/* Global -> shared (swizzled) for tile elements [start, start + valid): the copies are issued
+   (16-byte cp.async where whole); pscan__cp_async_wait_all() waits for them. */
+static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_scan_params *p,
+                                                             unsigned char *buf,
+                                                             unsigned long long start,
+                                                             unsigned valid) {
   const IN_T *in = (const IN_T *)p->in + start;
   if (p->vector_io && valid == TILE) {
     const uint4 *src = (const uint4 *)in;
@@ -64,11 +66,16 @@ static __device__ __forceinline__ void TNAME(load_tile)(const pscan__cuda_scan_p
       pscan__cp_async16(buf + pscan__swz(c * 16), src + c);
     }
     pscan__cp_async_commit();
-    pscan__cp_async_wait_all();
   } else {
     for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
       *(IN_T *)(buf + pscan__swz(i * (unsigned)sizeof(IN_T))) = in[i];
   }
+}
+static __device__ __forceinline__ void TNAME(load_tile)(const pscan__cuda_scan_params *p,
+                                                       unsigned char *buf, unsigned long long start,
+                                                       unsigned valid) {
+  TNAME(load_tile_issue)(p, buf, start, valid);
+  pscan__cp_async_wait_all();
 }
 
 /* Shared -> batch b of this thread's items, in the accumulation type. Items past the end of a
@@ -257,113 +264,8 @@ __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
 #define TILE_SCAN_KERNEL(det) TNAME(scan_kernel)
 #endif
 
-#if !TILE_SCAN_ONLY
-/* ---- Lines back to back (pscan_scan_axis along a contiguous last axis): one launch scans every
-   line, a line starting every p->segment_len items. The same tiles, with each item's pair (line
-   start here?, value): a thread reduces its items since its last line start, the block scans the
-   pairs (block_seg_scan), and lines_tile_prefix gives the tile's first item its prefix in its
-   line; a tile holding a line start publishes its inclusive prefix before anything else, so a
-   look-back never walks past the tile where the line began. Every line starts from init (or
-   the internal identity). Never deterministic: the host keeps float sums and products in
-   DETERMINISTIC mode off this kernel. ---- */
-
-/* The index among this thread's items (tile items [threadIdx.x * ITEMS_TOTAL, + ITEMS_TOTAL))
-   of their first line start, ITEMS_TOTAL for none; tile_r = the tile's start modulo len. */
-static __device__ __forceinline__ unsigned TNAME(first_line_start)(unsigned long long len,
-                                                                   unsigned long long tile_r) {
-  unsigned long long r = tile_r + threadIdx.x * (unsigned long long)TNAME(ITEMS_TOTAL);
-  if (len > TILE)
-    r = r >= len ? r - len : r;
-  else
-    r = (unsigned)r % (unsigned)len; /* (tile_r < len <= TILE: 32 bits) */
-  const unsigned long long h = r ? len - r : 0;
-  return h < TNAME(ITEMS_TOTAL) ? (unsigned)h : TNAME(ITEMS_TOTAL);
-}
-
-/* This thread's items reduced since their last line start (line_start: where a line begins). */
-static __device__ __forceinline__ ACC_T TNAME(lines_thread_total)(const unsigned char *buf,
-                                                                  unsigned valid, unsigned head,
-                                                                  unsigned step, ACC_T line_start) {
-  ACC_T items[ITEMS];
-  ACC_T mine = NAME(identity)();
-#pragma unroll
-  for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(buf, valid, b, items);
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-      if ((unsigned)(b * ITEMS + i) == head) {
-        mine = line_start;
-        head += step;
-      }
-      mine = NAME(op)(mine, items[i]);
-    }
-  }
-  return mine;
-}
-
-/* Scans a tile of lines already in sm->tile and stores it. */
-static __device__ __forceinline__ void TNAME(scan_lines_tile)(const pscan__cuda_scan_params *p,
-                                                              TNAME(smem) *sm,
-                                                              unsigned long long tile,
-                                                              ACC_T *running) {
-  const unsigned long long start = tile * (unsigned long long)TILE, len = p->segment_len;
-  const unsigned valid = TNAME(tile_valid)(p, tile);
-  const unsigned long long tile_r = start % len;
-  const unsigned head = TNAME(first_line_start)(len, tile_r);
-  const unsigned step = len < TNAME(ITEMS_TOTAL) ? (unsigned)len : TNAME(ITEMS_TOTAL);
-  const ACC_T line_start = p->has_init ? NAME(from_bits)((NAME(bits_t))p->init) : NAME(identity)();
-  bool before_head, total_head;
-  ACC_T before, total;
-  NAME(block_seg_scan)(head < TNAME(ITEMS_TOTAL),
-                       TNAME(lines_thread_total)(sm->tile, valid, head, step, line_start),
-                       sm->scan, sm->warp_heads, &before_head, &before, &total_head, &total);
-  const ACC_T e =
-      NAME(lines_tile_prefix)(p, &sm->prefix, tile, total_head, total, tile_r == 0, running);
-  ACC_T carry = before_head ? before : NAME(op)(e, before);
-  /* An exclusive line starts with init, or the API's identity. */
-  const ACC_T first_out = p->has_init ? line_start : NAME(api_identity)();
-  const bool widen = ACC_SIZE > sizeof(IN_T); /* as in scan_loaded_tile */
-  unsigned next = head;
-  ACC_T items[ITEMS];
-#pragma unroll
-  for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(sm->tile, valid, b, items);
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-      const bool h = (unsigned)(b * ITEMS + i) == next;
-      if (h)
-        next += step;
-      const ACC_T from = h ? line_start : carry, x = items[i];
-      carry = NAME(op)(from, x);
-      items[i] = !p->exclusive ? carry : h ? first_out : from;
-    }
-    if (widen)
-      __syncthreads();
-    TNAME(write_batch)(sm->tile, b, items);
-  }
-  __syncthreads();
-  TNAME(store_tile)(p, sm->tile, start, valid);
-  __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
-}
-
-__global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
-    TNAME(scan_lines_kernel)(const pscan__cuda_scan_params p) {
-  __shared__ TNAME(smem) sm;
-  pscan__wait_for_predecessor();
-  if (p.mode == PSCAN__MODE_SINGLE) {
-    ACC_T running = NAME(identity)();
-    for (unsigned long long tile = 0; tile < p.num_tiles; tile++) {
-      TNAME(load_tile)(&p, sm.tile, tile * (unsigned long long)TILE, TNAME(tile_valid)(&p, tile));
-      __syncthreads();
-      TNAME(scan_lines_tile)(&p, &sm, tile, &running);
-    }
-    return;
-  }
-  const unsigned long long tile = TNAME(take_tile)(&p, &sm);
-  TNAME(load_tile)(&p, sm.tile, tile * (unsigned long long)TILE, TNAME(tile_valid)(&p, tile));
-  __syncthreads();
-  TNAME(scan_lines_tile)(&p, &sm, tile, NULL);
-}
+#if !TILE_SCAN_ONLY /* lines back to back and segments by offsets: the large tiles only */
+#include "tile_lines.cuh"
 #endif
 
 #if !TILE_SCAN_ONLY /* the multi-pass strategies use the large tiles only */
@@ -409,6 +311,10 @@ static int TNAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, v
 #if !TILE_SCAN_ONLY
 static int TNAME(launch_scan_lines)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
   return TNAME(launch_tiles)(TNAME(scan_lines_kernel), p, grid, stream);
+}
+static int TNAME(launch_scan_segments)(const pscan__cuda_scan_params *p, uint64_t grid,
+                                       void *stream) {
+  return TNAME(launch_tiles)(TNAME(scan_segments_kernel), p, grid, stream);
 }
 #endif
 #if !TILE_SCAN_ONLY
