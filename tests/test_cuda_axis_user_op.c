@@ -270,6 +270,8 @@ static void test_regimes(pscan_ctx *ctx, const op_case *c, const pscan_user_op *
       {20000, 2}, /* axis 0: two columns of 20000 (many chunks: carries by warps) */
       {2, 2500},  /* axis 1: two lines in two chunks (no carry pass) */
       {1000, 40}, /* axis 0: 31 chunks (carries by threads) */
+      {40, 8195}, /* axis 1 (C order): lines back to back over several tiles each */
+      {9000, 7},  /* axis 1 (C order): short lines back to back over many tiles */
   };
   const int nshapes = test_quick() ? 3 : (int)(sizeof shapes / sizeof *shapes);
   for (int k = 0; k < nshapes; k++)

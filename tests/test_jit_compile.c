@@ -69,6 +69,9 @@ static void expect_compiles(const pscan_op_desc *d, pscan__jit_kernel k, const c
   if (k == PSCAN__JIT_AXIS && s == PSCAN_OK && cubin)
     for (size_t i = 0; i < sizeof axis_names / sizeof *axis_names; i++)
       CHECK(cubin_has(bin, size, axis_names[i]), "%s: the cubin defines %s", label, axis_names[i]);
+  else if (s == PSCAN_OK && cubin)
+    CHECK(cubin_has(bin, size, pscan__jit_kernel_name(k)), "%s: the cubin defines %s", label,
+          pscan__jit_kernel_name(k));
   printf("  %-40s %7zu bytes of cubin in %.2f s\n", label, size, t);
   pscan__free(bin);
   pscan__free(log);
@@ -82,8 +85,10 @@ static void test_sizes(void) {
   pscan_op_desc d = combine(affine_f32, "affine", "compose", 8);
   expect_compiles(&d, PSCAN__JIT_SCAN, "affine f32 (8 B)");
   expect_compiles(&d, PSCAN__JIT_SCAN_ORDERED, "affine f32, deterministic");
+  expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f32, lines back to back");
   d = combine(affine_f64, "struct affine64", "compose", 16);
   expect_compiles(&d, PSCAN__JIT_SCAN, "affine f64 (16 B)");
+  expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f64, lines back to back");
   d = combine("#include <stdint.h>\nint32_t add(int32_t a, int32_t b) { return a + b; }\n",
               "int32_t", "add", 4);
   expect_compiles(&d, PSCAN__JIT_SCAN, "i32 sum (4 B)");

@@ -30,12 +30,14 @@ unsigned pscan__jit_tile_items(size_t elem_size);
 size_t pscan__jit_status_slot(const pscan_op_desc *desc);
 
 /* The kernel a program defines (PSCAN__JIT_AXIS: the axis program, user_axis.cuh, whose
-   kernels are named in user_axis.h; pscan__jit_kernel_name gives its first). */
+   kernels are named in user_axis.h; pscan__jit_kernel_name gives its first; PSCAN__JIT_SCAN_LINES:
+   the scan of lines back to back, user_scan.cuh). */
 typedef enum {
   PSCAN__JIT_SCAN,
   PSCAN__JIT_SCAN_ORDERED,
   PSCAN__JIT_SELECT,
-  PSCAN__JIT_AXIS
+  PSCAN__JIT_AXIS,
+  PSCAN__JIT_SCAN_LINES
 } pscan__jit_kernel;
 const char *pscan__jit_kernel_name(pscan__jit_kernel k);
 pscan__jit_kernel pscan__jit_kernel_for(const pscan_op_desc *desc, int ordered);
@@ -66,6 +68,10 @@ void pscan__cuda_op_destroy(pscan_ctx *ctx, void *impl);
 const char *pscan__cuda_op_target(pscan_ctx *ctx, const pscan_op_desc *desc);
 pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                  int exclusive, const void *init);
+/* The same over lines back to back, a line starting every len items (never deterministic: the
+   caller keeps DETERMINISTIC mode off it). */
+pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *in, void *out,
+                                       size_t n, size_t len, int exclusive, const void *init);
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                    int partition, size_t *num_selected);
 /* The axis kernels of op (cudaKernel_t, in user_axis.h's PSCAN__UA_KERNELS order), compiled or

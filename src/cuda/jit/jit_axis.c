@@ -1,5 +1,8 @@
 /* Scans along an axis with a user operator on the CUDA backend (host side): the choice of the
  * axis program's kernels (user_axis.cuh) over the views' normal form (../../axis_norm.h).
+ *  - lines back to back (a C-order array along its last axis): one scan over all of them, a line
+ *    starting every len items (jit_cuda.c, user_scan.cuh's pscan_user_scan_lines), but in
+ *    DETERMINISTIC mode or with PSCAN_CUDA_AXIS_FLAT_LINES=0 (A/B runs);
  *  - few long contiguous forward lines: the user operator's single-pass scan (jit_cuda.c, a
  *    decoupled look-back, 2n data movement) on each line in turn;
  *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
@@ -14,6 +17,7 @@
 #include "../../axis_norm.h"
 
 #include <cuda_runtime_api.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -166,6 +170,11 @@ pscan_status pscan__cuda_user_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   const bool side = pscan__axis_side_by_side(&v);
+  const char *flat = getenv("PSCAN_CUDA_AXIS_FLAT_LINES");
+  if (v.si == 1 && v.so == 1 && v.nb == 1 && v.b[0].is == v.len && v.b[0].os == v.len &&
+      v.len > 0 && !ctx->params[PSCAN_PARAM_DETERMINISTIC] && !(flat && strcmp(flat, "0") == 0))
+    return pscan__cuda_scan_op_lines(ctx, c->user_impl, v.in, v.out, v.nlines * (size_t)v.len,
+                                     (size_t)v.len, c->exclusive, c->init);
   if (!side && v.si == 1 && v.so == 1 &&
       ((v.len >= UA_LONG_LINE && v.nlines <= UA_FEW_LINES) ||
        (v.len >= UA_VERY_LONG_LINE && v.nlines < UA_MANY_LINES)))

@@ -25,7 +25,8 @@ typedef struct cuda_op {
     cudaLibrary_t lib;
     cudaKernel_t kernel;
     int rows; /* resident blocks per multiprocessor (the staggered rows) */
-  } k[3];     /* [0] the scan or the select, [1] the ordered scan, [2] the axis program */
+  } k[4]; /* [0] the scan or the select, [1] the ordered scan, [2] the axis program, [3] the scan
+             of lines back to back */
   void *axis[4]; /* the axis program's kernels (user_axis.h's PSCAN__UA_KERNELS) */
   char *status;
   size_t status_bytes;
@@ -100,12 +101,14 @@ static cudaError_t load_cubin(cuda_op *op, int which, pscan__jit_kernel k, const
   return cudaSuccess;
 }
 
-/* Loads kernel `which` (0, 1: the ordered scan, 2: the axis program) from the disk cache, else
-   compiles it. */
+/* Loads kernel `which` (0, 1: the ordered scan, 2: the axis program, 3: lines back to back) from
+   the disk cache, else compiles it. */
 static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
   if (op->k[which].kernel)
     return PSCAN_OK;
-  pscan__jit_kernel k = which == 2 ? PSCAN__JIT_AXIS : pscan__jit_kernel_for(&op->desc, which);
+  pscan__jit_kernel k = which == 2   ? PSCAN__JIT_AXIS
+                        : which == 3 ? PSCAN__JIT_SCAN_LINES
+                                     : pscan__jit_kernel_for(&op->desc, which);
   char key[33];
   cache_key(op, k, key);
   void *bin = NULL;
@@ -130,7 +133,7 @@ static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
 }
 
 static void unload(cuda_op *op) {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (op->k[i].lib)
       cudaLibraryUnload(op->k[i].lib);
 }
@@ -273,8 +276,9 @@ static pscan_status launch(pscan_ctx *ctx, cuda_op *op, int which, const pscan__
   return PSCAN_OK;
 }
 
-pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
-                                 int exclusive, const void *init) {
+/* A scan of n items (segment_len 0), or of lines back to back (kernel 3, in look-back mode). */
+static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                            size_t segment_len, int exclusive, const void *init) {
   cuda_op *op = impl;
   if (op->desc.kind != PSCAN_KIND_COMBINE)
     return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "pscan_scan_op: %s is a predicate",
@@ -284,19 +288,32 @@ pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, voi
                        "pscan_scan_op: an exclusive scan needs init or the operator's identity");
   if (n == 0)
     return PSCAN_OK;
-  const int which = ctx->params[PSCAN_PARAM_DETERMINISTIC] ? 1 : 0;
+  const int which = segment_len ? 3 : ctx->params[PSCAN_PARAM_DETERMINISTIC] ? 1 : 0;
   PSCAN__CHECK(load_kernel(ctx, op, which));
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   params_buf buf;
   PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, &buf));
   buf.base.exclusive = exclusive;
-  buf.base.deterministic = which;
+  buf.base.deterministic = which == 1;
+  buf.base.segment_len = segment_len;
+  if (segment_len)
+    buf.base.mode = PSCAN__MODE_LOOKBACK;
   unsigned long long flags = init ? HAS_INIT : exclusive ? HAS_FIRST : 0;
   memcpy(buf.bytes + FLAGS_AT, &flags, sizeof flags);
   if (init || exclusive)
     memcpy(buf.bytes + VALUE_AT, init ? init : (const void *)op->identity, op->desc.elem_size);
   return launch(ctx, op, which, &env, &buf);
+}
+
+pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
+                                 int exclusive, const void *init) {
+  return scan_op(ctx, impl, in, out, n, 0, exclusive, init);
+}
+
+pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *in, void *out,
+                                       size_t n, size_t len, int exclusive, const void *init) {
+  return scan_op(ctx, impl, in, out, n, len, exclusive, init);
 }
 
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,

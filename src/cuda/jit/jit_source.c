@@ -113,10 +113,11 @@ size_t pscan__jit_status_slot(const pscan_op_desc *desc) {
 }
 
 const char *pscan__jit_kernel_name(pscan__jit_kernel k) {
-  return k == PSCAN__JIT_AXIS     ? "pscan_user_axis_lines_scan"
-         : k == PSCAN__JIT_SELECT ? "pscan_user_select"
-         : k == PSCAN__JIT_SCAN_ORDERED ? "pscan_user_scan_ordered"
-                                        : "pscan_user_scan";
+  return k == PSCAN__JIT_AXIS             ? "pscan_user_axis_lines_scan"
+         : k == PSCAN__JIT_SELECT         ? "pscan_user_select"
+         : k == PSCAN__JIT_SCAN_ORDERED   ? "pscan_user_scan_ordered"
+         : k == PSCAN__JIT_SCAN_LINES     ? "pscan_user_scan_lines"
+                                          : "pscan_user_scan";
 }
 
 pscan__jit_kernel pscan__jit_kernel_for(const pscan_op_desc *desc, int ordered) {
@@ -132,6 +133,7 @@ static const char program_format[] =
     "#define PSCAN_USER_PREDICATE %d\n"
     "#define PSCAN_USER_ORDERED %d\n"
     "#define PSCAN_USER_AXIS %d\n"
+    "#define PSCAN_USER_LINES %d\n"
     "#line 1 \"pscan_op_source\"\n"
     "%s\n"
     "#line 1 \"pscan-glue\"\n"
@@ -164,7 +166,7 @@ char *pscan__jit_program(const pscan_op_desc *desc, pscan__jit_kernel k) {
   if (text)
     snprintf(text, len, program_format, desc->elem_size, pscan__jit_tile_items(desc->elem_size),
              sizeof(pscan__cuda_scan_params), (int)pred, k == PSCAN__JIT_SCAN_ORDERED,
-             k == PSCAN__JIT_AXIS,
+             k == PSCAN__JIT_AXIS, k == PSCAN__JIT_SCAN_LINES,
              desc->source, desc->type_name, glue);
   pscan__free(glue);
   return text;

@@ -68,9 +68,80 @@ static __device__ __forceinline__ void pu_scan_body(const pscan_user_params *up,
   pu_store_tile(p, sm->tile, tile, valid);
 }
 
+/* Lines back to back (pscan_scan_axis along a contiguous last axis; PSCAN_USER_LINES): every
+   line in one launch, a line starting every p->segment_len items, as the built-in
+   scan_lines_kernel (scan/tile_lines.cuh, which says how): each line starts from init (or the
+   adjoined identity), a tile holding a line start publishes its inclusive prefix at once. */
+static __device__ __forceinline__ void pu_lines_body(const pscan_user_params *up,
+                                                     pscan_user_smem *sm, unsigned *warp_heads) {
+  const pscan__cuda_scan_params *p = &up->base;
+  const unsigned long long tile = pu_take_tile(p, &sm->tile_id);
+  const unsigned valid = pu_tile_valid(p, tile);
+  pu_load_tile(p, sm->tile, tile, valid);
+  __syncthreads();
+  const unsigned count = pscan__thread_items(valid, threadIdx.x * PU_ITEMS_TOTAL, PU_ITEMS_TOTAL);
+  /* this thread's first line start and the step to the next (as first_line_start) */
+  const unsigned long long len = p->segment_len, tile_r = tile * (unsigned long long)PU_TILE % len;
+  unsigned long long r = tile_r + threadIdx.x * (unsigned long long)PU_ITEMS_TOTAL;
+  r = len > PU_TILE ? (r >= len ? r - len : r) : (unsigned)r % (unsigned)len;
+  const unsigned head = r == 0 ? 0u : len - r < PU_ITEMS_TOTAL ? (unsigned)(len - r) : PU_ITEMS_TOTAL;
+  const unsigned step = len < PU_ITEMS_TOTAL ? (unsigned)len : PU_ITEMS_TOTAL;
+  const bool has_init = (up->flags & PU_HAS_INIT) != 0;
+  pscan_user_t value; /* init, or the identity that an exclusive line starts with */
+  memcpy(&value, up->value, PU_SIZE);
+  pscan_user_t items[PU_ITEMS], c;
+  bool has = false;
+  unsigned next = head;
+  PU_FOR_ITEMS(sm->tile, count, items, , {
+    if (k == next) {
+      has = has_init;
+      c = value;
+      next += step;
+    }
+    c = has ? pscan_user_combine(c, items[i]) : items[i];
+    has = true;
+  })
+  pscan_user_acc mine = NAME(identity)(), before, total;
+  if (has)
+    mine = NAME(make)(c);
+  bool before_head, total_head;
+  NAME(block_seg_scan)(head < count, mine, sm->scan, warp_heads, &before_head, &before,
+                       &total_head, &total);
+  const pscan_user_acc e =
+      NAME(lines_tile_prefix)(p, &sm->prefix, tile, total_head, total, tile_r == 0, NULL);
+  const pscan_user_acc carry = before_head ? before : NAME(op)(e, before);
+  c = carry.v;
+  has = carry.has != 0;
+  next = head;
+  PU_FOR_ITEMS(sm->tile, count, items, pu_write_batch(sm->tile, b, items);, {
+    if (k == next) {
+      has = has_init;
+      c = value;
+      next += step;
+    }
+    const pscan_user_t x = items[i];
+    const pscan_user_t through = has ? pscan_user_combine(c, x) : x;
+    items[i] = p->exclusive ? (has ? c : value) : through;
+    c = through;
+    has = true;
+  })
+  __syncthreads();
+  pu_store_tile(p, sm->tile, tile, valid);
+}
+
 /* One kernel per program, so that a cold compile builds only what the call needs: the plain
-   kernel, or with PSCAN_USER_ORDERED (deterministic mode, compiled on its first use) the one with
-   the ordered look-back (lookback.cuh), whose results do not depend on timing. */
+   kernel, with PSCAN_USER_ORDERED (deterministic mode, compiled on its first use) the one with
+   the ordered look-back (lookback.cuh), whose results do not depend on timing, or with
+   PSCAN_USER_LINES (compiled on the first axis scan of lines back to back) pu_lines_body. */
+#if PSCAN_USER_LINES
+extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
+    pscan_user_scan_lines(const pscan_user_params up) {
+  __shared__ pscan_user_smem sm;
+  __shared__ unsigned warp_heads[PSCAN__WARPS];
+  pscan__wait_for_predecessor();
+  pu_lines_body(&up, &sm, warp_heads);
+}
+#else
 #if PSCAN_USER_ORDERED
 #define PU_SCAN_KERNEL pscan_user_scan_ordered
 #else
@@ -82,3 +153,4 @@ extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
   pscan__wait_for_predecessor();
   pu_scan_body(&up, &sm, PSCAN_USER_ORDERED != 0);
 }
+#endif
