@@ -27,6 +27,10 @@ void pscan__axis_normalise(const pscan__axis_call *c, pscan__axis_norm *v);
    the axis, so neighbouring lines share cache lines (and a GPU's loads coalesce across them). */
 bool pscan__axis_side_by_side(const pscan__axis_norm *v);
 
+/* Whether the lines lie back to back in both views (a C-order array along its last axis, read
+   forward): together they are one contiguous run, a line starting every len items. */
+bool pscan__axis_back_to_back(const pscan__axis_norm *v);
+
 /* The first elements (forward along the axis) of line `line` (0 <= line < nlines, row-major over
    the batch dimensions) in the normalised input and output views of call c. */
 void pscan__axis_line(const pscan__axis_call *c, const pscan__axis_norm *v, size_t line,

@@ -9,7 +9,7 @@
  *    for float sums and products, a reduce / carry / scan sequence (~3n), its carries scanned
  *    recursively when there are many chunks;
  *  - lines back to back (a C-order array along its last axis): one single-pass scan over all of
- *    them with a line starting every len items (scan/tile_scan.cuh, scan_lines_kernel);
+ *    them with a line starting every len items (scan/tile_lines.cuh, scan_lines_kernel);
  *  - other few long contiguous lines (DETERMINISTIC float sums): the flat single-pass scan
  *    (host/scan.c) on each line in turn;
  *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
@@ -232,14 +232,13 @@ static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
 }
 
 /* Lines back to back in both views (a C-order array along its last axis): one single-pass
-   scan over all of them, a line starting every len items (scan/tile_scan.cuh,
+   scan over all of them, a line starting every len items (scan/tile_lines.cuh,
    scan_lines_kernel), streams every line length in one launch at the flat scan's tiles. Not
    for float sums and products in DETERMINISTIC mode (its look-back stops wherever a prefix is
    published first). PSCAN_CUDA_AXIS_FLAT_LINES=0: the line kernels instead, for A/B runs. */
 static bool lines_back_to_back(const pscan_ctx *ctx, const pscan__axis_call *c,
                                const pscan__axis_norm *v) {
-  return v->si == 1 && v->so == 1 && v->nb == 1 && v->b[0].is == v->len &&
-         v->b[0].os == v->len && v->len > 0 && !fixed_order(ctx, (int)c->out_type, c->op) &&
+  return pscan__axis_back_to_back(v) && !fixed_order(ctx, (int)c->out_type, c->op) &&
          env_uint("PSCAN_CUDA_AXIS_FLAT_LINES", 1);
 }
 

@@ -171,8 +171,8 @@ pscan_status pscan__cuda_user_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   const bool side = pscan__axis_side_by_side(&v);
   const char *flat = getenv("PSCAN_CUDA_AXIS_FLAT_LINES");
-  if (v.si == 1 && v.so == 1 && v.nb == 1 && v.b[0].is == v.len && v.b[0].os == v.len &&
-      v.len > 0 && !ctx->params[PSCAN_PARAM_DETERMINISTIC] && !(flat && strcmp(flat, "0") == 0))
+  if (pscan__axis_back_to_back(&v) && !ctx->params[PSCAN_PARAM_DETERMINISTIC] &&
+      !(flat && strcmp(flat, "0") == 0))
     return pscan__cuda_scan_op_lines(ctx, c->user_impl, v.in, v.out, v.nlines * (size_t)v.len,
                                      (size_t)v.len, c->exclusive, c->init);
   if (!side && v.si == 1 && v.so == 1 &&
