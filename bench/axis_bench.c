@@ -48,6 +48,8 @@ static const shape_case shapes[] = {
     /* more side by side widths (one pass with a look-back along the axis from 32 columns) */
     {2, {8388608, 32}, 0},  {2, {2097152, 128}, 0}, {2, {524288, 512}, 0},
     {2, {262144, 1000}, 0}, {2, {4194304, 40}, 0},
+    /* wide side by side (from ~4000 columns each block walks a strip of columns down the axis) */
+    {2, {65536, 4096}, 0},  {2, {32768, 8192}, 0},  {2, {4096, 65536}, 0},
 };
 
 static double now_ms(void) {

@@ -15,6 +15,9 @@
 #         side_rows, wherever the columns are contiguous), the same element by element
 #         (PSCAN_CUDA_AXIS_ROWS_VEC=0) and with PSCAN_CUDA_AXIS_ROWS=0 as well (the 3-pass
 #         side-by-side scan alone).
+# strips: test_axis --backend cuda (quick) with PSCAN_CUDA_AXIS_STRIPS_LANES=8 and =256 (the
+#         strips walked down the axis on every side-by-side shape whose strips fit the GPU, as
+#         ctest cuda_axis_strips_8 / _256 run them).
 # ab: pscan_axis_bench --gpu by default, under each environment set of $AB_ENV (sets separated
 #     by ';', e.g. AB_ENV="PSCAN_CUDA_AXIS_LB_MIN_LINES=32;PSCAN_CUDA_AXIS_LB_MIN_LINES=99999999"),
 #     and each program of $AB_BINS (';'-separated, e.g. AB_BINS=old/pscan_axis_bench for an earlier
@@ -57,6 +60,15 @@ if has lbcols; then
     env PSCAN_TEST_QUICK=1 $env ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-lbcols.log" 2>&1 ||
       { status=1; grep -m 10 FAIL "$OUT/axis-lbcols.log" | tee -a "$OUT/axis-summary.txt"; }
     tail -1 "$OUT/axis-lbcols.log" | tee -a "$OUT/axis-summary.txt"
+  done
+fi
+if has strips; then
+  for lanes in 8 256; do
+    log "test_axis --backend cuda (PSCAN_TEST_QUICK=1, PSCAN_CUDA_AXIS_STRIPS_LANES=$lanes)"
+    PSCAN_TEST_QUICK=1 PSCAN_CUDA_AXIS_STRIPS_LANES=$lanes ./build-gpu/tests/test_axis --backend cuda \
+      >"$OUT/axis-strips-$lanes.log" 2>&1 ||
+      { status=1; grep -m 10 FAIL "$OUT/axis-strips-$lanes.log" | tee -a "$OUT/axis-summary.txt"; }
+    tail -1 "$OUT/axis-strips-$lanes.log" | tee -a "$OUT/axis-summary.txt"
   done
 fi
 if has sanitize; then

@@ -334,6 +334,8 @@ static void test_regimes(uint64_t seed) {
                           with PSCAN_CUDA_AXIS_LB_MIN_LINES=32) */
       {2, 9000, 37},   /* side by side, narrow, many chunks */
       {2, 33000, 32},
+      {2, 45, 8196},   /* side by side, wide (CUDA: each block walks a strip of columns down
+                          the axis, axis_strips.cuh) */
       {2, 3, 70001},   /* few long lines (axis 1) */
       {2, 1, 65537},   /* one line */
       {2, 65537, 1},   /* one line along axis 0 */

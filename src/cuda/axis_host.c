@@ -2,10 +2,13 @@
  * over the views' normal form (../axis_norm.h).
  *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
  *    line, so a warp's loads of a row coalesce. With enough lines for the GPU, one pass down the
- *    axis; else the axis is cut into chunks and scanned in one pass with a decoupled look-back
- *    along the axis (2n data movement): from 2048 lines in chunks of 16-32 rows x 256 columns
- *    held in registers (side_lb); below, where the columns are contiguous, in tiles of whole row
- *    segments in shared memory (side_rows, axis_rows.cuh). Otherwise, and in DETERMINISTIC mode
+ *    axis; with enough for a block per strip of 32-1024 columns on every multiprocessor (~4000
+ *    and more), each block walks its strip down the whole axis, several rows in flight per
+ *    thread (side_strips, axis_strips.cuh: no look-back); else the axis is cut into chunks and
+ *    scanned in one pass with a decoupled look-back along the axis (2n data movement): from 2048
+ *    lines in chunks of 16-32 rows x 256 columns held in registers (side_lb); below, where the
+ *    columns are contiguous, in tiles of whole row segments in shared memory (side_rows,
+ *    axis_rows.cuh). Otherwise, and in DETERMINISTIC mode
  *    for float sums and products, a reduce / carry / scan sequence (~3n), its carries scanned
  *    recursively when there are many chunks;
  *  - lines back to back (a C-order array along its last axis): one single-pass scan over all of
@@ -121,11 +124,16 @@ static pscan_status run_side_lb(pscan_ctx *ctx, const pscan__cuda_axis_kernels *
                       "axis scan (side by side, one pass)");
 }
 
+/* One batch dimension, columns contiguous in both views. */
+static bool columns_contiguous(const pscan__cuda_axis_params *p) {
+  return p->nb == 1 && p->bis[0] == 1 && p->bos[0] == 1;
+}
+
 /* Narrow lines side by side in one pass (side_rows), columns contiguous in both views: column
    blocks of up to PSCAN__AXIS_ROWS_WIDTH columns of equal width, as many rows as fill a tile;
    a status word per chunk and column. */
 static bool side_rows_fit(const pscan__cuda_axis_params *p) {
-  return p->nb == 1 && p->bis[0] == 1 && p->bos[0] == 1 && env_uint("PSCAN_CUDA_AXIS_ROWS", 1);
+  return columns_contiguous(p) && env_uint("PSCAN_CUDA_AXIS_ROWS", 1);
 }
 
 /* The tile can move in 16-byte vectors: 4- or 8-byte accumulators, whole vectors of columns
@@ -155,6 +163,46 @@ static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels
                       "axis scan (side by side, rows in one pass)");
 }
 
+/* Wide lines side by side walked down the axis, a block per strip of columns (side_strips,
+   axis_strips.cuh), if every strip's block fits the GPU at once. The strips' width: the widest
+   that gives every multiprocessor a block with at least 16 lanes of 16-byte vectors (a warp's
+   row segment 256 bytes) or 64 lanes element by element; else the widest that gives 3/4 of
+   them a block with at least 8 lanes of vectors (128 bytes) or 32 element by element. Measured on the H200 (docs/
+   PERFORMANCE.md, "Wide arrays side by side"): 256 strips of 64 f32 columns 92% of the copy,
+   128 strips of 128 89%; of 8192 columns 128 strips of 64 87%, 256 of 32 84%. Sets p->width
+   and p->vec. PSCAN_CUDA_AXIS_STRIPS=0: never; _STRIPS_MIN_BLOCKS=N: the widest strips down to
+   128-byte segments that give N blocks; _STRIPS_LANES=L (a power of two up to 256): L lanes
+   whenever the strips fit, for tests. */
+static uint64_t strips_lanes(uint64_t nlines, uint64_t vw, uint64_t want, uint64_t least) {
+  for (uint64_t lanes = PSCAN__AXIS_THREADS; lanes >= least; lanes /= 2)
+    if ((nlines + lanes * vw - 1) / (lanes * vw) >= want)
+      return lanes;
+  return 0;
+}
+
+static bool side_strips_plan(pscan__cuda_axis_params *p, size_t in_size, size_t acc_size,
+                             unsigned sm_count) {
+  if (!env_uint("PSCAN_CUDA_AXIS_STRIPS", 1))
+    return false;
+  p->vec = in_size == acc_size && columns_contiguous(p) && side_rows_vec(p, acc_size);
+  const uint64_t vw = p->vec ? 16 / acc_size : 1, least = p->vec ? 8 : 32,
+                 forced = env_uint("PSCAN_CUDA_AXIS_STRIPS_LANES", 0),
+                 want = env_uint("PSCAN_CUDA_AXIS_STRIPS_MIN_BLOCKS", 0);
+  uint64_t lanes = forced;
+  if (!forced && want)
+    lanes = strips_lanes(p->nlines, vw, want, least);
+  else if (!forced) {
+    lanes = strips_lanes(p->nlines, vw, sm_count, 2 * least);
+    if (!lanes)
+      lanes = strips_lanes(p->nlines, vw, (sm_count * 3 + 3) / 4, least);
+  }
+  if (!lanes || lanes > PSCAN__AXIS_THREADS || (lanes & (lanes - 1)) ||
+      (p->nlines + lanes * vw - 1) / (lanes * vw) > (uint64_t)PSCAN__AXIS_STRIPS_PER_SM * sm_count)
+    return false;
+  p->width = (unsigned)(lanes * vw);
+  return true;
+}
+
 /* DETERMINISTIC with a float sum or product: the look-backs fold a different run of chunks
    from call to call, so only the fixed order of the chunked scan gives the same bits. */
 static bool fixed_order(const pscan_ctx *ctx, int acc_type, int op) {
@@ -169,8 +217,8 @@ static bool fixed_order(const pscan_ctx *ctx, int acc_type, int op) {
    them recursively (chunks of AX_CARRY_ROWS rows, so each level is ~32x shorter), so that a
    few long lines (e.g. 64 columns of 2^20 rows: 8448 chunks) never wait on a serial chain. */
 static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
-                             pscan__cuda_axis_params *p, int acc_type, int op, size_t acc_size,
-                             void *stream, unsigned sm_count) {
+                             pscan__cuda_axis_params *p, int acc_type, int op, size_t in_size,
+                             size_t acc_size, void *stream, unsigned sm_count) {
   /* enough threads for two full waves (2048 resident threads per multiprocessor) */
   uint64_t want = (uint64_t)sm_count * 2048 * 2, chunks = (want + p->nlines - 1) / p->nlines;
   if (p->carries && chunks > ((uint64_t)p->len + AX_CARRY_ROWS - 1) / AX_CARRY_ROWS)
@@ -190,6 +238,10 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     return PSCAN_OK;
   }
   if (!p->carries && !fixed_order(ctx, acc_type, op)) {
+    if (side_strips_plan(p, in_size, acc_size, sm_count)) {
+      AX_CHECK(ctx, k->side_strips(p, stream), "axis scan (side by side, strips)");
+      return PSCAN_OK;
+    }
     if (p->nlines >= side_lb_min_lines())
       return run_side_lb(ctx, k, p, acc_size, stream);
     if (side_rows_fit(p))
@@ -207,7 +259,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
                                  .blen = {(int64_t)p->nlines}, .bis = {1}, .bos = {1},
                                  .nlines = p->nlines, .exclusive = 1, .has_init = p->has_init,
                                  .init = p->init, .carries = 1};
-    s = run_side(ctx, kc, &q, acc_type, op, acc_size, stream, sm_count);
+    s = run_side(ctx, kc, &q, acc_type, op, acc_size, acc_size, stream, sm_count);
   } else if (e == 0) {
     e = k->side_carry(p, stream);
   }
@@ -382,7 +434,8 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))
-    return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->out_size, stream, sm_count);
+    return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->in_size, c->out_size, stream,
+                    sm_count);
   if (v.si == 1 && v.so == 1 &&
       ((v.len >= AX_LONG_LINE && v.nlines <= AX_FEW_LINES) ||
        (v.len >= AX_VERY_LONG_LINE && v.nlines < AX_MANY_LINES)))

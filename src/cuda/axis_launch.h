@@ -39,7 +39,9 @@ typedef struct pscan__cuda_axis_params {
   /* side_rows: the columns of a tile (rows of width columns, rows x width <=
      PSCAN__AXIS_ROWS_TILE); lb_counter, then at agg a status word per chunk and column.
      vec: the tile moves in 16-byte vectors (4- and 8-byte accumulators whose width, columns,
-     strides and both addresses are whole vectors). */
+     strides and both addresses are whole vectors).
+     side_strips: a strip of width columns per block (lanes x 1, or lanes x the elements of a
+     16-byte vector with vec: one batch dimension, columns contiguous, whole vectors). */
   unsigned width;
   int vec;
   /* side_rows: a chunk is contiguous (one column block, rows back to back, p->vec), so a
@@ -57,6 +59,9 @@ typedef struct pscan__cuda_axis_params {
 #define PSCAN__AXIS_ROWS_TILE(acc_size) ((acc_size) <= 4 ? 16384 : 8192)
 #define PSCAN__AXIS_ROWS_WIDTH(acc_size) ((acc_size) <= 4 ? 128 : 64)
 #define PSCAN__AXIS_ROWS_WORD(acc_size) ((acc_size) == 8 ? 16 : 8)
+/* side_strips: blocks resident per multiprocessor by its launch bounds (the host launches no
+   more strips than fit at once). */
+#define PSCAN__AXIS_STRIPS_PER_SM 2
 
 /* Launchers of one (input type, accumulation type, op); each returns a cudaError_t as int.
    lines: one warp per line, any strides (Kogge-Stone across the warp, 32 elements a step).
@@ -75,6 +80,9 @@ typedef struct pscan__cuda_axis_kernels {
   /* Narrow lines side by side in one pass: nb == 1, columns contiguous in both views (bis and
      bos 1), tiles of p->rows rows x p->width columns (axis_rows.cuh). */
   int (*side_rows)(const pscan__cuda_axis_params *p, void *stream);
+  /* Wide lines side by side in one pass without a look-back: a block per strip of p->width
+     columns walks the whole axis (axis_strips.cuh). */
+  int (*side_strips)(const pscan__cuda_axis_params *p, void *stream);
 } pscan__cuda_axis_kernels;
 
 /* NULL when (in, acc, op) is not offered. */

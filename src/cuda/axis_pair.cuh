@@ -7,6 +7,7 @@
    PSCAN__NAME5(ax_launch_side_carry, PAIR_IN, PAIR_OUT, OPX),                                   \
    PSCAN__NAME5(ax_launch_side_scan, PAIR_IN, PAIR_OUT, OPX),                                   \
    PSCAN__NAME5(ax_launch_side_lb, PAIR_IN, PAIR_OUT, OPX),                                     \
-   PSCAN__NAME5(ax_launch_side_rows, PAIR_IN, PAIR_OUT, OPX)},
+   PSCAN__NAME5(ax_launch_side_rows, PAIR_IN, PAIR_OUT, OPX),                                   \
+   PSCAN__NAME5(ax_launch_side_strips, PAIR_IN, PAIR_OUT, OPX)},
 PSCAN__PAIR_TABLE(pscan__cuda_axis_kernels, pscan__cuda_axis, AX_ENTRY)
 #undef AX_ENTRY

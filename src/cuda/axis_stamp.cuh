@@ -343,6 +343,7 @@ static int NAME(ax_launch_side_scan)(const pscan__cuda_axis_params *p, void *str
 }
 
 #include "axis_rows.cuh"
+#include "axis_strips.cuh"
 
 #undef AX_WARP_LINES
 #undef AX_THREADS
