@@ -7,7 +7,8 @@
  *                    [--shape S] [--axis K] [--type T] [--no-segments] [--segments-only]
  *                    [--sync-each]
  *
- * --shape "(1048576,64)", --axis 0 and --type f32|i32|f64 keep only the matching axis cases;
+ * --shape "(1048576,64)" (reversed: "rev(1048576,64)"), --axis 0 and --type f32|i32|f64 keep
+ * only the matching axis cases;
  * --no-segments and --segments-only pick one of the two parts. GPU samples are batches of calls
  * back to back (time_ms); --sync-each times every call alone, its host part included.
  *
@@ -38,6 +39,7 @@ typedef struct shape_case {
   int ndim;
   int64_t shape[2];
   int axis;
+  int reverse; /* reported as the shape with "rev" in front */
 } shape_case;
 
 /* The shapes of the table. */
@@ -50,6 +52,9 @@ static const shape_case shapes[] = {
     {2, {262144, 1000}, 0}, {2, {4194304, 40}, 0},
     /* wide side by side (from ~4000 columns each block walks a strip of columns down the axis) */
     {2, {65536, 4096}, 0},  {2, {32768, 8192}, 0},  {2, {4096, 65536}, 0},
+    /* reversed (pscan_scan_axis's reverse) */
+    {1, {268435456, 0}, 0, 1}, {2, {64, 4194304}, 1, 1}, {2, {1048576, 64}, 1, 1},
+    {2, {16384, 16384}, 0, 1},
 };
 
 static double now_ms(void) {
@@ -258,10 +263,11 @@ static void report(const bench *b, const char *kind, pscan_dtype t, const char *
 }
 
 static void shape_text(const shape_case *c, char *shape, size_t size) {
+  const char *rev = c->reverse ? "rev" : "";
   if (c->ndim == 1)
-    snprintf(shape, size, "(%lld,)", (long long)c->shape[0]);
+    snprintf(shape, size, "%s(%lld,)", rev, (long long)c->shape[0]);
   else
-    snprintf(shape, size, "(%lld,%lld)", (long long)c->shape[0], (long long)c->shape[1]);
+    snprintf(shape, size, "%s(%lld,%lld)", rev, (long long)c->shape[0], (long long)c->shape[1]);
 }
 
 static int shape_matches(const shape_case *c, const char *want) {
@@ -282,7 +288,8 @@ static void bench_axis(const bench *b, const shape_case *c, pscan_dtype t) {
     return;
   }
   pscan_axis_args a = {.in = in, .in_type = t, .out = out, .out_type = t, .ndim = c->ndim,
-                       .shape = c->shape, .axis = c->axis, .op = PSCAN_SUM};
+                       .shape = c->shape, .axis = c->axis, .op = PSCAN_SUM,
+                       .reverse = c->reverse};
   run_args ra = {.kind = RUN_AXIS, .axis = &a}, rc = {.kind = RUN_COPY, .in = in, .out = out,
                                                       .bytes = bytes};
   double copy_ms = time_ms(b, &rc), ms = time_ms(b, &ra);

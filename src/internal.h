@@ -30,6 +30,9 @@ typedef struct pscan__scan_call {
      offsets: pscan_segmented_scan's, checked, with tile_segment[t] the first s >= 1 with
      offsets[s] at or after the kernel's tile t (device memory). */
   size_t segment_len;
+  /* CUDA only: mirror: in and out point at item 0 and item i lies i elements below it (a
+     reversed view of pscan_scan_axis; look-back kernels only). */
+  int mirror;
   const int64_t *offsets;
   size_t num_segments;
   const uint64_t *tile_segment;

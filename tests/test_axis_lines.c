@@ -4,7 +4,7 @@
  * 4096 of 8-byte ones, 8192 of 4-byte ones, 16384 of 2-byte ones, 32768 of 1-byte ones) and
  * their per-thread runs (8-128 items), lines shorter than a thread's run, lines over several
  * tiles; enough lines for a few tiles; every case inclusive and exclusive, with and without
- * init, in place or not. */
+ * init, forward and reversed, in place or not. */
 #include "test_axis.h"
 
 void test_lines_back_to_back(uint64_t seed) {
@@ -31,6 +31,7 @@ void test_lines_back_to_back(uint64_t seed) {
       s.out_type = types[t].out;
       s.threads = 1 + (int)test_below(&r, 3);
       s.exclusive = (int)test_below(&r, 2), s.use_init = (int)test_below(&r, 2);
+      s.reverse = (int)test_below(&r, 2); /* CUDA: mirrored tiles */
       s.in_place = types[t].in == types[t].out && test_below(&r, 3) == 0;
       if (!run_case(&r, s))
         return;

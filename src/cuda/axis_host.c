@@ -13,10 +13,12 @@
  *    recursively when there are many chunks;
  *  - lines back to back (a C-order array along its last axis): one single-pass scan over all of
  *    them with a line starting every len items (scan/tile_lines.cuh, scan_lines_kernel);
- *  - other few long contiguous lines (DETERMINISTIC float sums): the flat single-pass scan
- *    (host/scan.c) on each line in turn;
- *  - any other lines (many short ones, strided or reversed ones): one warp per line, four
- *    groups of 32 elements a step on lines longer than 128.
+ *    reversed, and a reversed 1-D array: the same over mirrored tiles (read toward lower
+ *    addresses);
+ *  - other few long contiguous lines, forward or reversed (DETERMINISTIC float sums): the flat
+ *    single-pass scan (host/scan.c) on each line in turn;
+ *  - any other lines (many short ones, strided ones): one warp per line, four groups of 32
+ *    elements a step on lines longer than 128.
  * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
  * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
  * host would cost more than the scan), then one single-pass segmented scan on the flat scan's
@@ -271,12 +273,15 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
   return PSCAN_OK;
 }
 
+/* Few long lines, each contiguous in both views, forward or (mirrored) reversed: the flat
+   single-pass scan on each line in turn. */
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
     pscan__scan_call flat = {.n = (size_t)v->len, .in_type = c->in_type, .out_type = c->out_type,
                              .op = c->op, .exclusive = c->exclusive, .init = c->init,
-                             .in_size = c->in_size, .out_size = c->out_size};
+                             .in_size = c->in_size, .out_size = c->out_size,
+                             .mirror = v->si < 0};
     pscan__axis_line(c, v, line, &flat.in, &flat.out);
     PSCAN__CHECK(pscan__cuda_backend.scan(ctx, &flat));
   }
@@ -300,6 +305,33 @@ static pscan_status run_lines_back_to_back(pscan_ctx *ctx, const pscan__axis_cal
                            .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
                            .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
                            .out_size = c->out_size, .segment_len = (size_t)v->len};
+  return pscan__cuda_backend.scan(ctx, &flat);
+}
+
+/* Reversed (the axis read toward lower addresses in both views), every element of the array
+   in one contiguous span: one line (a reversed 1-D array), or lines back to back (a C-order
+   array reversed along its last axis). Read from the highest address down, that span is a
+   forward array whose lines follow each other (the last line first: lines are independent), so
+   the flat scan runs over it with mirrored tiles (p->mirror: each tile copied element by element
+   toward lower addresses, scanned in order) and, for lines, a line starting every len items.
+   Lines back to back need the segmented kernel, not offered in DETERMINISTIC mode for float
+   sums and products. PSCAN_CUDA_AXIS_MIRROR=0: the line kernels instead, for A/B runs. */
+static bool mirrored_span(const pscan_ctx *ctx, const pscan__axis_call *c,
+                          const pscan__axis_norm *v) {
+  if (v->si != -1 || v->so != -1 || v->len < 1 || !env_uint("PSCAN_CUDA_AXIS_MIRROR", 1))
+    return false;
+  return v->nb == 0 || (v->nb == 1 && v->b[0].is == v->len && v->b[0].os == v->len &&
+                        !fixed_order(ctx, (int)c->out_type, c->op));
+}
+
+static pscan_status run_mirrored_span(pscan_ctx *ctx, const pscan__axis_call *c,
+                                      const pscan__axis_norm *v) {
+  const size_t last = (v->nlines - 1) * (size_t)v->len; /* the last line's first item */
+  pscan__scan_call flat = {.in = v->in + last * c->in_size, .out = v->out + last * c->out_size,
+                           .n = v->nlines * (size_t)v->len, .in_type = c->in_type,
+                           .out_type = c->out_type, .op = c->op, .exclusive = c->exclusive,
+                           .init = c->init, .in_size = c->in_size, .out_size = c->out_size,
+                           .segment_len = v->nb ? (size_t)v->len : 0, .mirror = 1};
   return pscan__cuda_backend.scan(ctx, &flat);
 }
 
@@ -431,12 +463,14 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "pscan_scan_axis: too many batch dimensions");
   if (lines_back_to_back(ctx, c, &v))
     return run_lines_back_to_back(ctx, c, &v);
+  if (mirrored_span(ctx, c, &v))
+    return run_mirrored_span(ctx, c, &v);
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))
     return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->in_size, c->out_size, stream,
                     sm_count);
-  if (v.si == 1 && v.so == 1 &&
+  if (((v.si == 1 && v.so == 1) || (v.si == -1 && v.so == -1 && env_uint("PSCAN_CUDA_AXIS_MIRROR", 1))) &&
       ((v.len >= AX_LONG_LINE && v.nlines <= AX_FEW_LINES) ||
        (v.len >= AX_VERY_LONG_LINE && v.nlines < AX_MANY_LINES)))
     return run_flat_lines(ctx, c, &v);

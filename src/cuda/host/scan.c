@@ -209,10 +209,11 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   if (pl.block_algo == PSCAN_BLOCK_AUTO)
     pl.block_algo = PSCAN_BLOCK_WARP_SCANS;
   pscan__cuda_kernels variant;
-  if (c->segment_len || c->offsets) { /* segmented: their own kernels, single pass, large tiles */
+  if (c->segment_len || c->offsets || c->mirror) {
+    /* segmented (their own kernels) or mirrored: single pass, large tiles */
     int (*seg)(const pscan__cuda_scan_params *, uint64_t, void *) =
-        c->offsets ? k->scan_segments : k->scan_lines;
-    if (pl.deterministic || !seg)
+        c->offsets ? k->scan_segments : c->segment_len ? k->scan_lines : k->scan;
+    if ((pl.deterministic && (c->segment_len || c->offsets)) || !seg)
       return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA segmented scan here");
     variant = *k;
     variant.scan = seg;
@@ -229,7 +230,8 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   PSCAN__CHECK(prepare(ctx, st, &pl, k, c, c->n, multipass_bytes(&pl, c->n, k), &p));
   p.out = c->out;
   p.exclusive = c->exclusive;
-  p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0);
+  p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0) && !c->mirror;
+  p.mirror = c->mirror;
   p.segment_len = c->segment_len;
   p.offsets = c->offsets;
   p.num_segments = c->num_segments;

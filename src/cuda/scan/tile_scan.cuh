@@ -51,12 +51,32 @@ static __device__ __forceinline__ unsigned TNAME(tile_valid)(const pscan__cuda_s
   return pscan__tile_items(p->n, tile * (unsigned long long)TILE, TILE);
 }
 
+/* One element global -> shared, asynchronously where cp.async copies its size (4 or 8 bytes). */
+static __device__ __forceinline__ void TNAME(copy_item)(unsigned char *dst, const IN_T *src) {
+  if (sizeof(IN_T) >= 4)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "n"(sizeof(IN_T) >= 4 ? (int)sizeof(IN_T) : 4)
+                 : "memory");
+  else
+    *(IN_T *)dst = *src;
+}
+
 /* Global -> shared (swizzled) for tile elements [start, start + valid): the copies are issued
-   (16-byte cp.async where whole); pscan__cp_async_wait_all() waits for them. */
+   (16-byte cp.async where whole); pscan__cp_async_wait_all() waits for them. p->mirror: item i
+   is at in[-i] (a reversed view), copied element by element toward lower addresses (a warp's
+   copies still cover one contiguous span), so the tile in shared memory is in scan order. */
 static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_scan_params *p,
                                                              unsigned char *buf,
                                                              unsigned long long start,
                                                              unsigned valid) {
+  if (p->mirror) {
+    const IN_T *in = (const IN_T *)p->in - start;
+    for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
+      TNAME(copy_item)(buf + pscan__swz(i * (unsigned)sizeof(IN_T)), in - i);
+    pscan__cp_async_commit();
+    return;
+  }
   const IN_T *in = (const IN_T *)p->in + start;
   if (p->vector_io && valid == TILE) {
     const uint4 *src = (const uint4 *)in;
@@ -114,10 +134,16 @@ static __device__ __forceinline__ void TNAME(write_batch)(unsigned char *out_buf
   }
 }
 
-/* Shared -> global for the tile's results. */
+/* Shared -> global for the tile's results (p->mirror: item i to out[-i]). */
 static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_params *p,
                                                         const unsigned char *buf,
                                                         unsigned long long start, unsigned valid) {
+  if (p->mirror) {
+    ACC_T *out = (ACC_T *)p->out - start;
+    for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
+      *(out - i) = *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
+    return;
+  }
   ACC_T *out = (ACC_T *)p->out + start;
   if (p->vector_io && valid == TILE) {
     uint4 *dst = (uint4 *)out;
