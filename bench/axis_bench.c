@@ -12,7 +12,8 @@
  * --no-segments and --segments-only pick one of the two parts. GPU samples are batches of calls
  * back to back (time_ms); --sync-each times every call alone, its host part included.
  *
- * CSV columns: backend, kind (axis|segmented), dtype, shape, axis (or k of the segment lengths),
+ * CSV columns: backend, kind (axis|segmented), dtype, shape ("rev" in front of a reversed scan's),
+ * axis (or k of the segment lengths),
  * elements, bytes copied, pscan ms, copy ms, pscan % of copy, peer name, peer ms. The Python peers
  * (numpy, torch, cupy, jax) are measured by bench/py_axis_peers.py on the same shapes. */
 #define _POSIX_C_SOURCE 200809L
@@ -44,14 +45,14 @@ typedef struct shape_case {
 
 /* The shapes of the table. */
 static const shape_case shapes[] = {
-    {2, {16384, 16384}, 0}, {2, {16384, 16384}, 1}, {2, {1048576, 64}, 0},
-    {2, {1048576, 64}, 1},  {2, {64, 4194304}, 1},  {2, {64, 4194304}, 0},
-    {2, {1000000, 256}, 0}, {2, {122996, 1024}, 1}, {1, {268435456, 0}, 0},
+    {2, {16384, 16384}, 0, 0}, {2, {16384, 16384}, 1, 0}, {2, {1048576, 64}, 0, 0},
+    {2, {1048576, 64}, 1, 0},  {2, {64, 4194304}, 1, 0},  {2, {64, 4194304}, 0, 0},
+    {2, {1000000, 256}, 0, 0}, {2, {122996, 1024}, 1, 0}, {1, {268435456, 0}, 0, 0},
     /* more side by side widths (one pass with a look-back along the axis from 32 columns) */
-    {2, {8388608, 32}, 0},  {2, {2097152, 128}, 0}, {2, {524288, 512}, 0},
-    {2, {262144, 1000}, 0}, {2, {4194304, 40}, 0},
+    {2, {8388608, 32}, 0, 0},  {2, {2097152, 128}, 0, 0}, {2, {524288, 512}, 0, 0},
+    {2, {262144, 1000}, 0, 0}, {2, {4194304, 40}, 0, 0},
     /* wide side by side (from ~4000 columns each block walks a strip of columns down the axis) */
-    {2, {65536, 4096}, 0},  {2, {32768, 8192}, 0},  {2, {4096, 65536}, 0},
+    {2, {65536, 4096}, 0, 0},  {2, {32768, 8192}, 0, 0},  {2, {4096, 65536}, 0, 0},
     /* reversed (pscan_scan_axis's reverse) */
     {1, {268435456, 0}, 0, 1}, {2, {64, 4194304}, 1, 1}, {2, {1048576, 64}, 1, 1},
     {2, {16384, 16384}, 0, 1},
@@ -171,6 +172,7 @@ typedef struct run_args {
   pscan_dtype type;
   const int64_t *offsets;
   size_t nseg;
+  int reverse; /* RUN_SEGMENTED */
 } run_args;
 
 static pscan_status run_once(const bench *b, const run_args *r) {
@@ -178,7 +180,7 @@ static pscan_status run_once(const bench *b, const run_args *r) {
   case RUN_AXIS: return pscan_scan_axis(b->ctx, r->axis);
   case RUN_SEGMENTED:
     return pscan_segmented_scan(b->ctx, r->in, r->out, r->type, PSCAN_SUM, r->offsets, r->nseg, 0,
-                                0, NULL);
+                                r->reverse, NULL);
   case RUN_COPY:
 #ifdef AXIS_BENCH_CUDA
     if (b->gpu)
@@ -299,7 +301,7 @@ static void bench_axis(const bench *b, const shape_case *c, pscan_dtype t) {
 }
 
 /* Segment lengths uniform in [0, 2k], 2^log_n items in all (the last segment cut to fit). */
-static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t) {
+static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t, int reverse) {
   size_t n = (size_t)1 << log_n, cap = n / (k ? k : 1) + 16, size = pscan_dtype_size(t);
   int64_t *off = malloc((cap + 1) * sizeof *off);
   int32_t *keys = malloc(n * sizeof *keys);
@@ -326,14 +328,14 @@ static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t) {
     buf_upload(b, d_off, off, (s + 1) * sizeof *off);
     size_t bytes = n * size + (s + 1) * sizeof *off; /* the offsets are read too */
     run_args rs = {.kind = RUN_SEGMENTED, .in = in, .out = out, .type = t, .offsets = d_off,
-                   .nseg = s};
+                   .nseg = s, .reverse = reverse};
     /* the ceiling: the copy of in, its time scaled to the bytes of in and the offsets */
     run_args rc = {.kind = RUN_COPY, .in = in, .out = out, .bytes = n * size};
     double copy_ms = time_ms(b, &rc) * (double)bytes / (double)(n * size);
     double ms = time_ms(b, &rs), peer_ms = 0;
     const char *peer = NULL;
 #ifdef AXIS_BENCH_CUDA
-    if (b->gpu) {
+    if (b->gpu && !reverse) {
       int32_t *d_keys = buf_alloc(b, n * sizeof *keys);
       if (d_keys) {
         buf_upload(b, d_keys, keys, n * sizeof *keys);
@@ -344,7 +346,7 @@ static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t) {
     }
 #endif
     char shape[64];
-    snprintf(shape, sizeof shape, "2^%d items, %zu segs", log_n, s);
+    snprintf(shape, sizeof shape, "%s2^%d items, %zu segs", reverse ? "rev " : "", log_n, s);
     if (ms >= 0)
       report(b, "segmented", t, shape, (long)k, n, bytes, ms, copy_ms, peer, peer_ms);
   }
@@ -436,7 +438,9 @@ int main(int argc, char **argv) {
   static const size_t ks[] = {1, 32, 1024, 1 << 20};
   for (int ti = 0; ti < 2 && !no_segments; ti++)
     for (int k = 0; k < 4; k++)
-      bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti]);
+      bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti], 0);
+  for (int ti = 0; ti < 2 && !no_segments; ti++) /* reversed, segments of ~32 */
+    bench_segments(&b, quick && !b.gpu ? 24 : 28, 32, types[ti], 1);
   if (b.csv)
     fclose(b.csv);
   pscan_destroy(b.ctx);
