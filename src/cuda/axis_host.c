@@ -26,9 +26,9 @@
  * by-key scan, host/compact.c, SCAN_BY_KEY, with the offsets as its run heads): each tile reads
  * the offsets that fall in it, from the first one found by a binary search per tile
  * (tile_segments_kernel), so no key is written or read and one huge segment among many empty
- * ones parallelises alike. Reverse scans by offsets reverse the values and the offsets
- * (axis_reverse.cu), scan forward and reverse the result into out (the segmented kernels run
- * forward only; ~2 extra passes over the data). */
+ * ones parallelises alike. Reverse scans by offsets reverse the offsets (axis_reverse.cu) and
+ * read the values on mirrored tiles; the by-key scan also reverses the values and the result
+ * (~2 extra passes over the data). */
 #include "../axis_norm.h"
 #include "axis_launch.h"
 #include "jit/jit.h"
@@ -402,17 +402,22 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
                        pscan__dtype_name(c->in_type));
   const unsigned tile_items = flat ? k->tile_items : bk->tile_items;
   const uint64_t tiles = (n + tile_items - 1) / tile_items;
-  /* reverse: the reversed values and offsets follow the tiles' segments in one allocation */
+  /* reverse: the segmented tiles read the values mirrored (from the last one down), so only the
+     offsets are reversed; the by-key scan (and PSCAN_CUDA_AXIS_MIRROR=0) reverses the values
+     too, and the result back. The reversed offsets (and values) follow the tiles' segments in
+     one allocation. */
+  const bool mirror = c->reverse && flat && env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
   const size_t seg_bytes = (tiles * sizeof(uint64_t) + 15) / 16 * 16,
-               off_bytes = (c->num_segments + 1) * sizeof *c->offsets;
+               off_bytes = (c->num_segments + 1) * sizeof *c->offsets,
+               rev_bytes = c->reverse && !mirror ? n * c->in_size : 0;
   uint64_t *tile_segment = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, seg_bytes + (c->reverse ? off_bytes + n * c->in_size : 0),
+  PSCAN__CHECK(device_alloc(ctx, stream, seg_bytes + (c->reverse ? off_bytes + rev_bytes : 0),
                             (void **)&tile_segment));
   int64_t *rev_offsets = c->reverse ? (int64_t *)((char *)tile_segment + seg_bytes) : NULL;
-  void *rev = c->reverse ? (char *)rev_offsets + off_bytes : NULL;
+  void *rev = rev_bytes ? (char *)rev_offsets + off_bytes : NULL;
   const int64_t *offsets = rev_offsets ? rev_offsets : c->offsets;
   int e = 0;
-  if (rev)
+  if (rev_offsets)
     e = pscan__cuda_reverse_offsets(rev_offsets, c->offsets, c->num_segments, n, stream);
   if (e == 0 && rev)
     e = pscan__cuda_reverse(rev, c->in, n, c->in_size, stream);
@@ -421,11 +426,14 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
                                   stream);
   pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment heads") : PSCAN_OK;
   if (s == PSCAN_OK && flat) {
-    pscan__scan_call scan = {.in = rev ? rev : c->in, .out = rev ? rev : c->out, .n = n,
+    const size_t last = mirror ? n - 1 : 0; /* mirrored: item 0 is the last element */
+    pscan__scan_call scan = {.in = rev ? rev : (const char *)c->in + last * c->in_size,
+                             .out = rev ? rev : (char *)c->out + last * c->out_size, .n = n,
                              .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
                              .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
                              .out_size = c->out_size, .offsets = offsets,
-                             .num_segments = c->num_segments, .tile_segment = tile_segment};
+                             .num_segments = c->num_segments, .tile_segment = tile_segment,
+                             .mirror = mirror};
     s = pscan__cuda_backend.scan(ctx, &scan);
   } else if (s == PSCAN_OK) {
     pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = n, .type = PSCAN_U8,

@@ -72,8 +72,16 @@ static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_
                                                              unsigned valid) {
   if (p->mirror) {
     const IN_T *in = (const IN_T *)p->in - start;
-    for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
-      TNAME(copy_item)(buf + pscan__swz(i * (unsigned)sizeof(IN_T)), in - i);
+    if (valid == TILE) {
+#pragma unroll 8
+      for (unsigned j = 0; j < TILE / PSCAN__THREADS; j++) {
+        const unsigned i = threadIdx.x + j * PSCAN__THREADS;
+        TNAME(copy_item)(buf + pscan__swz(i * (unsigned)sizeof(IN_T)), in - i);
+      }
+    } else {
+      for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
+        TNAME(copy_item)(buf + pscan__swz(i * (unsigned)sizeof(IN_T)), in - i);
+    }
     pscan__cp_async_commit();
     return;
   }
@@ -140,8 +148,16 @@ static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_
                                                         unsigned long long start, unsigned valid) {
   if (p->mirror) {
     ACC_T *out = (ACC_T *)p->out - start;
-    for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
-      *(out - i) = *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
+    if (valid == TILE) {
+#pragma unroll 8
+      for (unsigned j = 0; j < TILE / PSCAN__THREADS; j++) {
+        const unsigned i = threadIdx.x + j * PSCAN__THREADS;
+        *(out - i) = *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
+      }
+    } else {
+      for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
+        *(out - i) = *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
+    }
     return;
   }
   ACC_T *out = (ACC_T *)p->out + start;
@@ -240,6 +256,14 @@ static __device__ __forceinline__ void TNAME(scan_one_tile)(const pscan__cuda_sc
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS_HIGH
 #endif
 
+/* A mirrored full tile's span (from its lowest element), widened to whole 16-byte blocks as the
+   bulk prefetch wants. */
+static __device__ __forceinline__ void TNAME(prefetch_mirrored)(const IN_T *low) {
+  const uintptr_t a = (uintptr_t)low & ~(uintptr_t)15,
+                  b = ((uintptr_t)(low + TILE) + 15) & ~(uintptr_t)15;
+  pscan__prefetch_l2((const void *)a, (unsigned)(b - a));
+}
+
 /* The tile a block of a multi-block launch scans: in the single-pass modes the next id from
    the counter (L2 starts fetching the likely tile first), else (and in a cooperative launch)
    its block index. */
@@ -251,6 +275,8 @@ static __device__ __forceinline__ unsigned long long TNAME(take_tile)(const psca
       pscan__stagger_first_wave(p);
       if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
         pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
+      else if (p->mirror && (tile + 1) * TILE <= p->n) /* its span, widened to 16 bytes */
+        TNAME(prefetch_mirrored)((const IN_T *)p->in - (tile * TILE + TILE - 1));
       sm->tile_id = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
     }
     __syncthreads();
