@@ -20,11 +20,14 @@
 typedef struct shape_case {
   int64_t shape[2];
   int axis;
+  int reverse; /* printed as the shape with "rev" in front */
 } shape_case;
 
 static const shape_case shapes[] = {
-    {{16384, 16384}, 0}, {{16384, 16384}, 1}, {{1048576, 64}, 0},
-    {{1048576, 64}, 1},  {{64, 4194304}, 1},
+    {{16384, 16384}, 0, 0}, {{16384, 16384}, 1, 0}, {{1048576, 64}, 0, 0},
+    {{1048576, 64}, 1, 0},  {{64, 4194304}, 1, 0},
+    /* reversed: lines back to back and one line, read on mirrored tiles */
+    {{1048576, 64}, 1, 1},  {{64, 4194304}, 1, 1},  {{1, 268435456}, 1, 1},
 };
 
 #define CK(expr)                                                                            \
@@ -148,14 +151,16 @@ int main(int argc, char **argv) {
     if (quick)
       sh[0] /= 16;
     size_t n = (size_t)(sh[0] * sh[1]);
-    char shape[32];
-    snprintf(shape, sizeof shape, "(%lld,%lld)", (long long)sh[0], (long long)sh[1]);
+    char shape[48];
+    snprintf(shape, sizeof shape, "%s(%lld,%lld)", c->reverse ? "rev" : "", (long long)sh[0],
+             (long long)sh[1]);
     void *in = NULL, *out = NULL;
     CK(cudaMalloc(&in, n * 8));
     CK(cudaMalloc(&out, n * 8));
     CK(cudaMemset(in, 0, n * 8)); /* zeros: a = 0, b = 0 (no overflow, no denormals) */
     pscan_axis_args a = {.in = in, .in_type = PSCAN_F32, .out = out, .out_type = PSCAN_F32,
-                         .ndim = 2, .shape = sh, .axis = c->axis, .op = PSCAN_SUM};
+                         .ndim = 2, .shape = sh, .axis = c->axis, .op = PSCAN_SUM,
+                         .reverse = c->reverse};
     run copy4 = {ctx, a, n * 4}, copy8 = {ctx, a, n * 8}, builtin = {ctx, a, 0};
     run user_sum = {ctx, a, 0}, user_aff = {ctx, a, 0};
     user_sum.args.user_op = sum;

@@ -56,6 +56,11 @@ bool pscan__axis_back_to_back(const pscan__axis_norm *v) {
          v->b[0].os == v->len && v->len > 0;
 }
 
+bool pscan__axis_mirrored_back_to_back(const pscan__axis_norm *v) {
+  return v->si == -1 && v->so == -1 && v->nb == 1 && v->b[0].is == v->len &&
+         v->b[0].os == v->len && v->len > 0;
+}
+
 void pscan__axis_line(const pscan__axis_call *c, const pscan__axis_norm *v, size_t line,
                       const void **in, void **out) {
   int64_t io = 0, oo = 0;

@@ -30,6 +30,9 @@ bool pscan__axis_side_by_side(const pscan__axis_norm *v);
 /* Whether the lines lie back to back in both views (a C-order array along its last axis, read
    forward): together they are one contiguous run, a line starting every len items. */
 bool pscan__axis_back_to_back(const pscan__axis_norm *v);
+/* The same read backward (a reversed view): the axis toward lower addresses in both views, the
+   lines still len apart, so the whole array is one span read from its top down. */
+bool pscan__axis_mirrored_back_to_back(const pscan__axis_norm *v);
 
 /* The first elements (forward along the axis) of line `line` (0 <= line < nlines, row-major over
    the batch dimensions) in the normalised input and output views of call c. */

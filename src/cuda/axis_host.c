@@ -320,8 +320,8 @@ static bool mirrored_span(const pscan_ctx *ctx, const pscan__axis_call *c,
                           const pscan__axis_norm *v) {
   if (v->si != -1 || v->so != -1 || v->len < 1 || !env_uint("PSCAN_CUDA_AXIS_MIRROR", 1))
     return false;
-  return v->nb == 0 || (v->nb == 1 && v->b[0].is == v->len && v->b[0].os == v->len &&
-                        !fixed_order(ctx, (int)c->out_type, c->op));
+  return v->nb == 0 ||
+         (pscan__axis_mirrored_back_to_back(v) && !fixed_order(ctx, (int)c->out_type, c->op));
 }
 
 static pscan_status run_mirrored_span(pscan_ctx *ctx, const pscan__axis_call *c,

@@ -69,9 +69,11 @@ const char *pscan__cuda_op_target(pscan_ctx *ctx, const pscan_op_desc *desc);
 pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                  int exclusive, const void *init);
 /* The same over lines back to back, a line starting every len items (never deterministic: the
-   caller keeps DETERMINISTIC mode off it). */
+   caller keeps DETERMINISTIC mode off it), or with len 0 over one line; mirror: in and out point
+   at item 0 and item i lies i elements below it (a reversed view, read on mirrored tiles). */
 pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *in, void *out,
-                                       size_t n, size_t len, int exclusive, const void *init);
+                                       size_t n, size_t len, int mirror, int exclusive,
+                                       const void *init);
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                    int partition, size_t *num_selected);
 /* The axis kernels of op (cudaKernel_t, in user_axis.h's PSCAN__UA_KERNELS order), compiled or

@@ -3,11 +3,13 @@
  *  - lines back to back (a C-order array along its last axis): one scan over all of them, a line
  *    starting every len items (jit_cuda.c, user_scan.cuh's pscan_user_scan_lines), but in
  *    DETERMINISTIC mode or with PSCAN_CUDA_AXIS_FLAT_LINES=0 (A/B runs);
- *  - few long contiguous forward lines: the user operator's single-pass scan (jit_cuda.c, a
- *    decoupled look-back, 2n data movement) on each line in turn;
+ *    reversed, the same over mirrored tiles (the span read from its highest address down; but
+ *    with PSCAN_CUDA_AXIS_MIRROR=0);
+ *  - few long contiguous lines, forward or reversed: the user operator's single-pass scan
+ *    (jit_cuda.c, a decoupled look-back, 2n data movement) on each line in turn;
  *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
  *    line, so a warp's loads of a row coalesce;
- *  - any other lines (many short ones, strided or reversed ones): one warp per line.
+ *  - any other lines (many short ones, strided ones): one warp per line.
  * When there are too few lines to fill the GPU, the axis is cut into chunks: reduce each chunk,
  * scan the chunks' combinations along the axis (one more pass of the same kernels over them, in
  * place), scan each chunk from its prefix (~3n). */
@@ -133,18 +135,19 @@ static pscan_status run_chunks(pscan_ctx *ctx, const pscan__cuda_env *env, void 
   return s;
 }
 
-/* Few long contiguous forward lines: the single-pass scan on each. */
+/* Few long contiguous lines, forward or (mirrored) reversed: the single-pass scan on each. */
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
     const void *in;
     void *out;
     pscan__axis_line(c, v, line, &in, &out);
-    PSCAN__CHECK(
-        pscan__cuda_scan_op(ctx, c->user_impl, in, out, (size_t)v->len, c->exclusive, c->init));
+    PSCAN__CHECK(pscan__cuda_scan_op_lines(ctx, c->user_impl, in, out, (size_t)v->len, 0,
+                                           v->si < 0, c->exclusive, c->init));
   }
   return PSCAN_OK;
 }
+
 
 static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
                         pscan__user_axis_params *p) {
@@ -171,11 +174,20 @@ pscan_status pscan__cuda_user_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   const bool side = pscan__axis_side_by_side(&v);
   const char *flat = getenv("PSCAN_CUDA_AXIS_FLAT_LINES");
+  const char *mirror = getenv("PSCAN_CUDA_AXIS_MIRROR");
+  const bool mirrors = !(mirror && strcmp(mirror, "0") == 0);
   if (pscan__axis_back_to_back(&v) && !ctx->params[PSCAN_PARAM_DETERMINISTIC] &&
       !(flat && strcmp(flat, "0") == 0))
     return pscan__cuda_scan_op_lines(ctx, c->user_impl, v.in, v.out, v.nlines * (size_t)v.len,
-                                     (size_t)v.len, c->exclusive, c->init);
-  if (!side && v.si == 1 && v.so == 1 &&
+                                     (size_t)v.len, 0, c->exclusive, c->init);
+  if (pscan__axis_mirrored_back_to_back(&v) && mirrors &&
+      !ctx->params[PSCAN_PARAM_DETERMINISTIC]) { /* one span, the last line first */
+    const size_t last = (v.nlines - 1) * (size_t)v.len * c->in_size;
+    return pscan__cuda_scan_op_lines(ctx, c->user_impl, v.in + last, v.out + last,
+                                     v.nlines * (size_t)v.len, (size_t)v.len, 1, c->exclusive,
+                                     c->init);
+  }
+  if (!side && ((v.si == 1 && v.so == 1) || (v.si == -1 && v.so == -1 && mirrors)) &&
       ((v.len >= UA_LONG_LINE && v.nlines <= UA_FEW_LINES) ||
        (v.len >= UA_VERY_LONG_LINE && v.nlines < UA_MANY_LINES)))
     return run_flat_lines(ctx, c, &v);

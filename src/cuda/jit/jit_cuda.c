@@ -276,9 +276,10 @@ static pscan_status launch(pscan_ctx *ctx, cuda_op *op, int which, const pscan__
   return PSCAN_OK;
 }
 
-/* A scan of n items (segment_len 0), or of lines back to back (kernel 3, in look-back mode). */
+/* A scan of n items (segment_len 0), or of lines back to back (kernel 3, in look-back mode);
+   mirror: in and out point at item 0, item i lies i elements below it (a reversed view). */
 static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
-                            size_t segment_len, int exclusive, const void *init) {
+                            size_t segment_len, int mirror, int exclusive, const void *init) {
   cuda_op *op = impl;
   if (op->desc.kind != PSCAN_KIND_COMBINE)
     return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "pscan_scan_op: %s is a predicate",
@@ -297,6 +298,9 @@ static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *ou
   buf.base.exclusive = exclusive;
   buf.base.deterministic = which == 1;
   buf.base.segment_len = segment_len;
+  buf.base.mirror = mirror;
+  if (mirror)
+    buf.base.vector_io = 0;
   if (segment_len)
     buf.base.mode = PSCAN__MODE_LOOKBACK;
   unsigned long long flags = init ? HAS_INIT : exclusive ? HAS_FIRST : 0;
@@ -308,12 +312,13 @@ static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *ou
 
 pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                  int exclusive, const void *init) {
-  return scan_op(ctx, impl, in, out, n, 0, exclusive, init);
+  return scan_op(ctx, impl, in, out, n, 0, 0, exclusive, init);
 }
 
 pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *in, void *out,
-                                       size_t n, size_t len, int exclusive, const void *init) {
-  return scan_op(ctx, impl, in, out, n, len, exclusive, init);
+                                       size_t n, size_t len, int mirror, int exclusive,
+                                       const void *init) {
+  return scan_op(ctx, impl, in, out, n, len, mirror, exclusive, init);
 }
 
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,

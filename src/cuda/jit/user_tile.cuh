@@ -81,6 +81,41 @@ static __device__ void pu_scatter(unsigned char *g, const unsigned char *buf, un
     pu_move(g + i, buf + pscan__swz(i), u);
 }
 
+/* One unit global -> shared, asynchronously where cp.async copies its size (4, 8 or 16 bytes;
+   pscan__cp_async_wait_all() waits for them). */
+static __device__ __forceinline__ void pu_move_async(unsigned char *dst, const unsigned char *src,
+                                                     unsigned u) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  switch (u) {
+  case 16: asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(src) : "memory"); break;
+  case 8: asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(s), "l"(src) : "memory"); break;
+  case 4: asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(src) : "memory"); break;
+  default: pu_move(dst, src, u); break;
+  }
+}
+
+/* Mirrored (p->mirror, a reversed view): item j at g - j x PU_SIZE, its bytes ascending; moved
+   item by item, unit by unit (asynchronously, so a thread's copies are in flight together), so
+   the tile in shared memory is in scan order. */
+static __device__ void pu_gather_mirrored(unsigned char *buf, const unsigned char *g,
+                                          unsigned items) {
+  const unsigned u = pu_unit_of((unsigned long long)g, PU_SIZE), per = PU_SIZE / u;
+  for (unsigned q = threadIdx.x; q < items * per; q += PSCAN__THREADS) {
+    const unsigned j = q / per, w = (q - j * per) * u;
+    pu_move_async(buf + pscan__swz(j * PU_SIZE + w), g - (size_t)j * PU_SIZE + w, u);
+  }
+  pscan__cp_async_commit();
+  pscan__cp_async_wait_all();
+}
+static __device__ void pu_scatter_mirrored(unsigned char *g, const unsigned char *buf,
+                                           unsigned items) {
+  const unsigned u = pu_unit_of((unsigned long long)g, PU_SIZE), per = PU_SIZE / u;
+  for (unsigned q = threadIdx.x; q < items * per; q += PSCAN__THREADS) {
+    const unsigned j = q / per, w = (q - j * per) * u;
+    pu_move(g - (size_t)j * PU_SIZE + w, buf + pscan__swz(j * PU_SIZE + w), u);
+  }
+}
+
 static __device__ __forceinline__ unsigned pu_tile_valid(const pscan__cuda_scan_params *p,
                                                          unsigned long long tile) {
   return pscan__tile_items(p->n, tile * (unsigned long long)PU_TILE, PU_TILE);
@@ -90,7 +125,10 @@ static __device__ __forceinline__ void pu_load_tile(const pscan__cuda_scan_param
                                                     unsigned char *buf, unsigned long long tile,
                                                     unsigned valid) {
   const unsigned char *g = (const unsigned char *)p->in + tile * (unsigned long long)PU_TILE_BYTES;
-  if (p->vector_io && valid == PU_TILE) {
+  if (p->mirror) {
+    pu_gather_mirrored(buf, (const unsigned char *)p->in - tile * (unsigned long long)PU_TILE_BYTES,
+                       valid);
+  } else if (p->vector_io && valid == PU_TILE) {
 #pragma unroll
     for (int v = 0; v < (PU_TILE_CHUNKS + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
       const unsigned c = threadIdx.x + v * PSCAN__THREADS;
@@ -108,7 +146,10 @@ static __device__ __forceinline__ void pu_store_tile(const pscan__cuda_scan_para
                                                      const unsigned char *buf,
                                                      unsigned long long tile, unsigned valid) {
   unsigned char *g = (unsigned char *)p->out + tile * (unsigned long long)PU_TILE_BYTES;
-  if (p->vector_io && valid == PU_TILE) {
+  if (p->mirror) {
+    pu_scatter_mirrored((unsigned char *)p->out - tile * (unsigned long long)PU_TILE_BYTES, buf,
+                        valid);
+  } else if (p->vector_io && valid == PU_TILE) {
 #pragma unroll
     for (int v = 0; v < (PU_TILE_CHUNKS + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
       const unsigned c = threadIdx.x + v * PSCAN__THREADS;
@@ -197,6 +238,12 @@ static __device__ __forceinline__ unsigned long long pu_take_tile(const pscan__c
     const unsigned long long guess = blockIdx.x;
     if (p->vector_io && (guess + 1) * PU_TILE <= p->n) /* the likely tile (common.cuh) */
       pscan__prefetch_l2((const unsigned char *)p->in + guess * PU_TILE_BYTES, PU_TILE_BYTES);
+    else if (p->mirror && (guess + 1) * PU_TILE <= p->n) { /* its span, in 16-byte blocks */
+      const unsigned long long hi = (unsigned long long)p->in + PU_SIZE -
+                                    guess * (unsigned long long)PU_TILE_BYTES,
+                               a = (hi - PU_TILE_BYTES) & ~15ull, b = (hi + 15) & ~15ull;
+      pscan__prefetch_l2((const void *)a, (unsigned)(b - a));
+    }
     *slot = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
   }
   __syncthreads();
