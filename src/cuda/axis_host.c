@@ -169,12 +169,12 @@ static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels
    axis_strips.cuh), if every strip's block fits the GPU at once. The strips' width: the widest
    that gives every multiprocessor a block with at least 16 lanes of 16-byte vectors (a warp's
    row segment 256 bytes) or 64 lanes element by element; else the widest that gives 3/4 of
-   them a block with at least 8 lanes of vectors (128 bytes) or 32 element by element. Measured on the H200 (docs/
-   PERFORMANCE.md, "Wide arrays side by side"): 256 strips of 64 f32 columns 92% of the copy,
-   128 strips of 128 89%; of 8192 columns 128 strips of 64 87%, 256 of 32 84%. Sets p->width
-   and p->vec. PSCAN_CUDA_AXIS_STRIPS=0: never; _STRIPS_MIN_BLOCKS=N: the widest strips down to
-   128-byte segments that give N blocks; _STRIPS_LANES=L (a power of two up to 256): L lanes
-   whenever the strips fit, for tests. */
+   them a block with at least 8 lanes of vectors (128 bytes) or 32 element by element.
+   Measured on the H200 (docs/PERFORMANCE.md, "Wide arrays side by side"): 256 strips of 64
+   f32 columns 92% of the copy, 128 strips of 128 89%; of 8192 columns 128 strips of 64 87%,
+   256 of 32 84%. Sets p->width and p->vec. PSCAN_CUDA_AXIS_STRIPS=0: never;
+   _STRIPS_MIN_BLOCKS=N: the widest strips down to 128-byte segments that give N blocks;
+   _STRIPS_LANES=L (a power of two up to 256): L lanes whenever the strips fit, for tests. */
 static uint64_t strips_lanes(uint64_t nlines, uint64_t vw, uint64_t want, uint64_t least) {
   for (uint64_t lanes = PSCAN__AXIS_THREADS; lanes >= least; lanes /= 2)
     if ((nlines + lanes * vw - 1) / (lanes * vw) >= want)
@@ -478,7 +478,8 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   if (pscan__axis_side_by_side(&v))
     return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->in_size, c->out_size, stream,
                     sm_count);
-  if (((v.si == 1 && v.so == 1) || (v.si == -1 && v.so == -1 && env_uint("PSCAN_CUDA_AXIS_MIRROR", 1))) &&
+  const bool mirrors = env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
+  if (((v.si == 1 && v.so == 1) || (v.si == -1 && v.so == -1 && mirrors)) &&
       ((v.len >= AX_LONG_LINE && v.nlines <= AX_FEW_LINES) ||
        (v.len >= AX_VERY_LONG_LINE && v.nlines < AX_MANY_LINES)))
     return run_flat_lines(ctx, c, &v);
