@@ -443,6 +443,17 @@ PSCAN_API size_t pscan_op_elem_size(const pscan_user_op *op);
 /* A scan of elements of the operator's type (exclusive without init needs the desc's identity). */
 PSCAN_API pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
                                      const pscan_user_op *op, int exclusive, const void *init);
+/* Extension: the reduction with a COMBINE operator, as pscan_reduce is for the built-in ones:
+   *total = init ⊕ in[0] ⊕ ... ⊕ in[n-1] (init NULL: from in[0]) — the last element of the
+   inclusive pscan_scan_op of in, with the input read once and nothing stored. n == 0: init, else
+   the desc's identity, else PSCAN_ERR_INVALID_ARGUMENT (an empty reduction has no value). The
+   operator need not be commutative (only the bracketing differs from the scan's). total: one
+   element; CPU: host memory; CUDA: host memory (the call then waits for the result) or device
+   memory (written asynchronously, like the scan). Statuses: those of pscan_scan_op, and
+   PSCAN_ERR_INVALID_ARGUMENT for total NULL; PSCAN_ERR_WRONG_MEMORY for a device total on the
+   CPU backend. */
+PSCAN_API pscan_status pscan_reduce_op(pscan_ctx *ctx, const void *in, size_t n,
+                                       const pscan_user_op *op, const void *init, void *total);
 /* Select / partition with a PREDICATE operator (same in-place and count rules as select_if). */
 PSCAN_API pscan_status pscan_select_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
                                        const pscan_user_op *pred, size_t *num_selected);

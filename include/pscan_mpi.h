@@ -20,11 +20,7 @@
  * Local traffic per element (reads + writes of the shard): a scan reduces the shard with
  * pscan_reduce (one read) and then scans it with the prefix of the ranks before it as init (a
  * read and a write): 3n on either backend. The last rank's total is needed by no one, so it scans
- * once (2n); a single rank is a plain scan. pscan_mpi_scan_op: 3n on a CPU context (the
- * reduction scans cache-sized chunks into scratch that stays in cache); on a CUDA context the
- * core has no reduction of user operators, so the shard is scanned into out to learn its total
- * and scanned again with the prefix (4n; 2n on the last rank, and on rank 0 of an inclusive
- * scan, whose first scan is already its result). */
+ * once (2n); a single rank is a plain scan. pscan_mpi_scan_op alike, with pscan_reduce_op. */
 #ifndef PSCAN_MPI_H
 #define PSCAN_MPI_H
 

@@ -9,6 +9,8 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 /* The operator of a call: a pscan_op, or a user function (pscan_scan_custom). */
 #define PSCAN__OP_CUSTOM PSCAN_OP_COUNT
@@ -151,6 +153,10 @@ typedef struct pscan__backend {
   /* init: one element (host memory), or NULL for none (an inclusive scan from in[0]). */
   pscan_status (*scan_op)(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                           int exclusive, const void *init);
+  /* pscan_reduce_op: *total (one element, host memory, or device memory on the CUDA backend) =
+     init ⊕ in[0..n); n == 0 only with init (then *total = init). NULL: none (UNSUPPORTED). */
+  pscan_status (*reduce_op)(pscan_ctx *ctx, void *impl, const void *in, size_t n,
+                            const void *init, void *total);
   /* n may be 0 (the backend writes the count 0); out == in only when !partition. */
   pscan_status (*select_op)(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                             int partition, size_t *num_selected);
@@ -190,6 +196,12 @@ struct pscan_ctx {
   char last_error[PSCAN__ERROR_LEN];
   struct pscan__op_state *ops; /* compiled user operators and the last compile log (src/op/) */
 };
+
+/* An environment knob's value (the A/B switches of docs/PERFORMANCE.md, "Knobs"), else dflt. */
+static inline uint64_t pscan__env_uint(const char *name, uint64_t dflt) {
+  const char *env = getenv(name);
+  return env ? strtoull(env, NULL, 10) : dflt;
+}
 
 /* Returns s after the backend's call_done hook: return pscan__call_done(ctx, backend->scan(...)). */
 static inline pscan_status pscan__call_done(pscan_ctx *ctx, pscan_status s) {

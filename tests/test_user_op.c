@@ -1,5 +1,5 @@
-/* User operators and predicates from source (pscan_op_create, pscan_scan_op, pscan_select_op,
- * pscan_partition_op), differential against a sequential loop over the same operator on the host:
+/* User operators and predicates from source (pscan_op_create, pscan_scan_op, pscan_reduce_op,
+ * pscan_select_op, pscan_partition_op), differential against a sequential loop over the same operator on the host:
  * every operator of user_ops.h (affine f32/f64, 2x2 and 3x3 matrices, complex, arg-max, 3- and
  * 1-byte elements), compiled and through host_fn, on sizes 0, 1, partition +-1, 2^k +-1 and random
  * ones (seeded), inclusive / exclusive / with init / in place, on 1..3 threads and several
@@ -76,6 +76,25 @@ static pscan_status do_scan(pscan_ctx *ctx, const void *in, void *out, size_t n,
   return do_call(ctx, true, in, out, n, op, size, excl, init, NULL);
 }
 
+/* pscan_reduce_op of in into *total (host memory; on the CUDA build, in through a device mirror
+   and, when device_total, the total too). */
+static pscan_status do_reduce(pscan_ctx *ctx, const void *in, size_t n, const pscan_user_op *op,
+                              size_t size, const void *init, void *total, bool device_total) {
+#ifdef TEST_USER_OP_ON_CUDA
+  void *lib_in = dev_copy(in, n * size), *lib_total = device_total ? dev_copy(total, size) : total;
+  pscan_status s = pscan_reduce_op(ctx, lib_in, n, op, init, lib_total);
+  if (device_total) {
+    dev_back(total, lib_total, size);
+    CUDA_OK(cudaFree(lib_total));
+  }
+  CUDA_OK(cudaFree(lib_in));
+  return s;
+#else
+  (void)size, (void)device_total;
+  return pscan_reduce_op(ctx, in, n, op, init, total);
+#endif
+}
+
 static pscan_status do_select(pscan_ctx *ctx, const void *in, void *out, size_t n,
                               const pscan_user_op *op, size_t size, int partition,
                               size_t *count) {
@@ -110,8 +129,38 @@ typedef struct run_cfg {
   int64_t partition; /* PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, 0: default */
 } run_cfg;
 
+/* The reduction of the scan's input (mode 0: from in[0], 1: from init) against the reference
+   scan's last element (n == 0: init, the identity, or a refusal without either). */
+static void check_reduce(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op,
+                         const char *in, size_t n, const char *want, const void *init,
+                         const char *how) {
+  size_t s = c->size;
+  char total[64 + SLACK], expect[64];
+  const void *empty = init ? init : c->identity;
+  if (n == 0 && !empty) {
+    test_poison(total, sizeof total);
+    CHECK_STATUS(do_reduce(ctx, in, 0, op, s, NULL, total, false), PSCAN_ERR_INVALID_ARGUMENT);
+    CHECK(test_is_poisoned(total, sizeof total), "%s %s: a refused reduction wrote", c->label, how);
+    return;
+  }
+  memcpy(expect, n ? want + (n - 1) * s : (const char *)empty, s);
+  test_poison(total, sizeof total);
+  bool device_total = n % 2 == 1; /* (the CUDA build: a device total on odd sizes) */
+  pscan_status st = do_reduce(ctx, in, n, op, s, init, total, device_total);
+  CHECK(st == PSCAN_OK, "%s %s reduce n=%zu init=%d: %s (%s)", c->label, how, n, init != NULL,
+        pscan_status_name(st), pscan_last_error(ctx));
+  if (st == PSCAN_OK) {
+    CHECK(c->equal ? c->equal(total, expect) : memcmp(total, expect, s) == 0,
+          "%s %s reduce n=%zu init=%d: differs from the scan's last element", c->label, how, n,
+          init != NULL);
+    CHECK(test_is_poisoned(total + s, SLACK), "%s %s reduce n=%zu: wrote past the total",
+          c->label, how, n);
+  }
+}
+
 /* One scan of n elements against the reference; mode 0: inclusive, 1: inclusive with init,
-   2: exclusive with init, 3: exclusive with the identity (init NULL). */
+   2: exclusive with init, 3: exclusive with the identity (init NULL). The inclusive modes check
+   pscan_reduce_op on the same input too. */
 void check_scan(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op, size_t n, int mode,
                 bool in_place, test_rng *rng, const char *how) {
   size_t s = c->size, bytes = (n + SLACK) * s;
@@ -142,6 +191,8 @@ void check_scan(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op, size_
     CHECK(test_is_poisoned(out + n * s, SLACK * s), "%s %s n=%zu: wrote past n", c->label, how,
           n);
   }
+  if (mode <= 1 && !in_place)
+    check_reduce(ctx, c, op, in, n, want, init_arg, how);
   free(in);
   free(out);
   free(want);
@@ -310,6 +361,14 @@ static void test_refusals(void) {
   CHECK_STATUS(pscan_scan_op(ctx, in, out, N, NULL, 0, NULL), PSCAN_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(pscan_scan_op(ctx, NULL, out, N, op, 0, NULL), PSCAN_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(pscan_scan_op(ctx, out, out + 1, N, op, 0, NULL), PSCAN_ERR_OVERLAP);
+  CHECK_STATUS(pscan_reduce_op(ctx, in, N, op, NULL, NULL), PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_op(ctx, in, N, pred, NULL, out), PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_op(ctx, in, N, foreign, NULL, out), PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_op(ctx, in, N, NULL, NULL, out), PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_op(NULL, in, N, op, NULL, out), PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_op(ctx, NULL, N, op, NULL, out), PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_op(ctx, in, 0, op, NULL, out), PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_op(ctx, in, SIZE_MAX / 2, op, NULL, out), PSCAN_ERR_OVERFLOW);
   CHECK_STATUS(pscan_select_op(ctx, in, out, N, op, &count), PSCAN_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(pscan_select_op(ctx, in, out, N, pred, NULL), PSCAN_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(pscan_partition_op(ctx, out, out, N, pred, &count), PSCAN_ERR_OVERLAP);

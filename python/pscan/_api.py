@@ -246,13 +246,21 @@ def _scan_types(call, op, dtype, out_dt):
 
 
 def reduce(x, op="sum", dtype=None, init=None, *, ctx=None, stream=None):
-    """The reduction of all of x (flattened, C order) with a built-in operator: init ⊕ x[0] ⊕
-    ... ⊕ x[-1], what the last element of pscan.scan(x, op, axis=None, dtype=dtype, init=init)
-    would be, with x read once and nothing stored. op and dtype as in scan (a sum of int32 is
-    int64, as numpy.sum). An empty x gives init, or the operator's identity. Float sums and
+    """The reduction of all of x (flattened, C order) with a built-in operator or a pscan.Op:
+    init ⊕ x[0] ⊕ ... ⊕ x[-1], what the last element of pscan.scan(x, op, axis=None,
+    dtype=dtype, init=init) would be, with x read once and nothing stored. op and dtype as in
+    scan (a sum of int32 is int64, as numpy.sum; dtype is not taken with an Op). An empty x
+    gives init, or the operator's identity (an Op without one refuses). Float sums and
     products may combine in another order than the scan's (the last bits may differ).
-    Returns a NumPy scalar of the result dtype; for a CUDA array the call waits for the total.
+    Returns a NumPy scalar of the result dtype — with an Op, one element of op.dtype, or for an
+    array that holds elements along its last axis, a NumPy array of that axis's length; for a
+    CUDA array the call waits for the total. The final state of a linear recurrence is
+    reduce(pairs, affine_op).
     """
+    if isinstance(op, Op):
+        if dtype is not None:
+            raise E.InvalidArgumentError(detail="reduce: dtype is not taken with a pscan.Op")
+        return _reduce_user(x, op, init, ctx, stream)
     call = _Call(x)
     call.x = A.ravel(call.x, call.fam)
     call.shape = (math.prod(call.shape),)
@@ -261,6 +269,28 @@ def reduce(x, op="sum", dtype=None, init=None, *, ctx=None, stream=None):
     c = call.core_ctx(ctx, stream)
     total = _core.reduce(c, A.for_core(call.x, call.fam), codes[0], codes[1], opc, init_b)
     return np.frombuffer(total, dtype=res_dt)[0]
+
+
+def _reduce_user(x, op, init, ctx, stream):
+    if op.kind != "combine":
+        raise E.InvalidArgumentError(detail="reduce: the Op is a predicate, not a combine operator")
+    call = _Call(x)
+    esize = op.dtype.itemsize
+    elem_last = call.dt.itemsize != esize
+    if call.dt.fields is None and call.dt.kind not in "biuf":
+        raise E.DTypeError(detail=f"x: dtype {call.dt}")
+    if elem_last and (len(call.shape) == 0 or call.shape[-1] * call.dt.itemsize != esize):
+        raise E.InvalidArgumentError(detail=f"x: its last axis does not hold one {op.dtype} "
+                                     "element")
+    call.x = A.contiguous_1d(call.x, call.fam)
+    if elem_last:
+        call.x = call.x.reshape(-1, call.shape[-1])
+    init_b = None if init is None else _value_bytes(init, op.dtype, "init")
+    c = call.core_ctx(ctx, stream)
+    total = _core.reduce_op(c, A.for_core(call.x, call.fam), op._handle(c), esize, init_b)
+    if elem_last:
+        return np.frombuffer(total, dtype=call.dt).copy()
+    return np.frombuffer(total, dtype=op.dtype)[0]
 
 
 def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=False, init=None,

@@ -39,8 +39,9 @@ def scan(x: Array, op: Union[OpName, Op] = "sum", axis: Optional[int] = -1,
          dtype: Optional[DTypeLike] = None, out: Optional[Array] = None, exclusive: bool = False,
          reverse: bool = False, init: Any = None, *, ctx: Optional[Context] = None,
          stream: Optional[Stream] = None) -> Array: ...
-def reduce(x: Array, op: OpName = "sum", dtype: Optional[DTypeLike] = None, init: Any = None,
-           *, ctx: Optional[Context] = None, stream: Optional[Stream] = None) -> np.generic: ...
+def reduce(x: Array, op: Union[OpName, Op] = "sum", dtype: Optional[DTypeLike] = None,
+           init: Any = None, *, ctx: Optional[Context] = None,
+           stream: Optional[Stream] = None) -> Union[np.generic, np.ndarray]: ...
 class _Running(Protocol):  # cumsum, cumprod, cummin, cummax: scan with the op fixed
     def __call__(self, x: Array, axis: Optional[int] = -1, dtype: Optional[DTypeLike] = None,
                  out: Optional[Array] = None, exclusive: bool = False, reverse: bool = False, *,

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "pscan.h"
 
@@ -286,6 +287,19 @@ nb::bytes reduce(Ctx &c, nb::handle in_h, int in_type, int out_type, int op, nb:
   return nb::bytes((const char *)&total, out_es);
 }
 
+// The total of a contiguous one-dimensional x with a user operator (pscan_reduce_op), as the
+// element's bytes; init: the element's bytes or None (an empty x then needs the op's identity).
+nb::bytes reduce_op(Ctx &c, nb::handle in_h, uintptr_t user_op, size_t esize, nb::object init_h) {
+  View in = view_of(in_h, "x");
+  size_t n = flat(in, esize, "x");
+  const void *init = bytes_ptr(init_h, esize, "init");
+  std::vector<char> total(esize);
+  c.run([&](pscan_ctx *x) {
+    return pscan_reduce_op(x, in.ptr, n, as_op(user_op), init, total.data());
+  });
+  return nb::bytes(total.data(), esize);
+}
+
 void segmented_scan(Ctx &c, nb::handle in_h, nb::handle out_h, nb::handle off_h, int type, int op,
                     bool exclusive, bool reverse, nb::object init_h) {
   View in = view_of(in_h, "x"), out = view_of(out_h, "out"), off = view_of(off_h, "offsets");
@@ -455,6 +469,7 @@ NB_MODULE(_core, m) {
   m.def("scan", &scan, "ctx"_a, "x"_a, "out"_a, "in_type"_a, "out_type"_a, "axis"_a, "op"_a,
         "user_op"_a, "esize"_a, "exclusive"_a, "reverse"_a, "init"_a.none());
   m.def("reduce", &reduce, "ctx"_a, "x"_a, "in_type"_a, "out_type"_a, "op"_a, "init"_a.none());
+  m.def("reduce_op", &reduce_op, "ctx"_a, "x"_a, "user_op"_a, "esize"_a, "init"_a.none());
   m.def("segmented_scan", &segmented_scan, "ctx"_a, "x"_a, "out"_a, "offsets"_a, "type"_a, "op"_a,
         "exclusive"_a, "reverse"_a, "init"_a.none());
   m.def("scan_by_key", &scan_by_key, "ctx"_a, "keys"_a, "key_type"_a, "x"_a, "out"_a, "type"_a,

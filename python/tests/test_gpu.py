@@ -193,6 +193,8 @@ def test_user_op_affine_last_axis(lib, rng):
     x = lib.put(np.stack([a, b], axis=-1))
     r = lib.get(pscan.scan(x, op))
     np.testing.assert_array_equal(r[:, 1], np.cumsum(b))  # a == 1: h[i] = h[i-1] + b[i]
+    final = pscan.reduce(x, op)  # the recurrence's final state, on the device, read once
+    assert final.shape == (2,) and final[0] == 1 and final[1] == np.sum(b)
 
 
 def test_mixed_devices_refused(lib):

@@ -91,3 +91,33 @@ def test_compile_error_is_invalid_argument():
 def test_element_size_mismatch():
     with pytest.raises(ValueError):
         pscan.scan(np.ones((4, 3), np.float64), affine_op())
+
+
+def test_reduce_with_an_op(rng):
+    """pscan.reduce with an Op: the scan's last element (the recurrence's final state), from init,
+    on both layouts; an empty input gives init or the identity, and refuses without either."""
+    n = 20000
+    a = rng.choice([-1.0, 1.0], n)
+    b = rng.integers(-8, 9, n).astype(float)  # exact in any bracketing
+    x = np.empty(n, AFFINE)
+    x["a"], x["b"] = a, b
+    want = compose_loop(a, b)[-1]
+    got = pscan.reduce(x, affine_op())
+    assert got.dtype == AFFINE and (got["a"], got["b"]) == tuple(want)
+    init = (2.0, -3.0)
+    got = pscan.reduce(x, affine_op(), init=init)
+    A, B = want
+    assert (got["a"], got["b"]) == (init[0] * A, A * init[1] + B)
+    pairs = np.stack([a, b], axis=-1)  # shape (n, 2): the element along the last axis
+    last = pscan.reduce(pairs, affine_op())
+    assert last.shape == (2,) and tuple(last) == tuple(want)
+    empty = pscan.reduce(np.empty(0, AFFINE), affine_op())
+    assert (empty["a"], empty["b"]) == (1.0, 0.0)
+    no_identity = pscan.Op(AFFINE_SRC, "affine", "compose", AFFINE)
+    with pytest.raises(pscan.InvalidArgumentError):
+        pscan.reduce(np.empty(0, AFFINE), no_identity)
+    with pytest.raises(pscan.InvalidArgumentError):
+        pscan.reduce(x, affine_op(), dtype=np.float64)
+    pred = pscan.Op(POSITIVE_SRC, "affine", "positive_b", AFFINE, kind="predicate")
+    with pytest.raises(pscan.InvalidArgumentError):
+        pscan.reduce(x, pred)

@@ -254,7 +254,6 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
 /* pscan_reduce: the reduce-then-scan strategy's first phase on the scan's partitions and
    threads (AUTO: the threads a scan of n would take), then the aggregates folded in order. */
 static pscan_status cpu_reduce(pscan_ctx *ctx, const pscan__scan_call *c, void *total) {
-  cpu_state *st = ctx->impl;
   PSCAN__CHECK(cpu_check_memory(ctx, total, "total"));
   if (c->n == 0) {
     if (c->init)
@@ -265,6 +264,12 @@ static pscan_status cpu_reduce(pscan_ctx *ctx, const pscan__scan_call *c, void *
   }
   const pscan__cpu_op *op;
   PSCAN__CHECK(builtin_op_for(ctx, c, &op));
+  return pscan__cpu_reduce_with(ctx, c, op, total);
+}
+
+pscan_status pscan__cpu_reduce_with(pscan_ctx *ctx, const pscan__scan_call *c,
+                                    const pscan__cpu_op *op, void *total) {
+  cpu_state *st = ctx->impl;
   pscan__cpu_job job = {.op = op, .in = c->in, .n = c->n, .init = c->init};
   job.part = pscan__cpu_partition_size(ctx, c);
   job.nparts = (c->n - 1) / job.part + 1;
@@ -397,6 +402,7 @@ const pscan__backend pscan__cpu_backend = {
     .op_create = pscan__cpu_op_create,
     .op_destroy = pscan__cpu_op_destroy,
     .scan_op = pscan__cpu_scan_op,
+    .reduce_op = pscan__cpu_reduce_op,
     .select_op = pscan__cpu_select_op,
     .op_target = pscan__cpu_op_target,
 };

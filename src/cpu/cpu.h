@@ -91,12 +91,18 @@ void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn 
    ctx's pool, with the strategy ctx's parameters choose (backend.c). */
 pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
                                   const pscan__cpu_op *op);
+/* pscan_reduce of c (n > 0) with op's kernels: the partitions' totals on ctx's pool, folded in
+   order into *total (host memory). */
+pscan_status pscan__cpu_reduce_with(pscan_ctx *ctx, const pscan__scan_call *c,
+                                    const pscan__cpu_op *op, void *total);
 /* User operators from source (op/cpu_op.c): the backend table's op_* entries. */
 pscan_status pscan__cpu_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key,
                                   void **impl);
 void pscan__cpu_op_destroy(pscan_ctx *ctx, void *impl);
 pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                 int exclusive, const void *init);
+pscan_status pscan__cpu_reduce_op(pscan_ctx *ctx, void *impl, const void *in, size_t n,
+                                  const void *init, void *total);
 pscan_status pscan__cpu_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                   int partition, size_t *num_selected);
 const char *pscan__cpu_op_target(pscan_ctx *ctx, const pscan_op_desc *desc);

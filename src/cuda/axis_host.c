@@ -66,14 +66,8 @@ enum {
   AX_LB_MIN_LINES = 2048
 };
 
-/* An environment knob's value (for A/B runs and tests), else dflt. */
-static uint64_t env_uint(const char *name, uint64_t dflt) {
-  const char *env = getenv(name);
-  return env ? strtoull(env, NULL, 10) : dflt;
-}
-
 static uint64_t side_lb_min_lines(void) {
-  return env_uint("PSCAN_CUDA_AXIS_LB_MIN_LINES", AX_LB_MIN_LINES);
+  return pscan__env_uint("PSCAN_CUDA_AXIS_LB_MIN_LINES", AX_LB_MIN_LINES);
 }
 
 static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
@@ -135,7 +129,7 @@ static bool columns_contiguous(const pscan__cuda_axis_params *p) {
    blocks of up to PSCAN__AXIS_ROWS_WIDTH columns of equal width, as many rows as fill a tile;
    a status word per chunk and column. */
 static bool side_rows_fit(const pscan__cuda_axis_params *p) {
-  return columns_contiguous(p) && env_uint("PSCAN_CUDA_AXIS_ROWS", 1);
+  return columns_contiguous(p) && pscan__env_uint("PSCAN_CUDA_AXIS_ROWS", 1);
 }
 
 /* The tile can move in 16-byte vectors: 4- or 8-byte accumulators, whole vectors of columns
@@ -143,7 +137,7 @@ static bool side_rows_fit(const pscan__cuda_axis_params *p) {
    vectors too). PSCAN_CUDA_AXIS_ROWS_VEC=0: element by element, for A/B runs and tests.
    PSCAN_CUDA_AXIS_ROWS_PREFETCH=0: no L2 prefetch of the likely chunk (axis_launch.h). */
 static bool side_rows_vec(const pscan__cuda_axis_params *p, size_t acc_size) {
-  if ((acc_size != 4 && acc_size != 8) || !env_uint("PSCAN_CUDA_AXIS_ROWS_VEC", 1))
+  if ((acc_size != 4 && acc_size != 8) || !pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_VEC", 1))
     return false;
   const int64_t v = (int64_t)(16 / acc_size);
   return p->nlines % (uint64_t)v == 0 && p->si % v == 0 && p->so % v == 0 &&
@@ -159,7 +153,7 @@ static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels
   p->rows = (int64_t)(PSCAN__AXIS_ROWS_TILE(acc_size) / p->width);
   p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
   p->prefetch = p->vec && ncb == 1 && p->si == (int64_t)p->width &&
-                env_uint("PSCAN_CUDA_AXIS_ROWS_PREFETCH", 1);
+                pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_PREFETCH", 1);
   return run_one_pass(ctx, p, stream, p->nchunks * ncb, 16,
                       p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(acc_size), k->side_rows,
                       "axis scan (side by side, rows in one pass)");
@@ -184,12 +178,12 @@ static uint64_t strips_lanes(uint64_t nlines, uint64_t vw, uint64_t want, uint64
 
 static bool side_strips_plan(pscan__cuda_axis_params *p, size_t in_size, size_t acc_size,
                              unsigned sm_count) {
-  if (!env_uint("PSCAN_CUDA_AXIS_STRIPS", 1))
+  if (!pscan__env_uint("PSCAN_CUDA_AXIS_STRIPS", 1))
     return false;
   p->vec = in_size == acc_size && columns_contiguous(p) && side_rows_vec(p, acc_size);
   const uint64_t vw = p->vec ? 16 / acc_size : 1, least = p->vec ? 8 : 32,
-                 forced = env_uint("PSCAN_CUDA_AXIS_STRIPS_LANES", 0),
-                 want = env_uint("PSCAN_CUDA_AXIS_STRIPS_MIN_BLOCKS", 0);
+                 forced = pscan__env_uint("PSCAN_CUDA_AXIS_STRIPS_LANES", 0),
+                 want = pscan__env_uint("PSCAN_CUDA_AXIS_STRIPS_MIN_BLOCKS", 0);
   uint64_t lanes = forced;
   if (!forced && want)
     lanes = strips_lanes(p->nlines, vw, want, least);
@@ -296,16 +290,7 @@ static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
 static bool lines_back_to_back(const pscan_ctx *ctx, const pscan__axis_call *c,
                                const pscan__axis_norm *v) {
   return pscan__axis_back_to_back(v) && !fixed_order(ctx, (int)c->out_type, c->op) &&
-         env_uint("PSCAN_CUDA_AXIS_FLAT_LINES", 1);
-}
-
-static pscan_status run_lines_back_to_back(pscan_ctx *ctx, const pscan__axis_call *c,
-                                           const pscan__axis_norm *v) {
-  pscan__scan_call flat = {.in = v->in, .out = v->out, .n = v->nlines * (size_t)v->len,
-                           .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
-                           .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
-                           .out_size = c->out_size, .segment_len = (size_t)v->len};
-  return pscan__cuda_backend.scan(ctx, &flat);
+         pscan__env_uint("PSCAN_CUDA_AXIS_FLAT_LINES", 1);
 }
 
 /* Reversed (the axis read toward lower addresses in both views), every element of the array
@@ -318,20 +303,22 @@ static pscan_status run_lines_back_to_back(pscan_ctx *ctx, const pscan__axis_cal
    sums and products. PSCAN_CUDA_AXIS_MIRROR=0: the line kernels instead, for A/B runs. */
 static bool mirrored_span(const pscan_ctx *ctx, const pscan__axis_call *c,
                           const pscan__axis_norm *v) {
-  if (v->si != -1 || v->so != -1 || v->len < 1 || !env_uint("PSCAN_CUDA_AXIS_MIRROR", 1))
+  if (v->si != -1 || v->so != -1 || v->len < 1 || !pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1))
     return false;
   return v->nb == 0 ||
          (pscan__axis_mirrored_back_to_back(v) && !fixed_order(ctx, (int)c->out_type, c->op));
 }
 
-static pscan_status run_mirrored_span(pscan_ctx *ctx, const pscan__axis_call *c,
-                                      const pscan__axis_norm *v) {
-  const size_t last = (v->nlines - 1) * (size_t)v->len; /* the last line's first item */
-  pscan__scan_call flat = {.in = v->in + last * c->in_size, .out = v->out + last * c->out_size,
+/* One flat scan over every element of the array, which lies in one span: lines back to back (a
+   segment every len items) or one line; mirrored, from the last line's first item down. */
+static pscan_status run_span(pscan_ctx *ctx, const pscan__axis_call *c, const pscan__axis_norm *v,
+                             bool mirror) {
+  const size_t first = mirror ? (v->nlines - 1) * (size_t)v->len : 0;
+  pscan__scan_call flat = {.in = v->in + first * c->in_size, .out = v->out + first * c->out_size,
                            .n = v->nlines * (size_t)v->len, .in_type = c->in_type,
                            .out_type = c->out_type, .op = c->op, .exclusive = c->exclusive,
                            .init = c->init, .in_size = c->in_size, .out_size = c->out_size,
-                           .segment_len = v->nb ? (size_t)v->len : 0, .mirror = 1};
+                           .segment_len = v->nb ? (size_t)v->len : 0, .mirror = mirror};
   return pscan__cuda_backend.scan(ctx, &flat);
 }
 
@@ -390,7 +377,7 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
   if (n == 0)
     return PSCAN_OK;
   const bool flat = !fixed_order(ctx, (int)c->out_type, c->op) &&
-                    env_uint("PSCAN_CUDA_SEGMENTS_FLAT", 1);
+                    pscan__env_uint("PSCAN_CUDA_SEGMENTS_FLAT", 1);
   const pscan__cuda_kernels *k =
       flat ? pscan__cuda_kernels_for((int)c->in_type, (int)c->out_type, c->op) : NULL;
   const pscan__cuda_compact_kernel *bk =
@@ -406,7 +393,7 @@ static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, voi
      offsets are reversed; the by-key scan (and PSCAN_CUDA_AXIS_MIRROR=0) reverses the values
      too, and the result back. The reversed offsets (and values) follow the tiles' segments in
      one allocation. */
-  const bool mirror = c->reverse && flat && env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
+  const bool mirror = c->reverse && flat && pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
   const size_t seg_bytes = (tiles * sizeof(uint64_t) + 15) / 16 * 16,
                off_bytes = (c->num_segments + 1) * sizeof *c->offsets,
                rev_bytes = c->reverse && !mirror ? n * c->in_size : 0;
@@ -469,16 +456,14 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__axis_normalise(c, &v);
   if (v.nb > PSCAN__AXIS_MAX_BATCH)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "pscan_scan_axis: too many batch dimensions");
-  if (lines_back_to_back(ctx, c, &v))
-    return run_lines_back_to_back(ctx, c, &v);
-  if (mirrored_span(ctx, c, &v))
-    return run_mirrored_span(ctx, c, &v);
+  if (lines_back_to_back(ctx, c, &v) || mirrored_span(ctx, c, &v))
+    return run_span(ctx, c, &v, v.si == -1);
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);
   if (pscan__axis_side_by_side(&v))
     return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->in_size, c->out_size, stream,
                     sm_count);
-  const bool mirrors = env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
+  const bool mirrors = pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
   if (((v.si == 1 && v.so == 1) || (v.si == -1 && v.so == -1 && mirrors)) &&
       ((v.len >= AX_LONG_LINE && v.nlines <= AX_FEW_LINES) ||
        (v.len >= AX_VERY_LONG_LINE && v.nlines < AX_MANY_LINES)))

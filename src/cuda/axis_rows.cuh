@@ -36,10 +36,7 @@ static __device__ __forceinline__ void NAME(ax_rows_next)(NAME(ax_rc) *rc, unsig
 
 /* An asynchronous copy of one element (4 or 8 bytes) from global to shared memory. */
 static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void *g) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
-                   (unsigned)__cvta_generic_to_shared(smem)),
-               "l"(g), "n"(ACC_SIZE)
-               : "memory");
+  pscan__cp_async_unit(smem, g, ACC_SIZE);
 }
 
 #if ACC_SIZE >= 4

@@ -141,21 +141,22 @@ static __device__ __forceinline__ void NAME(ax_strips_body)(const pscan__cuda_ax
     if (base + stage >= p.len)
       break;
     NAME(ax_strip_load)(a, in, p.si, base + 2 * stage + mine, p.len, live, vw);
-    NAME(ax_strip_stage)(p, b, tot_s + AX_THREADS * AX_STRIP_VEC, carry, out, base + stage + mine,
-                         live, slots, lanes, vw);
+    NAME(ax_strip_stage)(p, b, tot_s + AX_THREADS * vw, carry, out, base + stage + mine, live,
+                         slots, lanes, vw);
     if (base + 2 * stage >= p.len)
       break;
   }
 }
 
 static __global__ void __launch_bounds__(AX_THREADS, AX_STRIPS_PER_SM) NAME(ax_side_strips_kernel)(const pscan__cuda_axis_params p) {
-  __shared__ __align__(16) ACC_T tot_s[2 * AX_THREADS * AX_STRIP_VEC];
+  __shared__ __align__(16) ACC_T tot_s[2 * AX_THREADS];
   NAME(ax_strips_body)(p, tot_s, 1);
 }
 
 static __global__ void __launch_bounds__(AX_THREADS, AX_STRIPS_PER_SM) NAME(ax_side_strips_vec_kernel)(const pscan__cuda_axis_params p) {
   __shared__ __align__(16) ACC_T tot_s[2 * AX_THREADS * AX_STRIP_VEC];
-  NAME(ax_strips_body)(p, tot_s, AX_STRIP_VEC);
+  if (AX_STRIP_VEC > 1) /* else never launched: an empty kernel */
+    NAME(ax_strips_body)(p, tot_s, AX_STRIP_VEC);
 }
 
 /* One block per strip of p->width columns; p->vec: in 16-byte vectors. */

@@ -85,6 +85,18 @@ static __device__ __forceinline__ void pscan__cp_async16(void *smem, const void 
   unsigned s = (unsigned)__cvta_generic_to_shared(smem);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
 }
+/* The same for one element or unit of 4, 8 or 16 bytes (`bytes`: one of them, usually a constant
+   that folds the branches away). */
+static __device__ __forceinline__ void pscan__cp_async_unit(void *smem, const void *gmem,
+                                                           unsigned bytes) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  if (bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+  else if (bytes == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(s), "l"(gmem) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
+}
 static __device__ __forceinline__ void pscan__cp_async_commit(void) {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
@@ -103,6 +115,15 @@ static __device__ __forceinline__ void pscan__prefetch_l2(const void *g, unsigne
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(g)),
                "r"(bytes)
                : "memory");
+}
+
+/* pscan__prefetch_l2 of any span [lo, lo + bytes), widened to the whole 16-byte blocks the bulk
+   prefetch wants (a mirrored tile's span need not be aligned). */
+static __device__ __forceinline__ void pscan__prefetch_l2_span(const void *lo,
+                                                               unsigned long long bytes) {
+  const unsigned long long a = (unsigned long long)lo & ~15ull,
+                           b = ((unsigned long long)lo + bytes + 15) & ~15ull;
+  pscan__prefetch_l2((const void *)a, (unsigned)(b - a));
 }
 
 /* Staggered first wave, for launches of more than two waves (stagger_long_launch, host/state.h,

@@ -3,24 +3,18 @@
  * Each rank reduces its shard to one total, the totals are exclusively scanned across the ranks
  * in rank order (MPI_Exscan with an MPI user op that combines two totals through pscan itself, so
  * the op's semantics — wrapping, NaN, widening, user operators — are the core's), and each rank
- * scans its shard with that prefix as init. Traffic per element, as pscan_mpi.h says: 3n with a
- * built-in operator on either backend (pscan_reduce reads the shard once, the scan reads and
- * writes it); with a user operator 3n on a CPU context (the core scans cache-sized chunks into
- * scratch that stays in cache, chaining each chunk's total into the next as init: one read of the
- * shard from memory) and 4n on a CUDA context (no reduction of user operators there: a first
- * scan into out gives the total); 2n on the last rank, whose total no one needs, and on a single
- * rank.
+ * scans its shard with that prefix as init. Traffic per element, as pscan_mpi.h says: 3n with any
+ * operator on either backend (pscan_reduce or pscan_reduce_op reads the shard once, the scan
+ * reads and writes it); 2n on the last rank, whose total no one needs, and on a single rank.
  *
  * Order of work, so that a refused call writes nothing and every rank reaches the same
- * collectives: local checks, and the reduction where it writes no output (built-in operators on
- * either backend, user operators on a CPU context); the agreement; a user operator's first scan
- * on a CUDA context; the MPI_Exscan; the final scan; a last agreement on the outcome. */
+ * collectives: local checks and the reduction (it writes no output); the agreement; the
+ * MPI_Exscan; the final scan; a last agreement on the outcome. */
 #include "mpi_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { REC_HAS = 1, REC_ERR = 2 };
 /* A total as it travels: flags, then the element, padded to 8 bytes. */
@@ -41,7 +35,7 @@ struct job {
   const pscan_scan_args *args; /* pscan_mpi_scan */
   const pscan_user_op *op;     /* pscan_mpi_scan_op */
   pscan_ctx *host;             /* built-ins: a CPU context that combines two totals */
-  void *pair;                  /* user operators: 4 elements in ctx's memory for the combine */
+  void *pair;                  /* user operators: 2 elements in ctx's memory for the combine */
   pscan_status combine_status; /* the first failure inside the MPI user op */
 };
 
@@ -76,10 +70,8 @@ static pscan_status combine(job *j, void *out, const void *a, const void *b) {
   pscan_status s = pscan_mpi__write(j->ctx, p, a, e);
   if (s == PSCAN_OK)
     s = pscan_mpi__write(j->ctx, p + e, b, e);
-  if (s == PSCAN_OK)
-    s = pscan_mpi__core(j->ctx, pscan_scan_op(j->ctx, p, p + 2 * e, 2, j->op, 0, NULL));
-  if (s == PSCAN_OK)
-    s = pscan_mpi__read(j->ctx, out, p + 3 * e, e);
+  if (s == PSCAN_OK) /* (a host total: the call waits for it) */
+    s = pscan_mpi__core(j->ctx, pscan_reduce_op(j->ctx, p, 2, j->op, NULL, out));
   return s;
 }
 
@@ -151,92 +143,31 @@ static pscan_status exscan(job *j, MPI_Comm comm, const void *mine, void *prefix
 
 /* ---- the local reduction ---- */
 
-static int64_t cpu_threads(pscan_ctx *ctx) {
-  int64_t t = 0;
-  pscan_get_param(ctx, PSCAN_PARAM_THREADS, &t);
-  if (t <= 0) {
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
-    t = c > 0 ? c : 1;
-  }
-  return t;
-}
-
-/* Where every shard's total starts (total_start, then one of the reductions below, which leave
-   an empty shard's as it is): init, rank 0's when given, or none. Not the op's identity, which
-   could change a float sum's signed zero. */
+/* Where every shard's total starts (total_start, then reduce_shard, which leaves an empty shard's
+   as it is): init, rank 0's when given, or none. Not the op's identity, which could change a
+   float sum's signed zero. */
 static void total_start(const job *j, const void *init, void *total, bool *has) {
   *has = init != NULL;
   if (init)
     memcpy(total, init, j->out_size);
 }
 
-/* A built-in operator's total of the shard (from init when given), on either backend; it
-   writes no output, so it runs before the agreement on both. */
-static pscan_status reduce_builtin(job *j, const void *init, void *total, bool *has) {
+/* The shard's total (from init when given), on either backend: pscan_reduce for a built-in
+   operator, pscan_reduce_op for a user one. Both read the shard once and write no output, so
+   the reduction runs before the agreement. */
+static pscan_status reduce_shard(job *j, const void *init, void *total, bool *has) {
   if (j->n == 0)
     return PSCAN_OK;
-  pscan_scan_args a = *j->args;
-  a.in = j->in, a.out = NULL, a.n = j->n, a.exclusive = 0, a.init = init;
-  pscan_status s = pscan_mpi__core(j->ctx, pscan_reduce(j->ctx, &a, total));
+  pscan_status s;
+  if (j->args) {
+    pscan_scan_args a = *j->args;
+    a.in = j->in, a.out = NULL, a.n = j->n, a.exclusive = 0, a.init = init;
+    s = pscan_reduce(j->ctx, &a, total);
+  } else {
+    s = pscan_reduce_op(j->ctx, j->in, j->n, j->op, init, total);
+  }
   *has = s == PSCAN_OK;
-  return s;
-}
-
-/* A user operator's total of the shard (from where total_start put it), on a CPU context: chunks
-   of 2^16 elements per thread are scanned by the core into scratch that stays in cache, each from
-   the previous chunk's total, so the order of combination is the core's; the shard is read once
-   from memory, but each element costs what a scan costs. */
-static pscan_status reduce_host(job *j, void *total, bool *has) {
-  size_t chunk = (size_t)cpu_threads(j->ctx) << 16;
-  /* PSCAN_MPI_CHUNK (elements) forces small chunks, so that tests cover many of them */
-  const char *force = getenv("PSCAN_MPI_CHUNK");
-  if (force && strtoull(force, NULL, 10) > 0)
-    chunk = (size_t)strtoull(force, NULL, 10);
-  if (chunk > j->n)
-    chunk = j->n;
-  if (j->n == 0)
-    return PSCAN_OK;
-  char *scratch = malloc(chunk * j->out_size);
-  if (!scratch)
-    return pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes",
-                           j->fn, chunk * j->out_size);
-  pscan_status s = PSCAN_OK;
-  for (size_t i = 0; i < j->n && s == PSCAN_OK; i += chunk) {
-    size_t c = j->n - i < chunk ? j->n - i : chunk;
-    s = local_scan(j, (const char *)j->in + i * j->in_size, scratch, c, 0, *has ? total : NULL);
-    if (s == PSCAN_OK) {
-      memcpy(total, scratch + (c - 1) * j->out_size, j->out_size);
-      *has = true;
-    }
-  }
-  free(scratch);
-  return s;
-}
-
-/* A user operator's total on a CUDA context (the core has no reduction of user operators): an
-   inclusive scan into out (or into scratch when the scan is in place and out must still be read)
-   gives the total as its last element; *final: out already holds this rank's result (rank 0 of
-   an inclusive scan). It writes out, so it runs after the agreement. */
-static pscan_status reduce_device(job *j, const void *init, void *total, bool *has, bool *final,
-                                  bool rank0) {
-  *final = false;
-  if (j->n == 0)
-    return PSCAN_OK;
-  bool direct = rank0 && !j->exclusive;
-  void *dst = j->out;
-  if (!direct && j->in == j->out) {
-    pscan_status s = pscan_mpi__alloc(j->ctx, j->n * j->out_size, &dst);
-    if (s != PSCAN_OK)
-      return s;
-  }
-  pscan_status s = local_scan(j, j->in, dst, j->n, 0, init);
-  if (s == PSCAN_OK)
-    s = pscan_mpi__read(j->ctx, total, (char *)dst + (j->n - 1) * j->out_size, j->out_size);
-  if (dst != j->out)
-    pscan_mpi__free(j->ctx, dst);
-  *has = *has || s == PSCAN_OK;
-  *final = direct && s == PSCAN_OK;
-  return s;
+  return pscan_mpi__core(j->ctx, s);
 }
 
 static uint64_t hash_bytes(const void *p, size_t n) {
@@ -258,15 +189,13 @@ static pscan_status run(job *j, MPI_Comm comm, const int64_t *fields, const char
   char *mine = calloc(2, rsz), *prefix = mine ? mine + rsz : NULL;
   if (!mine && local == PSCAN_OK)
     local = pscan_mpi__fail(j->ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory", j->fn);
-  bool device = pscan_mpi__on_device(j->ctx), has = false, final = false;
+  bool device = pscan_mpi__on_device(j->ctx), has = false;
   bool need_total = rank < size - 1; /* the last rank's total is nobody's prefix */
   const void *init0 = rank == 0 ? j->init : NULL;
-  if (local == PSCAN_OK && need_total)
+  if (local == PSCAN_OK && need_total) {
     total_start(j, init0, mine + sizeof(rec_head), &has);
-  if (local == PSCAN_OK && need_total && j->args)
-    local = reduce_builtin(j, init0, mine + sizeof(rec_head), &has);
-  else if (local == PSCAN_OK && need_total && !device)
-    local = reduce_host(j, mine + sizeof(rec_head), &has);
+    local = reduce_shard(j, init0, mine + sizeof(rec_head), &has);
+  }
   s = pscan_mpi__agree(j->ctx, comm, j->fn, fields, names, nfields, local);
   if (s != PSCAN_OK) {
     free(mine);
@@ -274,8 +203,6 @@ static pscan_status run(job *j, MPI_Comm comm, const int64_t *fields, const char
   }
   /* From here on every rank runs to the end, so that all reach the same collectives. */
   local = PSCAN_OK;
-  if (device && need_total && !j->args)
-    local = reduce_device(j, init0, mine + sizeof(rec_head), &has, &final, rank == 0);
   rec_head h = {.flags = local != PSCAN_OK ? REC_ERR : has ? REC_HAS : 0};
   memcpy(mine, &h, sizeof h);
   memset(prefix, 0, rsz);
@@ -288,7 +215,7 @@ static pscan_status run(job *j, MPI_Comm comm, const int64_t *fields, const char
     ph.flags = 0;
   if (local == PSCAN_OK && (ph.flags & REC_ERR))
     local = pscan_mpi__fail(j->ctx, PSCAN_ERR_INTERNAL, "%s: a rank before this one failed", j->fn);
-  if (local == PSCAN_OK && !final && j->n > 0) {
+  if (local == PSCAN_OK && j->n > 0) {
     const void *init = rank == 0 ? j->init : (ph.flags & REC_HAS) ? prefix + sizeof ph : NULL;
     local = local_scan(j, j->in, j->out, j->n, j->exclusive, init);
     if (local == PSCAN_OK && device)
@@ -365,7 +292,7 @@ pscan_status pscan_mpi_scan_op(pscan_ctx *ctx, MPI_Comm comm, const void *in, vo
     fields[3] = init ? (int64_t)(hash_bytes(init, e) >> 2) : 0;
   }
   if (local == PSCAN_OK)
-    local = pscan_mpi__alloc(ctx, 4 * e, &j.pair);
+    local = pscan_mpi__alloc(ctx, 2 * e, &j.pair);
   pscan_status s = run(&j, comm, fields, names, 4, local);
   pscan_mpi__free(ctx, j.pair);
   return s;

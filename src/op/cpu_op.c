@@ -196,6 +196,21 @@ pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void
   return pscan__cpu_scan_with(ctx, &c, &u->base);
 }
 
+pscan_status pscan__cpu_reduce_op(pscan_ctx *ctx, void *impl, const void *in, size_t n,
+                                  const void *init, void *total) {
+  cpu_uop *u = impl;
+  PSCAN__CHECK(ctx->backend->check_memory(ctx, total, "total"));
+  if (n == 0) {
+    memcpy(total, init, u->elem_size);
+    return PSCAN_OK;
+  }
+  u->call = atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed) + 1;
+  pscan__scan_call c = {.in = in, .n = n, .op = PSCAN__OP_CUSTOM, .init = init,
+                        .in_size = u->elem_size, .out_size = u->elem_size,
+                        .fn = u->base.user_fn, .user = u->base.user};
+  return pscan__cpu_reduce_with(ctx, &c, &u->base, total);
+}
+
 static size_t gather(const void *pred, const void *in, size_t n, void *buf, bool rejects) {
   return ((const cpu_uop *)pred)->lib.gather(buf, in, n, rejects ? 1 : 0);
 }

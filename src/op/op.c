@@ -237,12 +237,32 @@ static pscan_status check_buffers(pscan_ctx *ctx, const char *fn, const void *in
   return PSCAN_OK;
 }
 
+/* The checks every COMBINE call starts with. */
+static pscan_status check_combine(pscan_ctx *ctx, const char *fn, const pscan_user_op *op) {
+  if (!ctx)
+    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  return pscan__op_check(ctx, fn, op, PSCAN_KIND_COMBINE);
+}
+
+/* A private copy of from (NULL: none) in local when it fits: init may lie inside out (the backend
+   reads it before writing, as the built-in scans do not promise). *copy: pscan__free it unless it
+   is local. */
+static pscan_status copy_value(pscan_ctx *ctx, const char *fn, const pscan_user_op *op,
+                               const void *from, unsigned char local[256], void **copy) {
+  *copy = NULL;
+  if (!from)
+    return PSCAN_OK;
+  *copy = op->elem_size <= 256 ? local : pscan__calloc(1, op->elem_size);
+  if (!*copy)
+    return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
+  memcpy(*copy, from, op->elem_size);
+  return PSCAN_OK;
+}
+
 pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
                            const pscan_user_op *op, int exclusive, const void *init) {
   static const char fn[] = "pscan_scan_op";
-  if (!ctx)
-    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  PSCAN__CHECK(pscan__op_check(ctx, fn, op, PSCAN_KIND_COMBINE));
+  PSCAN__CHECK(check_combine(ctx, fn, op));
   if (exclusive != 0 && exclusive != 1)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
                 exclusive);
@@ -255,19 +275,40 @@ pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
   if (!ctx->backend->scan_op)
     return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend runs no user operators", fn,
                 ctx->backend->name);
-  /* init may lie inside out (the backend reads it before writing, as the built-in scans do not
-     promise): copy it. */
   unsigned char local[256];
-  const void *from = init ? init : exclusive ? op->identity : NULL;
-  void *copy = NULL;
-  if (from) {
-    copy = op->elem_size <= sizeof local ? local : pscan__calloc(1, op->elem_size);
-    if (!copy)
-      return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
-    memcpy(copy, from, op->elem_size);
-  }
+  void *copy;
+  PSCAN__CHECK(copy_value(ctx, fn, op, init ? init : exclusive ? op->identity : NULL, local, &copy));
   pscan_status s =
       pscan__call_done(ctx, ctx->backend->scan_op(ctx, op->impl, in, out, n, exclusive, copy));
+  if (copy != local)
+    pscan__free(copy);
+  return s;
+}
+
+pscan_status pscan_reduce_op(pscan_ctx *ctx, const void *in, size_t n, const pscan_user_op *op,
+                             const void *init, void *total) {
+  static const char fn[] = "pscan_reduce_op";
+  PSCAN__CHECK(check_combine(ctx, fn, op));
+  if (!total)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: total is NULL", fn);
+  if (n > SIZE_MAX / op->elem_size)
+    return FAIL(ctx, PSCAN_ERR_OVERFLOW, "%s: n = %zu elements of %zu bytes overflow size_t", fn,
+                n, op->elem_size);
+  if (n == 0 && !init && !op->identity)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                "%s: an empty reduction needs init or an operator with an identity", fn);
+  if (n > 0 && !in)
+    return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: in is NULL", fn);
+  if (n > 0 && ctx->backend->check_memory)
+    PSCAN__CHECK(ctx->backend->check_memory(ctx, in, "in"));
+  if (!ctx->backend->reduce_op)
+    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: the %s backend runs no user operators", fn,
+                ctx->backend->name);
+  unsigned char local[256];
+  void *copy;
+  PSCAN__CHECK(copy_value(ctx, fn, op, init ? init : n == 0 ? op->identity : NULL, local, &copy));
+  pscan_status s =
+      pscan__call_done(ctx, ctx->backend->reduce_op(ctx, op->impl, in, n, copy, total));
   if (copy != local)
     pscan__free(copy);
   return s;

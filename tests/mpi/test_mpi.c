@@ -2,8 +2,8 @@
 /* pscan_mpi under mpirun -np 1..4: differential against a single-process call on the
  * concatenation. Every rank draws the same global array from the seed (rank 0's, broadcast and
  * printed) and takes its shard; shard layouts cover empty shards, one element per shard, uneven
- * and random sizes. Scans: every type and op, widening, exclusive, init, in place, shards of
- * many reduction chunks (PSCAN_MPI_CHUNK). Compaction: select_if, run_length_encode and
+ * and random sizes. Scans: every type and op, widening, exclusive, init, in place, larger
+ * shards. Compaction: select_if, run_length_encode and
  * reduce_by_key with runs crossing one, two and all boundaries. User operators (affine maps,
  * which prove the order of combination) when the build has them. Refusals: ranks that disagree
  * on the type, and one rank passing NULL, fail on every rank with nothing written.
@@ -244,15 +244,13 @@ static void test_scans(test_rng *r) {
     for (int v = 0; v < 4; v++)
       for (int lay = 0; lay < LAYOUTS; lay++)
         scan_case(wide[w][0], wide[w][1], PSCAN_SUM, v & 1, v >> 1, false, lay, 333, r);
-  /* shards of many chunks of the scan-based reduction (floats), and larger shards */
-  setenv("PSCAN_MPI_CHUNK", "17", 1);
+  /* floats over larger shards */
   for (int lay = 0; lay < LAYOUTS; lay++)
     for (int v = 0; v < 4; v++) {
       scan_case(PSCAN_F32, PSCAN_F64, PSCAN_SUM, v & 1, v >> 1, false, lay, 1000, r);
       scan_case(PSCAN_F64, PSCAN_F64, PSCAN_PROD, v & 1, v >> 1, v == 3, lay, 1000, r);
       scan_case(PSCAN_F64, PSCAN_F64, PSCAN_MAX, v & 1, v >> 1, false, lay, 1000, r);
     }
-  unsetenv("PSCAN_MPI_CHUNK");
   /* the threaded integer reduction: shards of several of its ranges (2^18 items each) */
   bool on_cpu = pscan_get_backend(mctx) == PSCAN_BACKEND_CPU;
   if (!test_quick()) {
@@ -392,7 +390,9 @@ static void test_user_ops(test_rng *r) {
   }
   for (int lay = 0; lay < LAYOUTS; lay++)
     for (int v = 0; v < 4; v++) {
-      size_t n = 50 + (size_t)test_below(r, 200), offs[65];
+      /* larger shards too: several tiles of the GPU's reduction (pscan_reduce_op) */
+      size_t n = v == 3 ? 5000 + (size_t)test_below(r, 30000) : 50 + (size_t)test_below(r, 200);
+      size_t offs[65];
       layout(lay, n, r, offs);
       affine *g = test_malloc(n * sizeof *g + 1), *ref = test_malloc(n * sizeof *g + 1);
       for (size_t i = 0; i < n; i++) {

@@ -246,6 +246,7 @@ const pscan__backend pscan__cuda_backend = {
     .op_create = pscan__cuda_op_create, /* user operators: cuda/jit/ */
     .op_destroy = pscan__cuda_op_destroy,
     .scan_op = pscan__cuda_scan_op,
+    .reduce_op = pscan__cuda_reduce_op,
     .select_op = pscan__cuda_select_op,
     .op_target = pscan__cuda_op_target,
 };

@@ -31,13 +31,15 @@ size_t pscan__jit_status_slot(const pscan_op_desc *desc);
 
 /* The kernel a program defines (PSCAN__JIT_AXIS: the axis program, user_axis.cuh, whose
    kernels are named in user_axis.h; pscan__jit_kernel_name gives its first; PSCAN__JIT_SCAN_LINES:
-   the scan of lines back to back, user_scan.cuh). */
+   the scan of lines back to back, PSCAN__JIT_REDUCE: the tile totals of pscan_reduce_op, both in
+   user_scan.cuh). */
 typedef enum {
   PSCAN__JIT_SCAN,
   PSCAN__JIT_SCAN_ORDERED,
   PSCAN__JIT_SELECT,
   PSCAN__JIT_AXIS,
-  PSCAN__JIT_SCAN_LINES
+  PSCAN__JIT_SCAN_LINES,
+  PSCAN__JIT_REDUCE
 } pscan__jit_kernel;
 const char *pscan__jit_kernel_name(pscan__jit_kernel k);
 pscan__jit_kernel pscan__jit_kernel_for(const pscan_op_desc *desc, int ordered);
@@ -74,6 +76,9 @@ pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, voi
 pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *in, void *out,
                                        size_t n, size_t len, int mirror, int exclusive,
                                        const void *init);
+/* pscan_reduce_op (the backend's reduce_op entry). */
+pscan_status pscan__cuda_reduce_op(pscan_ctx *ctx, void *impl, const void *in, size_t n,
+                                   const void *init, void *total);
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                    int partition, size_t *num_selected);
 /* The axis kernels of op (cudaKernel_t, in user_axis.h's PSCAN__UA_KERNELS order), compiled or

@@ -148,7 +148,6 @@ static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
   return PSCAN_OK;
 }
 
-
 static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
                         pscan__user_axis_params *p) {
   PSCAN__AXIS_FILL_PARAMS(p, c, v);
@@ -173,11 +172,9 @@ pscan_status pscan__cuda_user_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   const bool side = pscan__axis_side_by_side(&v);
-  const char *flat = getenv("PSCAN_CUDA_AXIS_FLAT_LINES");
-  const char *mirror = getenv("PSCAN_CUDA_AXIS_MIRROR");
-  const bool mirrors = !(mirror && strcmp(mirror, "0") == 0);
+  const bool mirrors = pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
   if (pscan__axis_back_to_back(&v) && !ctx->params[PSCAN_PARAM_DETERMINISTIC] &&
-      !(flat && strcmp(flat, "0") == 0))
+      pscan__env_uint("PSCAN_CUDA_AXIS_FLAT_LINES", 1))
     return pscan__cuda_scan_op_lines(ctx, c->user_impl, v.in, v.out, v.nlines * (size_t)v.len,
                                      (size_t)v.len, 0, c->exclusive, c->init);
   if (pscan__axis_mirrored_back_to_back(&v) && mirrors &&

@@ -25,15 +25,19 @@ typedef struct cuda_op {
     cudaLibrary_t lib;
     cudaKernel_t kernel;
     int rows; /* resident blocks per multiprocessor (the staggered rows) */
-  } k[4]; /* [0] the scan or the select, [1] the ordered scan, [2] the axis program, [3] the scan
-             of lines back to back */
+  } k[5]; /* [0] the scan or the select, [1] the ordered scan, [2] the axis program, [3] the scan
+             of lines back to back, [4] the tile totals of a reduction (K_REDUCE) */
   void *axis[4]; /* the axis program's kernels (user_axis.h's PSCAN__UA_KERNELS) */
   char *status;
   size_t status_bytes;
+  char *totals; /* a reduction's tile totals and their scan */
+  size_t totals_bytes;
   uint32_t epoch;
   unsigned tile_items;
   size_t slot;
 } cuda_op;
+
+enum { K_AXIS = 2, K_LINES = 3, K_REDUCE = 4, K_COUNT = 5 };
 
 /* The launch parameters as user_tile.cuh's pscan_user_params lays them out. */
 enum { FLAGS_AT = sizeof(pscan__cuda_scan_params), COUNT_AT = FLAGS_AT + 8, VALUE_AT = FLAGS_AT + 16 };
@@ -101,14 +105,15 @@ static cudaError_t load_cubin(cuda_op *op, int which, pscan__jit_kernel k, const
   return cudaSuccess;
 }
 
-/* Loads kernel `which` (0, 1: the ordered scan, 2: the axis program, 3: lines back to back) from
-   the disk cache, else compiles it. */
+/* Loads kernel `which` (0, 1: the ordered scan, or one of K_*) from the disk cache, else
+   compiles it. */
 static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
   if (op->k[which].kernel)
     return PSCAN_OK;
-  pscan__jit_kernel k = which == 2   ? PSCAN__JIT_AXIS
-                        : which == 3 ? PSCAN__JIT_SCAN_LINES
-                                     : pscan__jit_kernel_for(&op->desc, which);
+  pscan__jit_kernel k = which == K_AXIS     ? PSCAN__JIT_AXIS
+                        : which == K_LINES  ? PSCAN__JIT_SCAN_LINES
+                        : which == K_REDUCE ? PSCAN__JIT_REDUCE
+                                            : pscan__jit_kernel_for(&op->desc, which);
   char key[33];
   cache_key(op, k, key);
   void *bin = NULL;
@@ -133,7 +138,7 @@ static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
 }
 
 static void unload(cuda_op *op) {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < K_COUNT; i++)
     if (op->k[i].lib)
       cudaLibraryUnload(op->k[i].lib);
 }
@@ -201,6 +206,8 @@ void pscan__cuda_op_destroy(pscan_ctx *ctx, void *impl) {
   if (pscan__cuda_env_get(ctx, &env) == PSCAN_OK) {
     if (op->status)
       cudaFreeAsync(op->status, (cudaStream_t)env.stream);
+    if (op->totals)
+      cudaFreeAsync(op->totals, (cudaStream_t)env.stream);
     cudaStreamSynchronize((cudaStream_t)env.stream); /* no kernel of the library still runs */
   }
   cudaGetLastError();
@@ -271,7 +278,8 @@ static pscan_status launch(pscan_ctx *ctx, cuda_op *op, int which, const pscan__
                       : cudaLaunchKernelExC(&cfg, (const void *)op->k[which].kernel, args);
   if (e != cudaSuccess)
     return pscan__cuda_fail(ctx, e, "user operator kernel");
-  if (p->num_tiles > 1) /* (one tile takes no id: user_tile.cuh) */
+  if (p->num_tiles > 1 && which != K_REDUCE) /* (one tile takes no id: user_tile.cuh; nor does
+                                                 the reduction's block) */
     *env->tile_base += p->num_tiles;
   return PSCAN_OK;
 }
@@ -289,7 +297,7 @@ static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *ou
                        "pscan_scan_op: an exclusive scan needs init or the operator's identity");
   if (n == 0)
     return PSCAN_OK;
-  const int which = segment_len ? 3 : ctx->params[PSCAN_PARAM_DETERMINISTIC] ? 1 : 0;
+  const int which = segment_len ? K_LINES : ctx->params[PSCAN_PARAM_DETERMINISTIC] ? 1 : 0;
   PSCAN__CHECK(load_kernel(ctx, op, which));
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
@@ -319,6 +327,39 @@ pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *i
                                        size_t n, size_t len, int mirror, int exclusive,
                                        const void *init) {
   return scan_op(ctx, impl, in, out, n, len, mirror, exclusive, init);
+}
+
+/* The tile totals (pscan_user_reduce: a block per tile, no tile ids taken), then an inclusive
+   scan of them from init whose last element is the total, as pscan__cuda_reduce does. */
+pscan_status pscan__cuda_reduce_op(pscan_ctx *ctx, void *impl, const void *in, size_t n,
+                                   const void *init, void *total) {
+  cuda_op *op = impl;
+  const size_t e = op->desc.elem_size;
+  pscan__cuda_env env;
+  PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
+  cudaStream_t stream = (cudaStream_t)env.stream;
+  const bool on_device = pscan__cuda_on_device(ctx, total);
+  if (n == 0 && !on_device) {
+    memcpy(total, init, e);
+    return PSCAN_OK;
+  }
+  const void *from = init; /* n == 0: init, in host memory */
+  if (n > 0) {
+    PSCAN__CHECK(load_kernel(ctx, op, K_REDUCE));
+    const uint64_t tiles = (n + op->tile_items - 1) / op->tile_items;
+    const size_t slab = (tiles * e + 255) / 256 * 256;
+    PSCAN__CHECK(pscan__cuda_grow(ctx, &op->totals, &op->totals_bytes, 2 * slab));
+    params_buf buf;
+    PSCAN__CHECK(prepare(ctx, op, &env, in, op->totals, n, &buf));
+    buf.base.vector_io = (uintptr_t)in % 16 == 0;
+    PSCAN__CHECK(launch(ctx, op, K_REDUCE, &env, &buf));
+    PSCAN__CHECK(scan_op(ctx, op, op->totals, op->totals + slab, tiles, 0, 0, 0, init));
+    from = op->totals + slab + (tiles - 1) * e;
+  }
+  cudaError_t err = cudaMemcpyAsync(total, from, e, cudaMemcpyDefault, stream);
+  if (err == cudaSuccess && !on_device)
+    err = cudaStreamSynchronize(stream);
+  return err == cudaSuccess ? PSCAN_OK : pscan__cuda_fail(ctx, err, "reading the total back");
 }
 
 pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
@@ -371,10 +412,10 @@ pscan_status pscan__cuda_op_axis_kernels(pscan_ctx *ctx, void *impl, void **kern
   _Static_assert(COUNT == sizeof ((cuda_op *)0)->axis / sizeof(void *), "one slot per kernel");
   cuda_op *op = impl;
   if (!op->axis[COUNT - 1]) {
-    PSCAN__CHECK(load_kernel(ctx, op, 2));
+    PSCAN__CHECK(load_kernel(ctx, op, K_AXIS));
     for (int i = 0; i < COUNT; i++) {
       cudaKernel_t kernel = NULL;
-      cudaError_t e = cudaLibraryGetKernel(&kernel, op->k[2].lib, names[i]);
+      cudaError_t e = cudaLibraryGetKernel(&kernel, op->k[K_AXIS].lib, names[i]);
       if (e != cudaSuccess) {
         cudaGetLastError();
         return pscan__cuda_fail(ctx, e, "cudaLibraryGetKernel (user operator, axis)");

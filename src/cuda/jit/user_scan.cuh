@@ -129,11 +129,36 @@ static __device__ __forceinline__ void pu_lines_body(const pscan_user_params *up
   pu_store_tile(p, sm->tile, tile, valid);
 }
 
+/* pscan_reduce_op's first pass (as the built-in reduce_kernel, tile_scan.cuh): block b reduces
+   tile b (never empty) into element b of p->out; the host reduces those with the scan. */
+static __device__ __forceinline__ void pu_reduce_body(const pscan_user_params *up,
+                                                      pscan_user_smem *sm) {
+  const pscan__cuda_scan_params *p = &up->base;
+  const unsigned long long tile = blockIdx.x;
+  const unsigned valid = pu_tile_valid(p, tile);
+  pu_load_tile(p, sm->tile, tile, valid);
+  __syncthreads();
+  const unsigned count = pscan__thread_items(valid, threadIdx.x * PU_ITEMS_TOTAL, PU_ITEMS_TOTAL);
+  pscan_user_acc mine = valid == PU_TILE ? pu_thread_total(sm->tile, PU_ITEMS_TOTAL)
+                                         : pu_thread_total(sm->tile, count);
+  const pscan_user_acc total = NAME(block_reduce)(mine, sm->scan);
+  if (threadIdx.x == 0)
+    memcpy((unsigned char *)p->out + tile * PU_SIZE, &total.v, PU_SIZE);
+}
+
 /* One kernel per program, so that a cold compile builds only what the call needs: the plain
    kernel, with PSCAN_USER_ORDERED (deterministic mode, compiled on its first use) the one with
-   the ordered look-back (lookback.cuh), whose results do not depend on timing, or with
-   PSCAN_USER_LINES (compiled on the first axis scan of lines back to back) pu_lines_body. */
-#if PSCAN_USER_LINES
+   the ordered look-back (lookback.cuh), whose results do not depend on timing, with
+   PSCAN_USER_LINES (compiled on the first axis scan of lines back to back) pu_lines_body, or with
+   PSCAN_USER_REDUCE (on the first pscan_reduce_op) pu_reduce_body. */
+#if PSCAN_USER_REDUCE
+extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
+    pscan_user_reduce(const pscan_user_params up) {
+  __shared__ pscan_user_smem sm;
+  pscan__wait_for_predecessor();
+  pu_reduce_body(&up, &sm);
+}
+#elif PSCAN_USER_LINES
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
     pscan_user_scan_lines(const pscan_user_params up) {
   __shared__ pscan_user_smem sm;

@@ -85,13 +85,10 @@ static __device__ void pu_scatter(unsigned char *g, const unsigned char *buf, un
    pscan__cp_async_wait_all() waits for them). */
 static __device__ __forceinline__ void pu_move_async(unsigned char *dst, const unsigned char *src,
                                                      unsigned u) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  switch (u) {
-  case 16: asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(src) : "memory"); break;
-  case 8: asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(s), "l"(src) : "memory"); break;
-  case 4: asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(src) : "memory"); break;
-  default: pu_move(dst, src, u); break;
-  }
+  if (u >= 4)
+    pscan__cp_async_unit(dst, src, u);
+  else
+    pu_move(dst, src, u);
 }
 
 /* Mirrored (p->mirror, a reversed view): item j at g - j x PU_SIZE, its bytes ascending; moved
@@ -238,12 +235,10 @@ static __device__ __forceinline__ unsigned long long pu_take_tile(const pscan__c
     const unsigned long long guess = blockIdx.x;
     if (p->vector_io && (guess + 1) * PU_TILE <= p->n) /* the likely tile (common.cuh) */
       pscan__prefetch_l2((const unsigned char *)p->in + guess * PU_TILE_BYTES, PU_TILE_BYTES);
-    else if (p->mirror && (guess + 1) * PU_TILE <= p->n) { /* its span, in 16-byte blocks */
-      const unsigned long long hi = (unsigned long long)p->in + PU_SIZE -
-                                    guess * (unsigned long long)PU_TILE_BYTES,
-                               a = (hi - PU_TILE_BYTES) & ~15ull, b = (hi + 15) & ~15ull;
-      pscan__prefetch_l2((const void *)a, (unsigned)(b - a));
-    }
+    else if (p->mirror && (guess + 1) * PU_TILE <= p->n) /* its span, widened to 16 bytes */
+      pscan__prefetch_l2_span((const unsigned char *)p->in + PU_SIZE -
+                                  (guess + 1) * (unsigned long long)PU_TILE_BYTES,
+                              PU_TILE_BYTES);
     *slot = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
   }
   __syncthreads();

@@ -54,10 +54,7 @@ static __device__ __forceinline__ unsigned TNAME(tile_valid)(const pscan__cuda_s
 /* One element global -> shared, asynchronously where cp.async copies its size (4 or 8 bytes). */
 static __device__ __forceinline__ void TNAME(copy_item)(unsigned char *dst, const IN_T *src) {
   if (sizeof(IN_T) >= 4)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src), "n"(sizeof(IN_T) >= 4 ? (int)sizeof(IN_T) : 4)
-                 : "memory");
+    pscan__cp_async_unit(dst, src, (unsigned)sizeof(IN_T));
   else
     *(IN_T *)dst = *src;
 }
@@ -256,14 +253,6 @@ static __device__ __forceinline__ void TNAME(scan_one_tile)(const pscan__cuda_sc
 #define TILE_MIN_BLOCKS PSCAN__MIN_BLOCKS_HIGH
 #endif
 
-/* A mirrored full tile's span (from its lowest element), widened to whole 16-byte blocks as the
-   bulk prefetch wants. */
-static __device__ __forceinline__ void TNAME(prefetch_mirrored)(const IN_T *low) {
-  const uintptr_t a = (uintptr_t)low & ~(uintptr_t)15,
-                  b = ((uintptr_t)(low + TILE) + 15) & ~(uintptr_t)15;
-  pscan__prefetch_l2((const void *)a, (unsigned)(b - a));
-}
-
 /* The tile a block of a multi-block launch scans: in the single-pass modes the next id from
    the counter (L2 starts fetching the likely tile first), else (and in a cooperative launch)
    its block index. */
@@ -276,7 +265,8 @@ static __device__ __forceinline__ unsigned long long TNAME(take_tile)(const psca
       if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
         pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
       else if (p->mirror && (tile + 1) * TILE <= p->n) /* its span, widened to 16 bytes */
-        TNAME(prefetch_mirrored)((const IN_T *)p->in - (tile * TILE + TILE - 1));
+        pscan__prefetch_l2_span((const IN_T *)p->in - (tile * TILE + TILE - 1),
+                                TILE * (unsigned long long)sizeof(IN_T));
       sm->tile_id = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
     }
     __syncthreads();
