@@ -58,7 +58,7 @@ if has build; then
   cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_MPI=ON >"$OUT/build.log" 2>&1 &&
     timeout "$STEP_S" cmake --build build-mpi -j "$(( $(nproc) > 16 ? $(nproc) - 12 : $(nproc) ))" --target test_mpi test_mpi_cuda \
       pscan_mpi_bench pscan_mpi_cli test_scan ${BUILD_MORE:-test_axis test_cuda_user_op \
-      test_cuda_user_op_api test_cuda_axis_user_op pscan_axis_bench} >>"$OUT/build.log" 2>      test_cuda_user_op_api test_cuda_axis_user_op} >>"$OUT/build.log" 2>&1 ||1 ||
+      test_cuda_user_op_api test_cuda_axis_user_op pscan_axis_bench} >>"$OUT/build.log" 2>&1 ||
     { log "BUILD FAILED"; tail -30 "$OUT/build.log"; status=1; }
   log "built in $((SECONDS - t0)) s; $(grep -c 'warning:' "$OUT/build.log") warning lines"
 fi
