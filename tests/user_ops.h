@@ -85,10 +85,16 @@ static inline void uo_mat3_fn(void *out, const void *a, const void *b, void *u) 
   uo_mat_mul(out, a, b, 3);
 }
 /* d x d entries below bound. */
+/* Elementary matrices (the identity and one off-diagonal entry in 1 .. bound-1): determinant 1,
+   so long products never vanish modulo 2^32 (random small entries made every product of a few
+   dozen matrices zero, which hid a wrong order of combination), and not commutative. */
 static inline void uo_fill_mat(test_rng *r, void *e, int d, uint64_t bound) {
-  uint32_t v[9];
-  for (int i = 0; i < d * d; i++)
-    v[i] = (uint32_t)test_below(r, bound);
+  uint32_t v[9] = {0};
+  for (int i = 0; i < d; i++)
+    v[i * d + i] = 1;
+  int row = (int)test_below(r, (uint64_t)d);
+  int col = (row + 1 + (int)test_below(r, (uint64_t)d - 1)) % d;
+  v[row * d + col] = 1 + (uint32_t)test_below(r, bound - 1);
   memcpy(e, v, (size_t)(d * d) * sizeof v[0]);
 }
 static inline void uo_fill_mat2(test_rng *r, void *e) { uo_fill_mat(r, e, 2, 5); }

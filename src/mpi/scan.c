@@ -35,7 +35,8 @@ struct job {
   const pscan_scan_args *args; /* pscan_mpi_scan */
   const pscan_user_op *op;     /* pscan_mpi_scan_op */
   pscan_ctx *host;             /* built-ins: a CPU context that combines two totals */
-  void *pair;                  /* user operators: 2 elements in ctx's memory for the combine */
+  void *pair;                  /* user operators: 2 elements in ctx's memory for the combine
+                                  (allocated on its first use) */
   pscan_status combine_status; /* the first failure inside the MPI user op */
 };
 
@@ -65,6 +66,13 @@ static pscan_status combine(job *j, void *out, const void *a, const void *b) {
     if (s == PSCAN_OK)
       memcpy(out, (char *)res + e, e);
     return s;
+  }
+  /* allocated on the first combine (with three ranks or more): an allocation in ctx's memory
+     (cudaMalloc, cudaFree) costs more than the rest of a small call */
+  if (!j->pair) {
+    pscan_status s = pscan_mpi__alloc(j->ctx, 2 * e, &j->pair);
+    if (s != PSCAN_OK)
+      return s;
   }
   char *p = j->pair;
   pscan_status s = pscan_mpi__write(j->ctx, p, a, e);
@@ -291,9 +299,8 @@ pscan_status pscan_mpi_scan_op(pscan_ctx *ctx, MPI_Comm comm, const void *in, vo
     fields[0] = exclusive, fields[1] = init != NULL, fields[2] = (int64_t)e;
     fields[3] = init ? (int64_t)(hash_bytes(init, e) >> 2) : 0;
   }
-  if (local == PSCAN_OK)
-    local = pscan_mpi__alloc(ctx, 2 * e, &j.pair);
   pscan_status s = run(&j, comm, fields, names, 4, local);
-  pscan_mpi__free(ctx, j.pair);
+  if (j.pair)
+    pscan_mpi__free(ctx, j.pair);
   return s;
 }

@@ -141,7 +141,10 @@ static __device__ __forceinline__ void pu_reduce_body(const pscan_user_params *u
   const unsigned count = pscan__thread_items(valid, threadIdx.x * PU_ITEMS_TOTAL, PU_ITEMS_TOTAL);
   pscan_user_acc mine = valid == PU_TILE ? pu_thread_total(sm->tile, PU_ITEMS_TOTAL)
                                          : pu_thread_total(sm->tile, count);
-  const pscan_user_acc total = NAME(block_reduce)(mine, sm->scan);
+  /* (block_warp_scans, not block_reduce: that tree combines lanes out of order, which only the
+     built-in operators, all commutative, may do) */
+  pscan_user_acc before, total;
+  NAME(block_warp_scans)(mine, sm->scan, &before, &total);
   if (threadIdx.x == 0)
     memcpy((unsigned char *)p->out + tile * PU_SIZE, &total.v, PU_SIZE);
 }

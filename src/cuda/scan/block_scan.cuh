@@ -166,7 +166,8 @@ static __device__ __forceinline__ void NAME(block_scan)(int algo, ACC_T x, ACC_T
   }
 }
 
-/* Block-wide total only (reduce kernel). */
+/* Block-wide total only (reduce kernel). The shuffle tree combines lane l with lane l + d for
+   d = 16 .. 1, out of order: for commutative operators only (the built-in ones). */
 static __device__ __forceinline__ ACC_T NAME(block_reduce)(ACC_T x, ACC_T *s) {
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
