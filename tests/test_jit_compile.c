@@ -86,9 +86,11 @@ static void test_sizes(void) {
   expect_compiles(&d, PSCAN__JIT_SCAN, "affine f32 (8 B)");
   expect_compiles(&d, PSCAN__JIT_SCAN_ORDERED, "affine f32, deterministic");
   expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f32, lines back to back");
+  expect_compiles(&d, PSCAN__JIT_REDUCE, "affine f32, tile totals (reduce)");
   d = combine(affine_f64, "struct affine64", "compose", 16);
   expect_compiles(&d, PSCAN__JIT_SCAN, "affine f64 (16 B)");
   expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f64, lines back to back");
+  expect_compiles(&d, PSCAN__JIT_REDUCE, "affine f64, tile totals (reduce)");
   d = combine("#include <stdint.h>\nint32_t add(int32_t a, int32_t b) { return a + b; }\n",
               "int32_t", "add", 4);
   expect_compiles(&d, PSCAN__JIT_SCAN, "i32 sum (4 B)");
