@@ -271,14 +271,20 @@ def reduce(x, op="sum", dtype=None, init=None, *, ctx=None, stream=None):
     return np.frombuffer(total, dtype=res_dt)[0]
 
 
-def _reduce_user(x, op, init, ctx, stream):
+def _user_call(x, op, fn):
+    """The call of a combine Op on x: (call, element size, whether x's last axis holds the
+    element)."""
     if op.kind != "combine":
-        raise E.InvalidArgumentError(detail="reduce: the Op is a predicate, not a combine operator")
+        raise E.InvalidArgumentError(detail=f"{fn}: the Op is a predicate, not a combine operator")
     call = _Call(x)
     esize = op.dtype.itemsize
-    elem_last = call.dt.itemsize != esize
     if call.dt.fields is None and call.dt.kind not in "biuf":
         raise E.DTypeError(detail=f"x: dtype {call.dt}")
+    return call, esize, call.dt.itemsize != esize
+
+
+def _reduce_user(x, op, init, ctx, stream):
+    call, esize, elem_last = _user_call(x, op, "reduce")
     if elem_last and (len(call.shape) == 0 or call.shape[-1] * call.dt.itemsize != esize):
         raise E.InvalidArgumentError(detail=f"x: its last axis does not hold one {op.dtype} "
                                      "element")
@@ -336,13 +342,7 @@ def scan(x, op="sum", axis=-1, dtype=None, out=None, exclusive=False, reverse=Fa
 
 
 def _scan_user(x, op, axis, out, exclusive, reverse, init, ctx, stream):
-    if op.kind != "combine":
-        raise E.InvalidArgumentError(detail="scan: the Op is a predicate, not a combine operator")
-    call = _Call(x)
-    esize = op.dtype.itemsize
-    elem_last = call.dt.itemsize != esize
-    if call.dt.fields is None and call.dt.kind not in "biuf":
-        raise E.DTypeError(detail=f"x: dtype {call.dt}")
+    call, esize, elem_last = _user_call(x, op, "scan")
     dims = len(call.shape) - (1 if elem_last else 0)
     if dims < 0:
         raise E.InvalidArgumentError(detail="x: no axis holds the operator's elements")

@@ -72,42 +72,72 @@ def _run(comm, what, args, fn):
 
 
 def _combine(op, dtype, parts):
-    """parts[0] op parts[1] op ... in order, by pscan itself (its semantics: wrapping, NaN)."""
+    """parts[0] op parts[1] op ... in order, by pscan itself (its semantics: wrapping, NaN;
+    a pscan.Op's own function)."""
     arr = np.asarray(parts, dtype=dtype)
+    if isinstance(op, pscan.Op):
+        return pscan.reduce(arr, op)
     return pscan.scan(arr, op, dtype=dtype)[-1]
 
 
-def scan(x, comm, op="sum", dtype=None, exclusive=False, init=None, *, ctx=None, stream=None):
-    """Distributed inclusive (or exclusive) scan of the 1-D shard x with a built-in op.
+def _op_args(op):
+    """What the ranks must agree on about op: its name, or a pscan.Op's source and layout."""
+    if isinstance(op, pscan.Op):
+        return ("Op", op.source, op.type_name, op.name, str(op.dtype), op.kind)
+    return op
 
-    dtype: the accumulation and result type (default as pscan.scan); init: folded in before
-    the first item of the whole array (give it on every rank alike). Returns this rank's part."""
+
+def _result_dtype(x, op, dtype):
+    if isinstance(op, pscan.Op):
+        if dtype is not None:
+            raise ValueError("pscan.mpi.scan: dtype is not taken with a pscan.Op")
+        return op.dtype
+    if dtype is not None:
+        return np.dtype(dtype)
+    return pscan.scan(np.zeros(1, dtype=_host(x[:0]).dtype), op).dtype
+
+
+def scan(x, comm, op="sum", dtype=None, exclusive=False, init=None, *, ctx=None, stream=None):
+    """Distributed inclusive (or exclusive) scan of the 1-D shard x with a built-in op or a
+    pscan.Op of kind "combine" (non-commutative is fine: ranks are ordered).
+
+    dtype: the accumulation and result type (default as pscan.scan; not with an Op); init:
+    folded in before the first item of the whole array (give it on every rank alike). With an
+    Op, x is a 1-D array of its dtype, or (arrays without structured dtypes) shape (n, k) with
+    one element per row. Returns this rank's part."""
     rank, size = comm.Get_rank(), comm.Get_size()
-    if op not in _OPS:
+    user = isinstance(op, pscan.Op)
+    if not user and op not in _OPS:
         raise ValueError(f"pscan.mpi.scan: unknown op {op!r}")
 
     def local():
-        res_dt = np.dtype(dtype) if dtype is not None else \
-            pscan.scan(np.zeros(1, dtype=_host(x[:0]).dtype), op).dtype
-        n = int(x.shape[0]) if x.ndim == 1 else None
+        res_dt = _result_dtype(x, op, dtype)
+        rows = user and _host(x[:0]).dtype.itemsize != res_dt.itemsize  # elements as rows
+        n = int(x.shape[0]) if x.ndim == 1 + rows else None
         if n is None:
             raise ValueError("pscan.mpi.scan: x must be 1-D (one shard)")
         if rank == size - 1 or n == 0:
-            return (str(res_dt), None)  # the last rank's total is nobody's prefix
+            return (res_dt.descr if user else str(res_dt), None)  # nobody's prefix
+        if user:
+            total = pscan.reduce(x, op, ctx=ctx, stream=stream)
+            return (res_dt.descr, np.asarray(total).tobytes())
         total = pscan.reduce(x, op, dtype=res_dt, ctx=ctx, stream=stream)
         return (str(res_dt), np.asarray(total, dtype=res_dt).tobytes())
 
-    args = ("scan", op, None if dtype is None else str(np.dtype(dtype)), bool(exclusive),
-            None if init is None else repr(init))
+    args = ("scan", _op_args(op), None if dtype is None else str(np.dtype(dtype)),
+            bool(exclusive), None if init is None else repr(init))
     payloads = _run(comm, "pscan.mpi.scan", args, local)
-    res_dt = np.dtype(payloads[rank][0])
+    res_dt = op.dtype if user else np.dtype(payloads[rank][0])
     parts = [] if init is None else [init]
     parts += [np.frombuffer(p[1], dtype=res_dt)[0] for p in payloads[:rank] if p[1] is not None]
     prefix = None if not parts else _combine(op, res_dt, parts)
+    kw = {} if user else {"dtype": res_dt}
     if int(x.shape[0]) == 0:
-        return pscan.scan(x, op, dtype=res_dt, exclusive=exclusive, ctx=ctx, stream=stream)
-    return pscan.scan(x, op, dtype=res_dt, exclusive=exclusive, init=prefix, ctx=ctx,
-                      stream=stream)
+        return pscan.scan(x, op, exclusive=exclusive, ctx=ctx, stream=stream, **kw)
+    if user and prefix is not None:
+        prefix = tuple(np.asarray(prefix, dtype=res_dt).reshape(()).item()) \
+            if res_dt.fields else np.asarray(prefix, dtype=res_dt).item()
+    return pscan.scan(x, op, exclusive=exclusive, init=prefix, ctx=ctx, stream=stream, **kw)
 
 
 def cumsum(x, comm, dtype=None, exclusive=False, init=None, **kw):

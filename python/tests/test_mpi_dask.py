@@ -4,7 +4,7 @@ pscan.dask: random shapes and chunkings (chunks of one item included), every bui
 exclusive, widening, axis None. pscan.mpi: this file is also the worker that mpirun starts
 (python test_mpi_dask.py --mpi-worker SEED) with 1 to 4 ranks: each rank draws the global array
 from the seed, takes its shard (empty shards included) and checks its part of pscan.mpi's result
-against NumPy on the concatenation; mismatched arguments and a failing rank raise on every rank.
+against NumPy (a pscan.Op: pscan.scan) on the concatenation; mismatched arguments and a failing rank raise on every rank.
 Skipped, with the reason, where dask, mpi4py or mpirun is missing."""
 import os
 import shutil
@@ -143,6 +143,28 @@ def _worker(seed):
         rk, rr = pscan.reduce_by_key(keys, vals, "max" if trial % 2 else "sum") if n else (keys, vals)
         check(tot == len(rk) and np.array_equal(k2, rk[off:off + len(k2)]) and
               np.array_equal(r2, rr[off:off + len(r2)]), f"reduce_by_key cuts {cuts}")
+    # a user operator (affine maps: the order of ranks matters), structured and as rows
+    affine_dt = np.dtype([("a", "f8"), ("b", "f8")])
+    affine = pscan.Op("typedef struct { double a, b; } affine;\n"
+                      "affine compose(affine x, affine y) { affine r = { x.a * y.a, "
+                      "y.a * x.b + y.b }; return r; }\n", "affine", "compose", affine_dt,
+                      identity=(1.0, 0.0))
+    for trial in range(8):
+        n = int(rng.choice([0, 1, 7, 300, 5000]))
+        cuts = _shards(rng, n, size)
+        g = np.empty(n, affine_dt)
+        g["a"] = rng.choice([-1.0, 1.0], n)
+        g["b"] = rng.integers(-9, 10, n).astype(float)  # exact in any bracketing
+        excl, init = bool(trial % 2), None if trial % 4 < 2 else (2.0, -1.0)
+        mine = g[cuts[rank]:cuts[rank + 1]]
+        rows = trial % 3 == 0
+        shard = np.stack([mine["a"], mine["b"]], axis=-1) if rows else mine.copy()
+        got = pm.scan(shard, comm, affine, exclusive=excl, init=init)
+        whole = pscan.scan(g, affine, exclusive=excl, init=init) if n else g
+        part = whole[cuts[rank]:cuts[rank + 1]]
+        if rows:
+            part = np.stack([part["a"], part["b"]], axis=-1)
+        check(np.array_equal(got, part), f"scan Op rows {rows} excl {excl} init {init} cuts {cuts}")
     # refusals raise on every rank
     if size > 1:
         try:
