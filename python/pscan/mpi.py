@@ -97,14 +97,16 @@ def _result_dtype(x, op, dtype):
     return pscan.scan(np.zeros(1, dtype=_host(x[:0]).dtype), op).dtype
 
 
-def scan(x, comm, op="sum", dtype=None, exclusive=False, init=None, *, ctx=None, stream=None):
+def scan(x, comm, op="sum", dtype=None, exclusive=False, init=None, *, out=None, ctx=None,
+         stream=None):
     """Distributed inclusive (or exclusive) scan of the 1-D shard x with a built-in op or a
     pscan.Op of kind "combine" (non-commutative is fine: ranks are ordered).
 
     dtype: the accumulation and result type (default as pscan.scan; not with an Op); init:
     folded in before the first item of the whole array (give it on every rank alike). With an
     Op, x is a 1-D array of its dtype, or (arrays without structured dtypes) shape (n, k) with
-    one element per row. Returns this rank's part."""
+    one element per row. out: as in pscan.scan (x itself: in place). Returns this rank's part
+    (out when given)."""
     rank, size = comm.Get_rank(), comm.Get_size()
     user = isinstance(op, pscan.Op)
     if not user and op not in _OPS:
@@ -131,7 +133,7 @@ def scan(x, comm, op="sum", dtype=None, exclusive=False, init=None, *, ctx=None,
     parts = [] if init is None else [init]
     parts += [np.frombuffer(p[1], dtype=res_dt)[0] for p in payloads[:rank] if p[1] is not None]
     prefix = None if not parts else _combine(op, res_dt, parts)
-    kw = {} if user else {"dtype": res_dt}
+    kw = {"out": out} if user else {"dtype": res_dt, "out": out}
     if int(x.shape[0]) == 0:
         return pscan.scan(x, op, exclusive=exclusive, ctx=ctx, stream=stream, **kw)
     if user and prefix is not None:
