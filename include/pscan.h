@@ -449,9 +449,10 @@ PSCAN_API pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, 
    the desc's identity, else PSCAN_ERR_INVALID_ARGUMENT (an empty reduction has no value). The
    operator need not be commutative (only the bracketing differs from the scan's). total: one
    element; CPU: host memory; CUDA: host memory (the call then waits for the result) or device
-   memory (written asynchronously, like the scan). Statuses: those of pscan_scan_op, and
-   PSCAN_ERR_INVALID_ARGUMENT for total NULL; PSCAN_ERR_WRONG_MEMORY for a device total on the
-   CPU backend. */
+   memory (written asynchronously, like the scan). On the GPU the reduction is a kernel of its own,
+   compiled (or loaded from the disk cache) on the operator's first reduction. Statuses: those of
+   pscan_scan_op, and PSCAN_ERR_INVALID_ARGUMENT for total NULL; PSCAN_ERR_WRONG_MEMORY for a
+   device total on the CPU backend. */
 PSCAN_API pscan_status pscan_reduce_op(pscan_ctx *ctx, const void *in, size_t n,
                                        const pscan_user_op *op, const void *init, void *total);
 /* Select / partition with a PREDICATE operator (same in-place and count rules as select_if). */
