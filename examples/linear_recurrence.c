@@ -2,7 +2,9 @@
  * parallel scan of affine maps: the map x -> a x + b, composed left to right, is associative, so
  * the scan of the maps (a[i], b[i]) gives every prefix map (A_i, B_i), and h[i] = A_i h0 + B_i.
  * The operator is given to pscan as C source and compiled at run time (with the system C compiler
- * on the CPU, NVRTC on the GPU). Checked against the sequential loop, in float and in double. */
+ * on the CPU, NVRTC on the GPU). The final state alone is a reduction of the maps
+ * (pscan_reduce_op: one read, nothing stored). Checked against the sequential loop, in float and
+ * in double. */
 #include "example.h"
 
 #include <math.h>
@@ -33,8 +35,11 @@
     T prev = h0;                                                                             \
     for (size_t i = 0; i < n; i++) /* the sequential recurrence */                           \
       h[i] = prev = m[i].a * prev + m[i].b;                                                  \
-    pscan_status s = pscan_scan_op(ctx, m, m, n, op, 0, NULL); /* in place: (A_i, B_i) */   \
-    double worst = 0;                                                                        \
+    NAME##_map last; /* the final map alone (one read, nothing stored), before the scan */   \
+    pscan_status s = pscan_reduce_op(ctx, m, n, op, NULL, &last);                            \
+    double worst = s == PSCAN_OK ? fabs((double)(last.a * h0 + last.b) - (double)h[n - 1]) : 0; \
+    if (s == PSCAN_OK)                                                                       \
+      s = pscan_scan_op(ctx, m, m, n, op, 0, NULL); /* in place: (A_i, B_i) */               \
     for (size_t i = 0; s == PSCAN_OK && i < n; i++) {                                        \
       double err = fabs((double)(m[i].a * h0 + m[i].b) - (double)h[i]);                      \
       worst = err > worst ? err : worst;                                                     \
