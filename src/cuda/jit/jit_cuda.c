@@ -14,6 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The kernels an operator may load (cuda_op.k): 0 the scan or the select, 1 the ordered scan,
+   then these. */
+enum { K_AXIS = 2, K_LINES = 3, K_REDUCE = 4, K_COUNT = 5 };
+
 typedef struct cuda_op {
   pscan_op_desc desc; /* source, type_name and name point into strings */
   char *strings;
@@ -25,8 +29,8 @@ typedef struct cuda_op {
     cudaLibrary_t lib;
     cudaKernel_t kernel;
     int rows; /* resident blocks per multiprocessor (the staggered rows) */
-  } k[5]; /* [0] the scan or the select, [1] the ordered scan, [2] the axis program, [3] the scan
-             of lines back to back, [4] the tile totals of a reduction (K_REDUCE) */
+  } k[K_COUNT]; /* [K_AXIS] the axis program, [K_LINES] the scan of lines back to back,
+                   [K_REDUCE] the tile totals of a reduction */
   void *axis[4]; /* the axis program's kernels (user_axis.h's PSCAN__UA_KERNELS) */
   char *status;
   size_t status_bytes;
@@ -36,8 +40,6 @@ typedef struct cuda_op {
   unsigned tile_items;
   size_t slot;
 } cuda_op;
-
-enum { K_AXIS = 2, K_LINES = 3, K_REDUCE = 4, K_COUNT = 5 };
 
 /* The launch parameters as user_tile.cuh's pscan_user_params lays them out. */
 enum { FLAGS_AT = sizeof(pscan__cuda_scan_params), COUNT_AT = FLAGS_AT + 8, VALUE_AT = FLAGS_AT + 16 };
