@@ -447,7 +447,8 @@ PSCAN_API pscan_status pscan_scan_op(pscan_ctx *ctx, const void *in, void *out, 
    *total = init ⊕ in[0] ⊕ ... ⊕ in[n-1] (init NULL: from in[0]) — the last element of the
    inclusive pscan_scan_op of in, with the input read once and nothing stored. n == 0: init, else
    the desc's identity, else PSCAN_ERR_INVALID_ARGUMENT (an empty reduction has no value). The
-   operator need not be commutative (only the bracketing differs from the scan's). total: one
+   operator need not be commutative (only the bracketing differs from the scan's; with
+   PSCAN_PARAM_DETERMINISTIC = 1 the CPU gives the same bits for any thread count). total: one
    element; CPU: host memory; CUDA: host memory (the call then waits for the result) or device
    memory (written asynchronously, like the scan). On the GPU the reduction is a kernel of its own,
    compiled (or loaded from the disk cache) on the operator's first reduction. Statuses: those of

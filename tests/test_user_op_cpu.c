@@ -25,6 +25,7 @@ void test_deterministic(void) {
   pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = uo_cases[0].source,
                      .type_name = "affine", .name = "compose", .elem_size = sizeof *in};
   static const int threads[] = {1, 2, 3, 5};
+  uo_affine_f32 total_first = {0, 0}, total = {0, 0};
   for (int t = 0; t < 4; t++) {
     pscan_ctx *ctx = make_ctx(threads[t]);
     test_set(ctx, PSCAN_PARAM_DETERMINISTIC, 1);
@@ -32,9 +33,13 @@ void test_deterministic(void) {
     CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
     if (op) {
       CHECK_STATUS(pscan_scan_op(ctx, in, t ? out : first, n, op, 0, NULL), PSCAN_OK);
-      if (t)
+      CHECK_STATUS(pscan_reduce_op(ctx, in, n, op, NULL, t ? &total : &total_first), PSCAN_OK);
+      if (t) {
         CHECK(!memcmp(first, out, n * sizeof *in), "deterministic: %d threads differ from 1",
               threads[t]);
+        CHECK(!memcmp(&total_first, &total, sizeof total),
+              "deterministic reduction: %d threads differ from 1", threads[t]);
+      }
     }
     pscan_op_destroy(op);
     pscan_destroy(ctx);
