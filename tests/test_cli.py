@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tool_check import check, finish  # noqa: E402
-from cli_formats import (CMPS, OPS, TYPES, axis_reference, npy_bytes, read_npy,  # noqa: E402
+from cli_formats import (CMPS, OPS, TYPES, axis_reference, identity, npy_bytes, read_npy,  # noqa: E402
                          read_npy_nd, read_raw, read_text, ref_scan, runs, wrap)
 
 PSCAN = sys.argv[1]
@@ -112,6 +112,28 @@ def test_scan_ops():
                     ok(args + [inp, path("o.npy")], f"scan {args}")
                     want = ref_scan(xs, op, dtype, exclusive, init)
                     check(read_npy(path("o.npy")) == (dtype, want), f"{dtype} {args}")
+
+
+def test_reduce():
+    """pscan reduce: the reference scan's last element (init, or the identity, when empty), as
+    .npy and as text on stdout."""
+    for dtype in ("i32", "u8", "i64", "f64"):
+        for op in OPS:
+            if op in ("and", "or", "xor") and dtype[0] == "f":
+                continue
+            xs = random_values(dtype, rng.choice((0, 1, 7, 300)), small=op == "prod")
+            if op == "prod" and dtype[0] == "f":  # powers of two: exact in any order
+                xs = [rng.choice((-2.0, -1.0, 0.5, 1.0, 2.0)) for _ in xs]
+            inp = write_npy("red.npy", xs, dtype)
+            for init in (None, 3):
+                args = ["reduce", "--op", op] + (["--init", str(init)] if init is not None else [])
+                ok(args + [inp, path("red_o.npy")], f"{dtype} {args}")
+                want = ref_scan(xs, op, dtype, False, init)
+                want = want[-1:] if want else [init if init is not None else identity(op, dtype)]
+                check(read_npy(path("red_o.npy")) == (dtype, want), f"reduce {dtype} {args} n={len(xs)}")
+    r = ok(["reduce", "--out-dtype", "i64", "-", "-"], "reduce stdin to stdout",
+           stdin="".join(f"{i}\n" for i in range(1, 101)))
+    check(r.stdout.split() == ["5050"], f"reduce of 1..100 on stdout: {r.stdout!r}")
 
 
 def test_scan_widening():
@@ -342,8 +364,8 @@ def test_usage_errors():
 
 
 def test_help():
-    for cmd in ("scan", "select", "select-flagged", "partition", "unique", "rle", "reduce-by-key",
-                "scan-by-key"):
+    for cmd in ("scan", "reduce", "select", "select-flagged", "partition", "unique", "rle",
+                "reduce-by-key", "scan-by-key"):
         r = ok([cmd, "--help"], f"{cmd} --help")
         check(f"usage: pscan {cmd}" in r.stdout and "examples:" in r.stdout, f"{cmd} --help text")
     r = ok(["--help"], "pscan --help")
@@ -423,10 +445,10 @@ def test_scan_axis():
             "3-D input to a 1-D command", code=1)
 
 
-GPU_TESTS = (test_scan_every_type, test_scan_ops, test_scan_widening, test_select_partition,
+GPU_TESTS = (test_scan_every_type, test_scan_ops, test_reduce, test_scan_widening, test_select_partition,
              test_select_flagged, test_unique_rle, test_by_key, test_cuda_big)
 
-for test in (test_scan_every_type, test_scan_ops, test_scan_widening, test_scan_formats,
+for test in (test_scan_every_type, test_scan_ops, test_reduce, test_scan_widening, test_scan_formats,
              test_select_partition, test_select_flagged, test_unique_rle, test_by_key,
              test_refusals, test_usage_errors, test_help, test_scan_axis):
     test()

@@ -15,5 +15,6 @@ int cmd_unique(int argc, char **argv);
 int cmd_rle(int argc, char **argv);
 int cmd_reduce_by_key(int argc, char **argv);
 int cmd_scan_by_key(int argc, char **argv);
+int cmd_reduce(int argc, char **argv);
 
 #endif /* PSCAN_TOOL_COMMANDS_H */

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"bench", "measure scans against memcpy and a streaming copy", cmd_bench},
     {"trace", "show a textbook scan algorithm step by step on a few values", cmd_trace},
     {"scan", "prefix scan of a file (.npy, text, raw): sum prod min max and or xor", cmd_scan},
+    {"reduce", "the scan's last element alone: a file's sum, product, min, max, ...", cmd_reduce},
     {"select", "keep the elements that compare true with a value", cmd_select},
     {"select-flagged", "keep the elements whose flag is non-zero", cmd_select_flagged},
     {"partition", "selected elements first, then the rest (reversed)", cmd_partition},

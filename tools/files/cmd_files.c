@@ -133,6 +133,24 @@ static int run_scan(file_job *job) {
   return status_exit(job, st);
 }
 
+/* The scan's last element alone (pscan_reduce): one element of the scan's output type. */
+static int run_reduce(file_job *job) {
+  const aio_array *in = &job->in[0];
+  pscan_dtype out_t, lib_t;
+  if (!scan_out_type(job, &out_t, &lib_t))
+    return EXIT_USAGE;
+  uint64_t init[1];
+  if (job->o.init && !job_parse_value(job, "--init", job->o.init, out_t, init))
+    return EXIT_USAGE;
+  if (!job_alloc_host_out(job, 0, lib_t, 1)) /* a host total: the call waits for it */
+    return 1;
+  pscan_scan_args a = {.in = job->in_lib[0], .in_type = in->type, .out_type = lib_t,
+                       .n = in->n, .op = job->o.op, .init = job->o.init ? init : NULL};
+  pscan_status st = pscan_reduce(job->ctx, &a, job->out[0]);
+  job->out_type[0] = out_t;
+  return status_exit(job, st);
+}
+
 static int run_scan_by_key(file_job *job) {
   const aio_array *keys = &job->in[0], *vals = &job->in[1];
   if (!check_op(job, vals->type, job->in_path[1]))
@@ -283,6 +301,17 @@ static const file_cmd scan_cmd = {
     "  pscan scan --axis 0 m.npy colsums.npy           running sums down each column\n",
     run_scan};
 
+static const file_cmd reduce_cmd = {
+    "reduce", OPT_OP | OPT_INIT | OPT_OUT_DTYPE, 1, 1, {ROLE_DATA}, "IN OUT",
+    "Writes one element to OUT: init op in[0] op ... op in[n-1] over all of IN (flattened), the\n"
+    "last element of 'pscan scan' with IN read once and nothing else stored (pscan_reduce). An\n"
+    "empty IN gives --init, or the op's identity. Types and --out-dtype as for scan; float sums\n"
+    "and products may differ from the scan's last element in the last bits (another order).",
+    "  pscan reduce data.npy total.npy                 the sum, as a 1-element .npy\n"
+    "  seq 100 | pscan reduce --out-dtype i64 - -      5050 on stdout\n"
+    "  pscan reduce --op max in.txt -                  the largest element\n",
+    run_reduce};
+
 static const file_cmd select_cmd = {
     "select", OPT_CMP, 1, 1, {ROLE_DATA},
     "IN OUT",
@@ -348,6 +377,7 @@ static const file_cmd scan_by_key_cmd = {
 #define FILE_COMMAND(fn, def) \
   int fn(int argc, char **argv) { return file_cmd_main(&def, argc, argv); }
 FILE_COMMAND(cmd_scan, scan_cmd)
+FILE_COMMAND(cmd_reduce, reduce_cmd)
 FILE_COMMAND(cmd_select, select_cmd)
 FILE_COMMAND(cmd_select_flagged, select_flagged_cmd)
 FILE_COMMAND(cmd_partition, partition_cmd)
