@@ -303,7 +303,7 @@ static const file_cmd scan_cmd = {
 
 static const file_cmd reduce_cmd = {
     "reduce", OPT_OP | OPT_INIT | OPT_OUT_DTYPE, 1, 1, {ROLE_DATA}, "IN OUT",
-    "Writes one element to OUT: init op in[0] op ... op in[n-1] over all of IN (flattened), the\n"
+    "Writes one element to OUT: init op in[0] op ... op in[n-1] over all of IN (1-D), the\n"
     "last element of 'pscan scan' with IN read once and nothing else stored (pscan_reduce). An\n"
     "empty IN gives --init, or the op's identity. Types and --out-dtype as for scan; float sums\n"
     "and products may differ from the scan's last element in the last bits (another order).",
