@@ -53,19 +53,16 @@ static pscan_status local_scan(const job *j, const void *in, void *out, size_t n
   return pscan_mpi__core(j->ctx, s);
 }
 
-/* *out = a ⊕ b for two totals in host memory (an inclusive scan of [a, b]). */
+/* *out = a ⊕ b for two totals in host memory (the reduction of [a, b]). */
 static pscan_status combine(job *j, void *out, const void *a, const void *b) {
   size_t e = j->out_size;
   if (j->args) {
-    uint64_t pair[2], res[2];
+    uint64_t pair[2];
     memcpy(&pair[0], a, e);
     memcpy((char *)pair + e, b, e);
-    pscan_scan_args c = {.in = pair, .in_type = j->args->out_type, .out = res,
+    pscan_scan_args c = {.in = pair, .in_type = j->args->out_type,
                          .out_type = j->args->out_type, .n = 2, .op = j->args->op};
-    pscan_status s = pscan_mpi__core(j->host, pscan_scan(j->host, &c));
-    if (s == PSCAN_OK)
-      memcpy(out, (char *)res + e, e);
-    return s;
+    return pscan_mpi__core(j->host, pscan_reduce(j->host, &c, out));
   }
   /* allocated on the first combine (with three ranks or more): an allocation in ctx's memory
      (cudaMalloc, cudaFree) costs more than the rest of a small call */
