@@ -218,19 +218,22 @@ void pscan__cuda_op_destroy(pscan_ctx *ctx, void *impl) {
   pscan__free(op);
 }
 
-/* The common part of a launch's parameters; grows the status buffer and takes a new epoch. */
+/* The common part of a launch's parameters. lookback: the kernel publishes tile statuses (the
+   scans, not the reduction's tile totals), so the status buffer grows and a new epoch begins. */
 static pscan_status prepare(pscan_ctx *ctx, cuda_op *op, const pscan__cuda_env *env,
-                            const void *in, void *out, size_t n, params_buf *buf) {
+                            const void *in, void *out, size_t n, bool lookback, params_buf *buf) {
   uint64_t tiles = (n + op->tile_items - 1) / op->tile_items;
   if (tiles > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "user operator: %llu tiles exceed the grid limit",
                        (unsigned long long)tiles);
-  PSCAN__CHECK(pscan__cuda_grow(ctx, &op->status, &op->status_bytes, 2 * tiles * op->slot));
-  if (++op->epoch == 0) { /* wrapped: old tags could match again */
-    cudaError_t e = cudaMemsetAsync(op->status, 0, op->status_bytes, (cudaStream_t)env->stream);
-    if (e != cudaSuccess)
-      return pscan__cuda_fail(ctx, e, "cudaMemsetAsync");
-    op->epoch = 1;
+  if (lookback) {
+    PSCAN__CHECK(pscan__cuda_grow(ctx, &op->status, &op->status_bytes, 2 * tiles * op->slot));
+    if (++op->epoch == 0) { /* wrapped: old tags could match again */
+      cudaError_t e = cudaMemsetAsync(op->status, 0, op->status_bytes, (cudaStream_t)env->stream);
+      if (e != cudaSuccess)
+        return pscan__cuda_fail(ctx, e, "cudaMemsetAsync");
+      op->epoch = 1;
+    }
   }
   memset(buf, 0, sizeof *buf);
   pscan__cuda_scan_params *p = &buf->base;
@@ -242,8 +245,10 @@ static pscan_status prepare(pscan_ctx *ctx, cuda_op *op, const pscan__cuda_env *
                                                                 : PSCAN__MODE_LOOKBACK;
   p->block_algo = PSCAN_BLOCK_WARP_SCANS;
   p->vector_io = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
-  p->agg_words = op->status;
-  p->incl_words = op->status + tiles * op->slot;
+  if (lookback) {
+    p->agg_words = op->status;
+    p->incl_words = op->status + tiles * op->slot;
+  }
   p->tile_counter = env->tile_counter;
   p->tile_base = *env->tile_base;
   p->pdl = env->pdl;
@@ -304,7 +309,7 @@ static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *ou
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   params_buf buf;
-  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, &buf));
+  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, true, &buf));
   buf.base.exclusive = exclusive;
   buf.base.deterministic = which == 1;
   buf.base.segment_len = segment_len;
@@ -352,7 +357,7 @@ pscan_status pscan__cuda_reduce_op(pscan_ctx *ctx, void *impl, const void *in, s
     const size_t slab = (tiles * e + 255) / 256 * 256;
     PSCAN__CHECK(pscan__cuda_grow(ctx, &op->totals, &op->totals_bytes, 2 * slab));
     params_buf buf;
-    PSCAN__CHECK(prepare(ctx, op, &env, in, op->totals, n, &buf));
+    PSCAN__CHECK(prepare(ctx, op, &env, in, op->totals, n, false, &buf));
     buf.base.vector_io = (uintptr_t)in % 16 == 0;
     PSCAN__CHECK(launch(ctx, op, K_REDUCE, &env, &buf));
     PSCAN__CHECK(scan_op(ctx, op, op->totals, op->totals + slab, tiles, 0, 0, 0, init));
@@ -385,7 +390,7 @@ pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, v
     return PSCAN_OK;
   }
   params_buf buf;
-  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, &buf));
+  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, true, &buf));
   unsigned long long flags = partition ? PARTITION : 0;
   unsigned long long *count = on_device ? (unsigned long long *)(void *)num_selected
                                         : env.count_slot;
