@@ -91,7 +91,7 @@ static __device__ __forceinline__ void pscan__cp_async_unit(void *smem, const vo
                                                            unsigned bytes) {
   const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
   if (bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+    pscan__cp_async16(smem, gmem);
   else if (bytes == 8)
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(s), "l"(gmem) : "memory");
   else
