@@ -118,13 +118,14 @@ def scan(x, comm, op="sum", dtype=None, exclusive=False, init=None, *, out=None,
         n = int(x.shape[0]) if x.ndim == 1 + rows else None
         if n is None:
             raise ValueError("pscan.mpi.scan: x must be 1-D (one shard)")
+        # (the result type travels for built-in ops only: an Op's is op.dtype on every rank)
+        kind = None if user else str(res_dt)
         if rank == size - 1 or n == 0:
-            return (res_dt.descr if user else str(res_dt), None)  # nobody's prefix
+            return (kind, None)  # nobody's prefix
         if user:
-            total = pscan.reduce(x, op, ctx=ctx, stream=stream)
-            return (res_dt.descr, np.asarray(total).tobytes())
+            return (kind, np.asarray(pscan.reduce(x, op, ctx=ctx, stream=stream)).tobytes())
         total = pscan.reduce(x, op, dtype=res_dt, ctx=ctx, stream=stream)
-        return (str(res_dt), np.asarray(total, dtype=res_dt).tobytes())
+        return (kind, np.asarray(total, dtype=res_dt).tobytes())
 
     args = ("scan", _op_args(op), None if dtype is None else str(np.dtype(dtype)),
             bool(exclusive), None if init is None else repr(init))
