@@ -13,6 +13,8 @@
 #        default: 32 units of 512 columns on 16 threads, one pass each) against the row chunks
 #        with a look-back (PSCAN_CPU_AXIS_SIDE_MIN_BYTES=16384: 4 units of 4096 columns),
 #        alternating, $ROUNDS rounds -> $OUT/cpuaxis-ab-SETTING-ROUND.txt; run it as `build ab`.
+#        $AB_SETTINGS lists other settings: B (PSCAN_CPU_AXIS_SIDE_MIN_BYTES=B) or BuK (and
+#        PSCAN_CPU_AXIS_SIDE_UNITS=K, units a thread), e.g. "default 4096 4096u1 16384".
 # Summary on stdout (and $OUT/cpuaxis-summary.txt): per case the % of the copy of each round
 # beside the figure recorded before this change (bench/results/axis_cpu16.csv; "-" where it
 # has none). Targets: (16384,16384) both axes and (1048576,64) axis 0 >= 80%; the other shapes
@@ -85,9 +87,13 @@ if has bench; then
 fi
 if has ab; then
   for round in $(seq 1 "$R"); do
-    for setting in default 16384; do
+    for setting in ${AB_SETTINGS:-default 16384}; do
       env=()
-      [ $setting = default ] || env=(PSCAN_CPU_AXIS_SIDE_MIN_BYTES=$setting)
+      case $setting in
+        default) ;;
+        *u*) env=(PSCAN_CPU_AXIS_SIDE_MIN_BYTES=${setting%u*} PSCAN_CPU_AXIS_SIDE_UNITS=${setting#*u}) ;;
+        *) env=(PSCAN_CPU_AXIS_SIDE_MIN_BYTES=$setting) ;;
+      esac
       for type in f32 i32 f64; do
         env "${env[@]}" ./$B/pscan_axis_bench --threads "$T" --reps "$REPS" --no-segments \
           --type $type --shape "(16384,16384)" --axis 0 2>&1 | tail -1

@@ -6,7 +6,8 @@
 # Builds the Python package CPU-only into a venv over the image's packages, installs dask from
 # the carried wheels, then runs bench/py_mpi_peers.py under mpirun --bind-to none (Open MPI binds
 # each of 1 or 2 ranks to one core by default: 16 threads then share it) with 1, 2, 4 and 8 ranks
-# ($PEER_N items per rank, default 2^26 int64, the issue's weak-scaling shard). Results: $OUT
+# ($PEER_N items per rank, default 2^26 int64, the issue's weak-scaling shard; $PEER_NPS: other
+# rank counts). Results: $OUT
 # (py_mpi_peers.csv, the printed tables in pympi-summary.txt).
 . "$(dirname "$0")/gpu-common.sh" pympi-summary.txt "build bench" -- "$@"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -28,7 +29,7 @@ if has build; then
   log "built in $((SECONDS - t0)) s"
 fi
 if has bench; then
-  for np_ in 1 2 4 8; do
+  for np_ in ${PEER_NPS:-1 2 4 8}; do
     timeout 120 mpirun --bind-to none -np "$np_" "$py" bench/py_mpi_peers.py --n "${PEER_N:-67108864}" \
       --reps 9 --csv "$OUT/py_mpi_peers.csv" >"$OUT/np$np_.txt" 2>&1 || { status=1; log "np $np_ failed"; }
     tee -a "$OUT/pympi-summary.txt" <"$OUT/np$np_.txt" | tail -8

@@ -229,20 +229,20 @@ static void side_task(void *arg, int tid, int nthreads) {
 /* The test knobs, read once: PSCAN_CPU_AXIS_TAKEOVER (above) and PSCAN_CPU_AXIS_SIDE_MIN_BYTES=N,
    the narrowest row of a unit that columns are cut down to (default AXIS_SIDE_MIN_BYTES; a value
    of 16384 or more never cuts them: the row chunks run instead, so that the tests reach them on
-   every shape). The narrow units won the A/B on 16 threads (docs/PERFORMANCE.md, "Knobs"). */
+   every shape), and PSCAN_CPU_AXIS_SIDE_UNITS=K, the units a thread that columns are cut for
+   (default 2; fewer than that a thread and the row chunks run). The narrow units won the A/B on
+   16 threads (docs/PERFORMANCE.md, "Knobs"). */
 static bool take_over_knob;
 static size_t side_min_bytes = AXIS_SIDE_MIN_BYTES;
+static size_t side_units = 2; /* units a thread, wanted (PSCAN_CPU_AXIS_SIDE_UNITS, for A/Bs) */
 static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
 static void read_knobs(void) {
   const char *v = getenv("PSCAN_CPU_AXIS_TAKEOVER");
   take_over_knob = v && strcmp(v, "1") == 0;
-  const char *m = getenv("PSCAN_CPU_AXIS_SIDE_MIN_BYTES");
-  if (m && *m) {
-    char *end;
-    unsigned long long b = strtoull(m, &end, 10);
-    if (*end == 0 && b > 0)
-      side_min_bytes = (size_t)b;
-  }
+  uint64_t b = pscan__env_uint("PSCAN_CPU_AXIS_SIDE_MIN_BYTES", side_min_bytes);
+  uint64_t u = pscan__env_uint("PSCAN_CPU_AXIS_SIDE_UNITS", side_units);
+  side_min_bytes = b > 0 ? (size_t)b : side_min_bytes; /* (0: unset or not a number) */
+  side_units = u > 0 && u <= 64 ? (size_t)u : side_units;
 }
 
 /* Columns per unit: the inner extent in chunks of AXIS_SIDE_BYTES of accumulators, cut narrower
@@ -250,7 +250,7 @@ static void read_knobs(void) {
 static size_t choose_cols(const axis_plan *p, size_t inner, size_t outer, int threads) {
   size_t cols_max = AXIS_SIDE_BYTES / p->acc_size;
   size_t cols = inner < cols_max ? inner : cols_max;
-  size_t want = 2 * (size_t)threads;
+  size_t want = side_units * (size_t)threads;
   if (p->fixed || threads == 1 || outer * ((inner - 1) / cols + 1) >= want)
     return cols;
   size_t per_slice = (want - 1) / outer + 1, align = 64 / p->acc_size;
@@ -271,7 +271,7 @@ pscan_status pscan__cpu_axis_side(pscan_ctx *ctx, const axis_plan *p) {
   j.ncols = (inner - 1) / j.cols + 1;
   j.units = outer * j.ncols;
   j.rows = len;
-  if (p->fixed || (threads > 1 && j.units < 2 * (size_t)threads)) {
+  if (p->fixed || (threads > 1 && j.units < side_units * (size_t)threads)) {
     size_t rows = AXIS_CHUNK_BYTES / (j.cols * p->in_size); /* the shape's alone */
     j.rows = rows < 1 ? 1 : rows;
   }
