@@ -14,7 +14,8 @@
 #        with a look-back (PSCAN_CPU_AXIS_SIDE_MIN_BYTES=16384: 4 units of 4096 columns),
 #        alternating, $ROUNDS rounds -> $OUT/cpuaxis-ab-SETTING-ROUND.txt; run it as `build ab`.
 #        $AB_SETTINGS lists other settings: B (PSCAN_CPU_AXIS_SIDE_MIN_BYTES=B) or BuK (and
-#        PSCAN_CPU_AXIS_SIDE_UNITS=K, units a thread), e.g. "default 4096 4096u1 16384".
+#        PSCAN_CPU_AXIS_SIDE_UNITS=K, units a thread), e.g. "default 4096 4096u1 16384"; 0u2 is
+#        the rule before one-unit-a-thread pages. $AB_SHAPES: other shapes than (16384,16384).
 # Summary on stdout (and $OUT/cpuaxis-summary.txt): per case the % of the copy of each round
 # beside the figure recorded before this change (bench/results/axis_cpu16.csv; "-" where it
 # has none). Targets: (16384,16384) both axes and (1048576,64) axis 0 >= 80%; the other shapes
@@ -94,11 +95,13 @@ if has ab; then
         *u*) env=(PSCAN_CPU_AXIS_SIDE_MIN_BYTES=${setting%u*} PSCAN_CPU_AXIS_SIDE_UNITS=${setting#*u}) ;;
         *) env=(PSCAN_CPU_AXIS_SIDE_MIN_BYTES=$setting) ;;
       esac
-      for type in f32 i32 f64; do
-        env "${env[@]}" ./$B/pscan_axis_bench --threads "$T" --reps "$REPS" --no-segments \
-          --type $type --shape "(16384,16384)" --axis 0 2>&1 | tail -1
+      for shape in ${AB_SHAPES:-"(16384,16384)"}; do
+        for type in f32 i32 f64; do
+          env "${env[@]}" ./$B/pscan_axis_bench --threads "$T" --reps "$REPS" --no-segments \
+            --type $type --shape "$shape" --axis 0 2>&1 | tail -1
+        done
       done >"$OUT/cpuaxis-ab-$setting-$round.txt"
-      log "ab: (16384,16384) axis 0, min bytes $setting, round $round"
+      log "ab: ${AB_SHAPES:-(16384,16384)} axis 0, min bytes $setting, round $round"
       tee -a "$OUT/cpuaxis-summary.txt" <"$OUT/cpuaxis-ab-$setting-$round.txt"
     done
   done

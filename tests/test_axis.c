@@ -336,6 +336,7 @@ static void test_regimes(uint64_t seed) {
       {2, 33000, 32},
       {2, 45, 8196},   /* side by side, wide (CUDA: each block walks a strip of columns down
                           the axis, axis_strips.cuh) */
+      {2, 300, 3000},  /* side by side (CPU, 2 threads: one unit of a page and more a thread) */
       {2, 3, 70001},   /* few long lines (axis 1) */
       {2, 1, 65537},   /* one line */
       {2, 65537, 1},   /* one line along axis 0 */

@@ -14,9 +14,15 @@ enum { AXIS_MIN_ELEMS_PER_THREAD = 1 << 15 };
    scanned by all threads together rather than one thread per line. */
 enum { AXIS_LONG_LINE = 1 << 16, AXIS_FEW_LINES_PER_THREAD = 4 };
 /* Lines side by side (axis_side.c): running values per chunk of columns (16 KiB: stays in L1),
-   cut down to no less than AXIS_SIDE_MIN_BYTES a row to give every thread units of its own; rows
-   cut into chunks of about AXIS_CHUNK_BYTES of input (rescanned from a core's L2 cache). */
-enum { AXIS_SIDE_BYTES = 16 << 10, AXIS_SIDE_MIN_BYTES = 1 << 10, AXIS_CHUNK_BYTES = 256 << 10 };
+   cut down to give every thread units of its own: rows of a page (AXIS_SIDE_PAGE_BYTES) where
+   one unit a thread allows it, else no less than AXIS_SIDE_MIN_BYTES a row; rows cut into chunks
+   of about AXIS_CHUNK_BYTES of input (rescanned from a core's L2 cache). */
+enum {
+  AXIS_SIDE_BYTES = 16 << 10,
+  AXIS_SIDE_PAGE_BYTES = 4 << 10,
+  AXIS_SIDE_MIN_BYTES = 1 << 10,
+  AXIS_CHUNK_BYTES = 256 << 10
+};
 /* Lines one per thread: contiguous lines of at least this many bytes of output stream their
    stores (one fence per line) when the output is beyond the cache. */
 enum { AXIS_STREAM_LINE_BYTES = 4 << 10 };

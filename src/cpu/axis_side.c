@@ -230,11 +230,11 @@ static void side_task(void *arg, int tid, int nthreads) {
    the narrowest row of a unit that columns are cut down to (default AXIS_SIDE_MIN_BYTES; a value
    of 16384 or more never cuts them: the row chunks run instead, so that the tests reach them on
    every shape), and PSCAN_CPU_AXIS_SIDE_UNITS=K, the units a thread that columns are cut for
-   (default 2; fewer than that a thread and the row chunks run). The narrow units won the A/B on
-   16 threads (docs/PERFORMANCE.md, "Knobs"). */
+   (default: choose_cols' rule; fewer than K a thread and the row chunks run). The narrow units
+   won the A/B on 16 threads (docs/PERFORMANCE.md, "Knobs"). */
 static bool take_over_knob;
 static size_t side_min_bytes = AXIS_SIDE_MIN_BYTES;
-static size_t side_units = 2; /* units a thread, wanted (PSCAN_CPU_AXIS_SIDE_UNITS, for A/Bs) */
+static size_t side_units; /* units a thread (PSCAN_CPU_AXIS_SIDE_UNITS, for A/Bs); 0: the rule */
 static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
 static void read_knobs(void) {
   const char *v = getenv("PSCAN_CPU_AXIS_TAKEOVER");
@@ -242,19 +242,37 @@ static void read_knobs(void) {
   uint64_t b = pscan__env_uint("PSCAN_CPU_AXIS_SIDE_MIN_BYTES", side_min_bytes);
   uint64_t u = pscan__env_uint("PSCAN_CPU_AXIS_SIDE_UNITS", side_units);
   side_min_bytes = b > 0 ? (size_t)b : side_min_bytes; /* (0: unset or not a number) */
-  side_units = u > 0 && u <= 64 ? (size_t)u : side_units;
+  side_units = u <= 64 ? (size_t)u : side_units;
+}
+
+/* Columns a unit for `want` units in all over `outer` slices: a 64-byte multiple a row. */
+static size_t cols_for_units(const axis_plan *p, size_t inner, size_t outer, size_t want) {
+  size_t per_slice = (want - 1) / outer + 1, align = 64 / p->acc_size;
+  return ((inner - 1) / per_slice + 1 + align - 1) / align * align;
 }
 
 /* Columns per unit: the inner extent in chunks of AXIS_SIDE_BYTES of accumulators, cut narrower
-   (not below side_min_bytes) when that gives the threads too few units. */
-static size_t choose_cols(const axis_plan *p, size_t inner, size_t outer, int threads) {
+   when that gives the threads too few units; *per_thread: the units a thread that the cut is
+   for (fewer than that a thread, and the caller chunks the rows too). Two units a thread where
+   their rows keep AXIS_SIDE_PAGE_BYTES; else one unit a thread where its rows do (a thread
+   streaming half of each page ran 7-15 points slower: docs/PERFORMANCE.md, "Axis scans on the
+   CPU"); else two, not below side_min_bytes a row. */
+static size_t choose_cols(const axis_plan *p, size_t inner, size_t outer, int threads,
+                          size_t *per_thread) {
   size_t cols_max = AXIS_SIDE_BYTES / p->acc_size;
   size_t cols = inner < cols_max ? inner : cols_max;
-  size_t want = side_units * (size_t)threads;
-  if (p->fixed || threads == 1 || outer * ((inner - 1) / cols + 1) >= want)
+  size_t k = side_units ? side_units : 2, t = (size_t)threads;
+  *per_thread = k;
+  if (p->fixed || threads == 1 || outer * ((inner - 1) / cols + 1) >= k * t)
     return cols;
-  size_t per_slice = (want - 1) / outer + 1, align = 64 / p->acc_size;
-  size_t narrow = ((inner - 1) / per_slice + 1 + align - 1) / align * align;
+  size_t narrow = cols_for_units(p, inner, outer, k * t);
+  if (!side_units && narrow * p->acc_size < AXIS_SIDE_PAGE_BYTES) {
+    size_t one = cols_for_units(p, inner, outer, t);
+    if (one * p->acc_size >= AXIS_SIDE_PAGE_BYTES && one < cols) {
+      *per_thread = 1;
+      return one;
+    }
+  }
   return narrow * p->acc_size >= side_min_bytes && narrow < cols ? narrow : cols;
 }
 
@@ -267,11 +285,12 @@ pscan_status pscan__cpu_axis_side(pscan_ctx *ctx, const axis_plan *p) {
   size_t len = (size_t)p->len, inner = (size_t)j.inner->len, outer = p->nlines / inner;
   int threads = threads_for(p, p->nlines * len, SIZE_MAX);
   pthread_once(&knobs_once, read_knobs);
-  j.cols = choose_cols(p, inner, outer, threads);
+  size_t per_thread;
+  j.cols = choose_cols(p, inner, outer, threads, &per_thread);
   j.ncols = (inner - 1) / j.cols + 1;
   j.units = outer * j.ncols;
   j.rows = len;
-  if (p->fixed || (threads > 1 && j.units < side_units * (size_t)threads)) {
+  if (p->fixed || (threads > 1 && j.units < per_thread * (size_t)threads)) {
     size_t rows = AXIS_CHUNK_BYTES / (j.cols * p->in_size); /* the shape's alone */
     j.rows = rows < 1 ? 1 : rows;
   }
