@@ -46,7 +46,8 @@ static void take_views(axis_plan *p, const pscan__axis_norm *v) {
 
 typedef struct lines_job {
   const axis_plan *p;
-  bool stream; /* contiguous lines of AXIS_STREAM_LINE_BYTES or more, output beyond the cache */
+  bool stream; /* contiguous lines (forward or reversed) of AXIS_STREAM_LINE_BYTES or more,
+                  output beyond the cache */
 } lines_job;
 
 static void line_at(const lines_job *j, size_t idx) {
@@ -58,13 +59,13 @@ static void line_at(const lines_job *j, size_t idx) {
     decode(p->b, p->nb, idx, &io, &oo);
   seg_view v = {.in = at_in(p, p->in, io), .out = at_out(p, p->out, oo), .is = p->si,
                 .os = p->so, .n = (size_t)p->len};
-  if (j->stream) { /* the flat kernel, streaming its stores, prefetching ahead of its reads */
+  if (j->stream && p->si == 1) { /* the flat kernel, streaming, prefetching ahead of its reads */
     _Alignas(64) unsigned char scratch[128];
     pscan__cpu_scan(p->flat, p->c->exclusive, true, v.in, v.out, v.n, p->c->init, scratch,
                     (const void *)((uintptr_t)v.in + PSCAN__PREFETCH_AHEAD));
     return;
   }
-  pscan__cpu_axis_seg_scan(p, &v, 0, v.n, p->c->init);
+  pscan__cpu_axis_seg_scan(p, &v, 0, v.n, p->c->init, j->stream);
 }
 
 static void lines_task(void *arg, int tid, int nthreads) {
@@ -78,7 +79,7 @@ static void lines_task(void *arg, int tid, int nthreads) {
 
 static pscan_status run_lines(pscan_ctx *ctx, const axis_plan *p) {
   size_t elems = p->nlines * (size_t)p->len;
-  lines_job j = {p, p->si == 1 && p->so == 1 &&
+  lines_job j = {p, (p->si == 1 || p->si == -1) && p->so == p->si &&
                         (size_t)p->len * p->acc_size >= AXIS_STREAM_LINE_BYTES &&
                         pscan__cpu_stream_output(elems * p->acc_size)};
   int threads = threads_for(p, elems, p->nlines);

@@ -99,9 +99,12 @@ typedef struct seg_view {
 } seg_view;
 
 /* The segment engine (axis_segments.c): scans every segment of v; seg_scan scans one piece
-   [from, from + len) of v from carry (NULL: fresh), on the calling thread. */
+   [from, from + len) of v from carry (NULL: fresh), on the calling thread (stream: a reversed
+   contiguous piece of AXIS_STREAM_LINE_BYTES or more streams its stores; such pieces of
+   AXIS_MIRROR_MIN elements or more run the flat kernels on mirrored blocks). */
+enum { AXIS_MIRROR_MIN = 1024 };
 void pscan__cpu_axis_seg_scan(const axis_plan *p, const seg_view *v, size_t from, size_t len,
-                              const void *carry);
+                              const void *carry, bool stream);
 pscan_status pscan__cpu_axis_segments(pscan_ctx *ctx, const axis_plan *p, const seg_view *v);
 /* Lines side by side (axis_side.c). */
 pscan_status pscan__cpu_axis_side(pscan_ctx *ctx, const axis_plan *p);
