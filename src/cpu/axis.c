@@ -17,7 +17,8 @@
  *    (the flat SIMD kernels where the line is contiguous, streaming their stores when lines are
  *    4 KiB or more and the output is beyond the cache; the strided kernel otherwise);
  *  - few long lines: one line after another, each scanned in parallel: by the flat single-pass
- *    scan (backend.c) when it is contiguous, else by the segment engine below with one segment.
+ *    scan (backend.c) when it is contiguous, forward or reversed (mirror.c's kernels), else by
+ *    the segment engine below with one segment.
  * Segmented scans (pscan_segmented_scan) run the segment engine (axis_segments.c) on a 1-D view:
  * the view is cut into equal chunks by element count, whatever the segments (one huge segment
  * and many empty ones parallelise alike); a first pass reduces the tail piece of each chunk whose
@@ -99,12 +100,14 @@ static pscan_status run_long_lines(pscan_ctx *ctx, const axis_plan *p) {
     decode(p->b, p->nb, idx, &io, &oo);
     const char *in = at_in(p, p->in, io);
     char *out = at_out(p, p->out, oo);
-    if (p->si == 1 && p->so == 1) {
+    bool mirrored = p->si == -1 && p->so == -1 && pscan__cpu_mirrored_strategy(ctx);
+    if ((p->si == 1 && p->so == 1) || mirrored) {
       pscan__scan_call flat = {.in = in, .out = out, .n = (size_t)p->len, .in_type = c->in_type,
                                .out_type = c->out_type, .op = c->op, .exclusive = c->exclusive,
                                .init = c->init, .in_size = c->in_size, .out_size = c->out_size,
                                .fn = c->fn, .user = c->user};
-      PSCAN__CHECK(pscan__cpu_backend.scan(ctx, &flat));
+      PSCAN__CHECK(mirrored ? pscan__cpu_scan_mirrored(ctx, &flat)
+                            : pscan__cpu_backend.scan(ctx, &flat));
     } else {
       seg_view v = {.in = in, .out = out, .is = p->si, .os = p->so, .n = (size_t)p->len};
       PSCAN__CHECK(pscan__cpu_axis_segments(ctx, p, &v));

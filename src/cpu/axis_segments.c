@@ -79,7 +79,7 @@ typedef struct seg_job {
 enum { TAIL_CLOSED, TAIL_STARTS, TAIL_CONTINUES };
 
 /* A reversed contiguous piece reduces forward over its memory: the built-in operators commute
-   (the CPU's custom operators never reach the axis engines). */
+   (the CPU's custom operators never reach the axis engines; mirror.c does the same). */
 static void seg_reduce(const axis_plan *p, const seg_view *v, size_t from, size_t len, void *acc) {
   const char *src = at_in(p, v->in, (int64_t)from * v->is);
   if (v->is == 1)
@@ -90,79 +90,19 @@ static void seg_reduce(const axis_plan *p, const seg_view *v, size_t from, size_
     p->k->line_reduce(src, (ptrdiff_t)v->is, len, acc);
 }
 
-#if defined(__GNUC__)
-typedef uint16_t u16_alias __attribute__((may_alias));
-typedef uint32_t u32_alias __attribute__((may_alias));
-typedef uint64_t u64_alias __attribute__((may_alias));
-#define MIRROR_LOOP(T)                                                                           \
-  do {                                                                                           \
-    T *d = dst;                                                                                  \
-    const T *s = src;                                                                            \
-    for (size_t i = 0; i < n; i++)                                                               \
-      d[i] = s[n - 1 - i];                                                                       \
-  } while (0)
-#endif
-
-/* dst[i] = src[n - 1 - i] for elements of `size` bytes. */
-static void mirror_copy(void *dst, const void *src, size_t n, size_t size) {
-#if defined(__GNUC__)
-  switch (size) {
-  case 1: MIRROR_LOOP(unsigned char); return;
-  case 2: MIRROR_LOOP(u16_alias); return;
-  case 4: MIRROR_LOOP(u32_alias); return;
-  case 8: MIRROR_LOOP(u64_alias); return;
-  default: break;
-  }
-#endif
-  for (size_t i = 0; i < n; i++)
-    memcpy((char *)dst + i * size, (const char *)src + (n - 1 - i) * size, size);
-}
-
-/* A reversed contiguous piece (src, dst: its first element, the next one below it) in blocks of
-   MIRROR_BLOCK: each block mirrored into a buffer in L1, scanned there by the flat SIMD kernel,
-   mirrored back and stored (streamed where stream), rather than element by element with a
-   stride of -1. The flat scan is inclusive; an exclusive block shifts it by one. */
-enum { MIRROR_BLOCK = 1024 };
-static void seg_scan_mirrored(const axis_plan *p, const char *src, char *dst, size_t len,
-                              const void *carry, bool stream) {
-  const size_t in = p->in_size, acc = p->acc_size;
-  _Alignas(64) unsigned char a[MIRROR_BLOCK * 8], b[MIRROR_BLOCK * 8], scratch[128];
-  _Alignas(16) unsigned char run[2][16];
-  const void *from = carry;
-  for (size_t at = 0, k = 0; at < len; at += MIRROR_BLOCK, k ^= 1) {
-    size_t m = len - at < MIRROR_BLOCK ? len - at : MIRROR_BLOCK;
-    mirror_copy(a, src - (at + m - 1) * in, m, in);
-    pscan__cpu_scan(p->flat, 0, false, a, b, m, from, scratch, NULL);
-    memcpy(run[k], b + (m - 1) * acc, acc);
-    if (p->c->exclusive) {
-      memmove(b + acc, b, (m - 1) * acc);
-      if (from)
-        memcpy(b, from, acc);
-      else
-        pscan__identity(p->c->out_type, (pscan_op)p->c->op, b);
-    }
-    mirror_copy(a, b, m, acc);
-    char *lo = dst - (at + m - 1) * acc;
-    if (stream)
-      pscan__cpu_stream_unfenced(lo, a, m * acc);
-    else
-      memcpy(lo, a, m * acc);
-    from = run[k]; /* (the other slot is written next) */
-  }
-  if (stream)
-    pscan__cpu_stream_fence();
-}
-
 void pscan__cpu_axis_seg_scan(const axis_plan *p, const seg_view *v, size_t from, size_t len,
                               const void *carry, bool stream) {
   const char *src = at_in(p, v->in, (int64_t)from * v->is);
   char *dst = at_out(p, v->out, (int64_t)from * v->os);
+  pscan__cpu_mirror m;
   if (v->is == 1 && v->os == 1) {
     _Alignas(64) unsigned char scratch[128];
     pscan__cpu_scan(p->flat, p->c->exclusive, false, src, dst, len, carry, scratch, NULL);
-  } else if (v->is == -1 && v->os == -1 && len >= AXIS_MIRROR_MIN) {
-    seg_scan_mirrored(p, src, dst, len, carry,
-                      stream && len * p->acc_size >= AXIS_STREAM_LINE_BYTES);
+  } else if (v->is == -1 && v->os == -1 && len >= AXIS_MIRROR_MIN &&
+             pscan__cpu_mirror_op(&m, p->flat)) { /* the flat kernels on mirrored blocks */
+    _Alignas(64) unsigned char scratch[128];
+    pscan__cpu_scan(&m.op, p->c->exclusive, stream && len * p->acc_size >= AXIS_STREAM_LINE_BYTES,
+                    src, dst, len, carry, scratch, NULL);
   } else {
     p->k->line(src, (ptrdiff_t)v->is, dst, (ptrdiff_t)v->os, len, carry, p->c->exclusive);
   }

@@ -221,11 +221,11 @@ static pscan_status cpu_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   return pscan__cpu_scan_with(ctx, c, op);
 }
 
-pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
-                                  const pscan__cpu_op *op) {
+static pscan_status scan_job(pscan_ctx *ctx, const pscan__scan_call *c, const pscan__cpu_op *op,
+                             bool mirror) {
   cpu_state *st = ctx->impl;
   pscan__cpu_job job = {.op = op, .in = c->in, .out = c->out, .n = c->n, .init = c->init,
-                        .exclusive = c->exclusive};
+                        .exclusive = c->exclusive, .mirror = mirror};
   job.part = pscan__cpu_partition_size(ctx, c);
   job.nparts = (c->n - 1) / job.part + 1;
   int algo = choose_algo(ctx, c, job.nparts, &job.nthreads);
@@ -249,6 +249,22 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
   default: pscan__cpu_scan_lookback(st->pool, &job); break;
   }
   return PSCAN_OK;
+}
+
+pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
+                                  const pscan__cpu_op *op) {
+  return scan_job(ctx, c, op, false);
+}
+
+pscan_status pscan__cpu_scan_mirrored(pscan_ctx *ctx, const pscan__scan_call *c) {
+  const pscan__cpu_op *op;
+  pscan__cpu_mirror m;
+  PSCAN__CHECK(builtin_op_for(ctx, c, &op));
+  if (c->op == PSCAN__OP_CUSTOM || !pscan__cpu_mirrored_strategy(ctx) ||
+      !pscan__cpu_mirror_op(&m, op))
+    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no mirrored CPU kernel for %s",
+                       pscan__op_name(c->op));
+  return scan_job(ctx, c, &m.op, true);
 }
 
 /* pscan_reduce: the reduce-then-scan strategy's first phase on the scan's partitions and

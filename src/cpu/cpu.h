@@ -44,6 +44,15 @@ struct pscan__cpu_op {
                            const void *carry, void *scratch, const void *prefetch);
 };
 
+/* A built-in operator's kernels over reversed contiguous spans (mirror.c): in and out point at
+   item 0, item i lies i elements below it. */
+typedef struct pscan__cpu_mirror {
+  pscan__cpu_op op; /* first: the kernels find the wrapper from it */
+  const pscan__cpu_op *base;
+} pscan__cpu_mirror;
+/* Fills m for base; false where base is not a built-in operator of items of 8 bytes or less. */
+bool pscan__cpu_mirror_op(pscan__cpu_mirror *m, const pscan__cpu_op *base);
+
 /* op's inclusive or exclusive scan; the streaming one (with prefetch) when stream and op has one. */
 static inline void pscan__cpu_scan(const pscan__cpu_op *op, int exclusive, bool stream,
                                    const void *in, void *out, size_t n, const void *carry,
@@ -91,6 +100,13 @@ void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn 
    ctx's pool, with the strategy ctx's parameters choose (backend.c). */
 pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
                                   const pscan__cpu_op *op);
+/* The same for a built-in operator over a reversed contiguous span: c->in and c->out point at
+   item 0, item i lies i elements below it (mirror.c's kernels, the same strategies), where
+   pscan__cpu_mirrored_strategy(ctx): every strategy but scan-then-propagate. */
+pscan_status pscan__cpu_scan_mirrored(pscan_ctx *ctx, const pscan__scan_call *c);
+static inline bool pscan__cpu_mirrored_strategy(const pscan_ctx *ctx) {
+  return ctx->params[PSCAN_PARAM_ALGO] != PSCAN_ALGO_SCAN_THEN_PROPAGATE;
+}
 /* pscan_reduce of c (n > 0) with op's kernels: the partitions' totals on ctx's pool, folded in
    order into *total (host memory). */
 pscan_status pscan__cpu_reduce_with(pscan_ctx *ctx, const pscan__scan_call *c,
@@ -149,6 +165,7 @@ typedef struct pscan__cpu_job {
   int nthreads;
   bool stream;         /* write the output with non-temporal stores (pscan__cpu_stream_output) */
   bool oversubscribed; /* more threads than cores: waits may sleep */
+  bool mirror;         /* in, out: item 0 of reversed spans (op: a pscan__cpu_mirror's) */
   /* Partition descriptors: nparts slots of desc_stride bytes, each an atomic status word
      followed by the aggregate and the inclusive prefix (acc_size bytes each). */
   char *desc;
@@ -170,10 +187,12 @@ void pscan__cpu_reduce(pscan__pool *pool, pscan__cpu_job *job, void *total);
 
 /* Addresses inside a job. */
 static inline const char *pscan__part_in(const pscan__cpu_job *job, size_t k) {
-  return job->in + k * job->part * job->op->in_size;
+  size_t off = k * job->part * job->op->in_size;
+  return job->mirror ? job->in - off : job->in + off;
 }
 static inline char *pscan__part_out(const pscan__cpu_job *job, size_t k) {
-  return job->out + k * job->part * job->op->acc_size;
+  size_t off = k * job->part * job->op->acc_size;
+  return job->mirror ? job->out - off : job->out + off;
 }
 static inline size_t pscan__part_len(const pscan__cpu_job *job, size_t k) {
   size_t start = k * job->part;
