@@ -238,13 +238,15 @@ static void describe(const spec *s, char *buf, size_t len) {
   int k = snprintf(buf, len, "shape (");
   for (int d = 0; d < s->ndim; d++)
     k += snprintf(buf + k, len - (size_t)k, "%s%" PRId64, d ? "," : "", s->shape[d]);
-  snprintf(buf + k, len - (size_t)k,
+  k += snprintf(buf + k, len - (size_t)k,
            ") axis %d %s->%s %s%s%s%s%s layouts %d/%d%s threads %d%s", s->axis,
            ref_dtype_name(s->in_type), ref_dtype_name(s->out_type), ref_op_name(s->op),
            s->exclusive ? " exclusive" : "", s->reverse ? " reverse" : "",
            s->use_init ? " init" : "", s->in_place ? " in-place" : "", s->in_layout,
            s->out_layout, s->null_strides ? " null-strides" : "", s->threads,
            s->deterministic ? " deterministic" : "");
+  if (s->algo && k > 0 && (size_t)k < len)
+    snprintf(buf + k, len - (size_t)k, " algo %d", s->algo);
 }
 
 /* Runs one case and checks it; returns false on a failure. */
@@ -277,6 +279,7 @@ bool run_case(test_rng *r, spec s) {
 
   pscan_ctx *ctx = ctx_for(s.threads);
   test_set(ctx, PSCAN_PARAM_DETERMINISTIC, s.deterministic);
+  test_set(ctx, PSCAN_PARAM_ALGO, s.algo);
   pscan_axis_args a = {.in = in_buf + vi.base * isz, .in_type = s.in_type,
                        .in_strides = s.null_strides ? NULL : vi.strides,
                        .out = out_buf + vo.base * osz, .out_type = s.out_type,
@@ -286,6 +289,7 @@ bool run_case(test_rng *r, spec s) {
   pscan_status st = call_axis(ctx, a, in_buf, (vi.elems + SLACK) * isz, out_buf,
                               (vo.elems + SLACK) * osz);
   test_set(ctx, PSCAN_PARAM_DETERMINISTIC, 0);
+  test_set(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_AUTO);
   char what[256];
   describe(&s, what, sizeof what);
   bool ok = CHECK(st == PSCAN_OK, "%s: %s (%s)", what, pscan_status_name(st),
@@ -465,6 +469,7 @@ int main(int argc, char **argv) {
   test_regimes(seed);
   test_side_chunks(seed);
   test_lines_back_to_back(seed);
+  test_reversed_strategies(seed);
   test_lengths(seed);
   test_types(seed);
   test_segmented(seed);

@@ -39,6 +39,7 @@ typedef struct spec {
   int in_layout, out_layout;
   int threads;
   int deterministic;
+  int algo; /* PSCAN_PARAM_ALGO (0: AUTO) */
 } spec;
 
 bool run_case(test_rng *r, spec s);
@@ -52,6 +53,7 @@ spec spec2(int64_t a, int64_t b, int axis, pscan_dtype t, pscan_op op);
 /* ---- the cases of test_axis_chunks.c, test_axis_lines.c and test_axis_segments.c ---- */
 void test_side_chunks(uint64_t seed);
 void test_lines_back_to_back(uint64_t seed);
+void test_reversed_strategies(uint64_t seed);
 void test_deterministic(uint64_t seed);
 void test_segmented(uint64_t seed);
 void test_segmented_sums(uint64_t seed);
