@@ -259,9 +259,8 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
 pscan_status pscan__cpu_scan_mirrored(pscan_ctx *ctx, const pscan__scan_call *c) {
   const pscan__cpu_op *op;
   pscan__cpu_mirror m;
-  PSCAN__CHECK(builtin_op_for(ctx, c, &op));
-  if (c->op == PSCAN__OP_CUSTOM || !pscan__cpu_mirrored_strategy(ctx) ||
-      !pscan__cpu_mirror_op(&m, op))
+  PSCAN__CHECK(builtin_op_for(ctx, c, &op)); /* (refuses PSCAN__OP_CUSTOM) */
+  if (!pscan__cpu_mirrored_strategy(ctx) || !pscan__cpu_mirror_op(&m, op))
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no mirrored CPU kernel for %s",
                        pscan__op_name(c->op));
   return scan_job(ctx, c, &m.op, true);
