@@ -7,8 +7,8 @@
  *                    [--shape S] [--axis K] [--type T] [--no-segments] [--segments-only]
  *                    [--sync-each]
  *
- * --shape "(1048576,64)" (reversed: "rev(1048576,64)"), --axis 0 and --type f32|i32|f64 keep
- * only the matching axis cases;
+ * --shape "(1048576,64)" (reversed: "rev(1048576,64)"; several: "(1048576,64)|rev(1048576,64)"),
+ * --axis 0 and --type f32|i32|f64 keep only the matching axis cases;
  * --no-segments and --segments-only pick one of the two parts. GPU samples are batches of calls
  * back to back (time_ms); --sync-each times every call alone, its host part included.
  *
@@ -272,10 +272,18 @@ static void shape_text(const shape_case *c, char *shape, size_t size) {
     snprintf(shape, size, "%s(%lld,%lld)", rev, (long long)c->shape[0], (long long)c->shape[1]);
 }
 
+/* want: one shape as printed, or several separated by '|'. */
 static int shape_matches(const shape_case *c, const char *want) {
   char shape[64];
   shape_text(c, shape, sizeof shape);
-  return strcmp(shape, want) == 0;
+  for (const char *w = want;; w++) {
+    const size_t len = strcspn(w, "|");
+    if (len == strlen(shape) && strncmp(shape, w, len) == 0)
+      return 1;
+    w += len;
+    if (*w == '\0')
+      return 0;
+  }
 }
 
 static void bench_axis(const bench *b, const shape_case *c, pscan_dtype t) {

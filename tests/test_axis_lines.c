@@ -4,8 +4,10 @@
  * 4096 of 8-byte ones, 8192 of 4-byte ones, 16384 of 2-byte ones, 32768 of 1-byte ones) and
  * their per-thread runs (8-128 items), lines shorter than a thread's run, lines over several
  * tiles; enough lines for a few tiles; every case inclusive and exclusive, with and without
- * init, forward and reversed, in place or not. Then reversed long lines on the CPU under every
- * scan strategy (PSCAN_PARAM_ALGO): mirrored kernels (src/cpu/mirror.c) inside each strategy. */
+ * init, forward and reversed, in place or not. Then reversed long lines under every scan
+ * strategy (PSCAN_PARAM_ALGO): on the CPU the mirrored kernels (src/cpu/mirror.c) inside each
+ * strategy, on CUDA the mirrored tiles, their spans' ends on a 16-byte boundary (whole chunks
+ * copied, p->mirror_vec) or anywhere (element by element). */
 #include "test_axis.h"
 
 void test_lines_back_to_back(uint64_t seed) {
@@ -40,21 +42,24 @@ void test_lines_back_to_back(uint64_t seed) {
 }
 
 /* Reversed contiguous long lines (1-D, and a few lines along the last axis) under each
-   PSCAN_PARAM_ALGO on the CPU: every (in, out, op) once, the strategy turning with the pair;
-   lengths over several partitions and blocks of the mirrored kernels. */
+   PSCAN_PARAM_ALGO: every (in, out, op) once, the strategy turning with the pair; lengths over
+   several partitions and blocks of the mirrored kernels (CPU) or tiles (CUDA); a quarter of the
+   lengths whole 16-item multiples (a 1-D span then ends on a 16-byte boundary for every type). */
 void test_reversed_strategies(uint64_t seed) {
-  if (B->kind != PSCAN_BACKEND_CPU)
-    return;
   test_rng r = test_fork(seed, 9);
   ref_pair_op po[REF_MAX_PAIR_OPS];
   size_t npo = ref_pair_ops(po);
   const size_t step = axis_light() ? 7 : axis_quick() ? 3 : 1;
   for (size_t k = 0; k < npo; k += step) {
-    const int64_t n = k % 2 ? 200003 : 65537 + (int64_t)test_below(&r, 3000);
+    const int64_t n = k % 2   ? 200003
+                      : k % 4 ? 65536 + 16 * (int64_t)test_below(&r, 4000)
+                              : 65537 + (int64_t)test_below(&r, 3000);
     spec s = k % 3 ? spec2(1, n, 1, po[k].in, po[k].op) : spec2(3, n / 3 + 1, 1, po[k].in, po[k].op);
     s.out_type = po[k].out;
     s.reverse = 1;
     s.algo = (int)(k % PSCAN_ALGO_COUNT);
+    if (B->kind != PSCAN_BACKEND_CPU && s.algo == PSCAN_ALGO_SEQUENTIAL)
+      s.algo = PSCAN_ALGO_AUTO; /* (CUDA refuses it) */
     s.threads = 1 + (int)test_below(&r, 3);
     s.exclusive = (int)test_below(&r, 2), s.use_init = (int)test_below(&r, 2);
     s.in_place = po[k].in == po[k].out && test_below(&r, 3) == 0;

@@ -40,6 +40,8 @@ typedef struct pscan__cuda_scan_params {
   int deterministic; /* look-back folds predecessors left to right in a fixed order */
   int vector_io;     /* in and out are 16-byte aligned: 16-byte loads and stores */
   int mirror;        /* item i is in[-i] and out[-i] (a reversed view; vector_io off) */
+  int mirror_vec;    /* mirror, and in + 1 and out + 1 16-byte aligned: whole tiles move in
+                        16-byte chunks, each chunk's elements reversed in shared memory */
   uint64_t init;     /* the init value's bytes (accumulation type), when has_init */
   /* Single-pass state in the context's workspace. */
   void *agg_words;   /* per tile: (aggregate, epoch) published after the tile's reduction */

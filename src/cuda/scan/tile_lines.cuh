@@ -57,13 +57,14 @@ typedef struct TNAME(starts) {
 static __device__ __forceinline__ ACC_T TNAME(lines_thread_total)(const unsigned char *buf,
                                                                   unsigned valid,
                                                                   const TNAME(starts) st,
-                                                                  ACC_T line_start, bool *any) {
+                                                                  ACC_T line_start, bool *any,
+                                                                  bool flip) {
   ACC_T items[ITEMS];
   ACC_T mine = NAME(identity)();
   unsigned next = st.head, seen = 0;
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(buf, valid, b, items);
+    TNAME(read_batch)(buf, valid, b, items, flip);
     const unsigned mask = st.by_offsets ? TNAME(batch_starts)(st.bitmap, b) : 0u;
     seen |= mask;
     LINES_FOR_BATCH(st, b, next, mask, at, mine = line_start, mine = NAME(op)(mine, items[i]))
@@ -84,7 +85,8 @@ static __device__ __forceinline__ void TNAME(scan_lines_tile)(const pscan__cuda_
   const ACC_T line_start = p->has_init ? NAME(from_bits)((NAME(bits_t))p->init) : NAME(identity)();
   bool mine_any, before_head, total_head;
   ACC_T before, total;
-  const ACC_T mine = TNAME(lines_thread_total)(sm->tile, valid, st, line_start, &mine_any);
+  const ACC_T mine = TNAME(lines_thread_total)(sm->tile, valid, st, line_start, &mine_any,
+                                                    p->mirror_vec);
   NAME(block_seg_scan)(mine_any, mine, sm->scan, sm->warp_heads, &before_head, &before,
                        &total_head, &total);
   const ACC_T e =
@@ -97,7 +99,7 @@ static __device__ __forceinline__ void TNAME(scan_lines_tile)(const pscan__cuda_
   ACC_T items[ITEMS];
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(sm->tile, valid, b, items);
+    TNAME(read_batch)(sm->tile, valid, b, items, p->mirror_vec);
     const unsigned mask = st.by_offsets ? TNAME(batch_starts)(st.bitmap, b) : 0u;
     LINES_FOR_BATCH(st, b, next, mask, at, , {
       const ACC_T from = at ? line_start : carry; /* (no commas: a macro argument) */
@@ -107,7 +109,7 @@ static __device__ __forceinline__ void TNAME(scan_lines_tile)(const pscan__cuda_
     })
     if (widen)
       __syncthreads();
-    TNAME(write_batch)(sm->tile, b, items);
+    TNAME(write_batch)(sm->tile, b, items, p->mirror_vec);
   }
   __syncthreads();
   TNAME(store_tile)(p, sm->tile, start, valid);
