@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # A/B of CPU-backend source trees on the device machine's 16-core host, in one call:
-#   TREES='ab-base .' [ARGS='...'] [ROUNDS=2] [ROWS=regex] scripts/cpu-treeab.sh [build] [ab]
+#   TREES='ab-base .' [ARGS='...'] [ROUNDS=2] [ROWS=regex] [TARGET=t CMD='prog args']
+#   scripts/cpu-treeab.sh [build] [ab]
 # build: the CPU-only tool (-DPSCAN_CUDA=OFF, Release, -j16) of each tree in $TREES (folders
 # relative to the repository root, e.g. a `git archive` of the base commit carried beside the
 # working tree, and . for the working tree) into build-cpuab-N. ab: `pscan bench $ARGS` (default:
 # f64 at 2^24 and 2^26 on 1 thread and all cores, 7 repetitions: its table has the "pscan user-op
 # affine f32" row) once per tree, the trees alternating within each of $ROUNDS rounds. Each run's
 # table and CSV go to $OUT as cpuab-rROUND-tN.{txt,csv} (packed into cpuab-runs.tgz); the rows
-# matching $ROWS (default: the copies and the user-op row) to cpuab-summary.txt.
+# matching $ROWS (default: the copies and the user-op row) to cpuab-summary.txt. TARGET and CMD
+# pick another benchmark: e.g. TARGET=pscan_axis_bench CMD=pscan_axis_bench (default: pscan_tool,
+# "pscan bench"); CMD is run from each tree's build folder with $ARGS and --csv.
 . "$(dirname "$0")/gpu-common.sh" cpuab-summary.txt "build ab" -- "$@"
 read -ra trees <<<"${TREES:-.}"
 ARGS=${ARGS:---types f64 --sizes 2^24,2^26 --threads 1,$(nproc) --reps 7}
 ROUNDS=${ROUNDS:-2}
 ROWS=${ROWS:-^f64|streaming copy|pscan auto  |user-op}
+TARGET=${TARGET:-pscan_tool}
+CMD=${CMD:-pscan bench}
 export PSCAN_CACHE_DIR=${PSCAN_CACHE_DIR:-$PWD/build-cpuab-op-cache}
 log "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), commit ${PSCAN_COMMIT:-?}, trees: ${trees[*]}"
 if has build; then
   for k in "${!trees[@]}"; do
     t0=$SECONDS
     { cmake -S "${trees[$k]}" -B "build-cpuab-$k" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=OFF \
-        -DPSCAN_MPI=OFF && cmake --build "build-cpuab-$k" -j16 --target pscan_tool; } \
+        -DPSCAN_MPI=OFF && cmake --build "build-cpuab-$k" -j16 --target "$TARGET"; } \
       >"$OUT/cpuab-build-$k.log" 2>&1 || { log "BUILD FAILED: ${trees[$k]}"; tail -30 "$OUT/cpuab-build-$k.log"; exit 1; }
     log "built ${trees[$k]} in $((SECONDS - t0)) s"
   done
@@ -29,7 +34,7 @@ if has ab; then
     for k in "${!trees[@]}"; do
       f="$OUT/cpuab-r$round-t$k"
       # shellcheck disable=SC2086
-      "./build-cpuab-$k/pscan" bench $ARGS --csv "$f.csv" >"$f.txt" 2>&1 || status=1
+      "./build-cpuab-$k/"$CMD $ARGS --csv "$f.csv" >"$f.txt" 2>&1 || status=1
       log "round $round: ${trees[$k]}"
       grep -E "$ROWS" "$f.txt" | tee -a "$OUT/cpuab-summary.txt"
     done
