@@ -97,6 +97,19 @@ static __device__ __forceinline__ void pscan__cp_async_unit(void *smem, const vo
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
 }
+/* The elements of a 16-byte chunk in reverse order (elements of 1, 2, 4 or 8 bytes): a mirrored
+   tile moves whole chunks and reverses each one in registers (scan/tile_scan.cuh). */
+static __device__ __forceinline__ uint4 pscan__reverse_chunk(uint4 c, unsigned size) {
+  if (size == 8)
+    return make_uint4(c.z, c.w, c.x, c.y);
+  const uint4 r = make_uint4(c.w, c.z, c.y, c.x);
+  if (size == 4)
+    return r;
+  const unsigned sel = size == 2 ? 0x1032u : 0x0123u; /* swap the halves / reverse the bytes */
+  return make_uint4(__byte_perm(r.x, 0, sel), __byte_perm(r.y, 0, sel), __byte_perm(r.z, 0, sel),
+                    __byte_perm(r.w, 0, sel));
+}
+
 static __device__ __forceinline__ void pscan__cp_async_commit(void) {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }

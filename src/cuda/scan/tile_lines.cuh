@@ -57,14 +57,13 @@ typedef struct TNAME(starts) {
 static __device__ __forceinline__ ACC_T TNAME(lines_thread_total)(const unsigned char *buf,
                                                                   unsigned valid,
                                                                   const TNAME(starts) st,
-                                                                  ACC_T line_start, bool *any,
-                                                                  bool flip) {
+                                                                  ACC_T line_start, bool *any) {
   ACC_T items[ITEMS];
   ACC_T mine = NAME(identity)();
   unsigned next = st.head, seen = 0;
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(buf, valid, b, items, flip);
+    TNAME(read_batch)(buf, valid, b, items);
     const unsigned mask = st.by_offsets ? TNAME(batch_starts)(st.bitmap, b) : 0u;
     seen |= mask;
     LINES_FOR_BATCH(st, b, next, mask, at, mine = line_start, mine = NAME(op)(mine, items[i]))
@@ -85,8 +84,7 @@ static __device__ __forceinline__ void TNAME(scan_lines_tile)(const pscan__cuda_
   const ACC_T line_start = p->has_init ? NAME(from_bits)((NAME(bits_t))p->init) : NAME(identity)();
   bool mine_any, before_head, total_head;
   ACC_T before, total;
-  const ACC_T mine = TNAME(lines_thread_total)(sm->tile, valid, st, line_start, &mine_any,
-                                                    p->mirror_vec);
+  const ACC_T mine = TNAME(lines_thread_total)(sm->tile, valid, st, line_start, &mine_any);
   NAME(block_seg_scan)(mine_any, mine, sm->scan, sm->warp_heads, &before_head, &before,
                        &total_head, &total);
   const ACC_T e =
@@ -99,7 +97,7 @@ static __device__ __forceinline__ void TNAME(scan_lines_tile)(const pscan__cuda_
   ACC_T items[ITEMS];
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(sm->tile, valid, b, items, p->mirror_vec);
+    TNAME(read_batch)(sm->tile, valid, b, items);
     const unsigned mask = st.by_offsets ? TNAME(batch_starts)(st.bitmap, b) : 0u;
     LINES_FOR_BATCH(st, b, next, mask, at, , {
       const ACC_T from = at ? line_start : carry; /* (no commas: a macro argument) */
@@ -109,7 +107,7 @@ static __device__ __forceinline__ void TNAME(scan_lines_tile)(const pscan__cuda_
     })
     if (widen)
       __syncthreads();
-    TNAME(write_batch)(sm->tile, b, items, p->mirror_vec);
+    TNAME(write_batch)(sm->tile, b, items);
   }
   __syncthreads();
   TNAME(store_tile)(p, sm->tile, start, valid);
@@ -139,7 +137,7 @@ static __device__ __forceinline__ void TNAME(segments_tile)(const pscan__cuda_sc
   TNAME(load_tile_issue)(p, sm->tile, start, valid);
   pscan__segment_bitmap(bitmap, TILE / 32, p->offsets, p->num_segments, p->tile_segment[tile],
                         start, start + valid);
-  pscan__cp_async_wait_all();
+  TNAME(load_tile_wait)(p, sm->tile, valid);
   __syncthreads();
   const TNAME(starts) st = {true, bitmap, 0, 0};
   TNAME(scan_lines_tile)(p, sm, tile, st, (bitmap[0] & 1u) != 0, running);

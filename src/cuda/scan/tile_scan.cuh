@@ -59,27 +59,18 @@ static __device__ __forceinline__ void TNAME(copy_item)(unsigned char *dst, cons
     *(IN_T *)dst = *src;
 }
 
-/* Where a mirrored tile keeps item i: with p->mirror_vec its span was copied in whole 16-byte
-   chunks, lowest address last, so chunk c of shared memory holds items c x P .. c x P + P - 1 in
-   reverse (P = 16 / size, a power of two): item i at slot i ^ (P - 1). Without it, slot i. */
-static __device__ __forceinline__ unsigned TNAME(slot)(unsigned i, unsigned flip) {
-  return i ^ flip;
-}
-enum { TNAME(IN_FLIP) = 16 / sizeof(IN_T) - 1, TNAME(OUT_FLIP) = 16 / ACC_SIZE - 1 };
-
 /* Global -> shared (swizzled) for tile elements [start, start + valid): the copies are issued
-   (16-byte cp.async where whole); pscan__cp_async_wait_all() waits for them. p->mirror: item i
-   is at in[-i] (a reversed view). A whole tile of a span whose chunks are aligned
-   (p->mirror_vec) moves in 16-byte chunks, shared chunk c from the span's c-th chunk counted
-   from its top; otherwise element by element toward lower addresses (a warp's copies still
-   cover one contiguous span), each to its slot, so the tile reads in scan order (read_batch). */
+   (16-byte cp.async where whole); load_tile_wait completes them. p->mirror: item i is at in[-i]
+   (a reversed view). A whole tile of a span whose chunks are aligned (p->mirror_vec) is copied
+   in 16-byte chunks, shared chunk c from the span's c-th chunk counted from its top, each
+   chunk's elements still in reverse (load_tile_wait puts them in order); otherwise element by
+   element toward lower addresses (a warp's copies still cover one contiguous span). */
 static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_scan_params *p,
                                                              unsigned char *buf,
                                                              unsigned long long start,
                                                              unsigned valid) {
   if (p->mirror) {
     const IN_T *in = (const IN_T *)p->in - start;
-    const unsigned flip = p->mirror_vec ? TNAME(IN_FLIP) : 0u;
     if (p->mirror_vec && valid == TILE) {
       enum { CHUNKS = TNAME(IN_CHUNKS) * BATCHES * PSCAN__THREADS };
       const uint4 *low = (const uint4 *)(in - (TILE - 1));
@@ -92,11 +83,11 @@ static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_
 #pragma unroll 8
       for (unsigned j = 0; j < TILE / PSCAN__THREADS; j++) {
         const unsigned i = threadIdx.x + j * PSCAN__THREADS;
-        TNAME(copy_item)(buf + pscan__swz(TNAME(slot)(i, flip) * (unsigned)sizeof(IN_T)), in - i);
+        TNAME(copy_item)(buf + pscan__swz(i * (unsigned)sizeof(IN_T)), in - i);
       }
     } else {
       for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
-        TNAME(copy_item)(buf + pscan__swz(TNAME(slot)(i, flip) * (unsigned)sizeof(IN_T)), in - i);
+        TNAME(copy_item)(buf + pscan__swz(i * (unsigned)sizeof(IN_T)), in - i);
     }
     pscan__cp_async_commit();
     return;
@@ -115,17 +106,30 @@ static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_
       *(IN_T *)(buf + pscan__swz(i * (unsigned)sizeof(IN_T))) = in[i];
   }
 }
+/* Waits for this thread's copies of load_tile_issue; a mirrored tile copied in chunks has its
+   chunks' elements put in order, each thread the chunks it copied (no barrier needed). */
+static __device__ __forceinline__ void TNAME(load_tile_wait)(const pscan__cuda_scan_params *p,
+                                                            unsigned char *buf, unsigned valid) {
+  pscan__cp_async_wait_all();
+  if (p->mirror_vec && valid == TILE) {
+#pragma unroll
+    for (int v = 0; v < TNAME(IN_CHUNKS) * BATCHES; v++) {
+      uint4 *chunk = (uint4 *)(buf + pscan__swz((threadIdx.x + v * PSCAN__THREADS) * 16));
+      *chunk = pscan__reverse_chunk(*chunk, (unsigned)sizeof(IN_T));
+    }
+  }
+}
 static __device__ __forceinline__ void TNAME(load_tile)(const pscan__cuda_scan_params *p,
                                                        unsigned char *buf, unsigned long long start,
                                                        unsigned valid) {
   TNAME(load_tile_issue)(p, buf, start, valid);
-  pscan__cp_async_wait_all();
+  TNAME(load_tile_wait)(p, buf, valid);
 }
 
-/* Shared -> batch b of this thread's items, in the accumulation type (flip: each chunk's
-   elements reversed, p->mirror_vec). Items past the end of a partial tile read as the identity. */
+/* Shared -> batch b of this thread's items, in the accumulation type. Items past the end of a
+   partial tile read as the identity. */
 static __device__ __forceinline__ void TNAME(read_batch)(const unsigned char *buf, unsigned valid,
-                                                        int b, ACC_T items[ITEMS], bool flip) {
+                                                        int b, ACC_T items[ITEMS]) {
   enum { PER_CHUNK = 16 / sizeof(IN_T) };
   const unsigned first_chunk = (threadIdx.x * BATCHES + b) * TNAME(IN_CHUNKS);
 #pragma unroll
@@ -135,7 +139,7 @@ static __device__ __forceinline__ void TNAME(read_batch)(const unsigned char *bu
     memcpy(v, &c, 16);
 #pragma unroll
     for (int k = 0; k < PER_CHUNK; k++)
-      items[q * PER_CHUNK + k] = (ACC_T)(flip ? v[PER_CHUNK - 1 - k] : v[k]);
+      items[q * PER_CHUNK + k] = (ACC_T)v[k];
   }
   if (valid < TILE) {
     const unsigned first_item = (threadIdx.x * BATCHES + b) * ITEMS;
@@ -146,48 +150,45 @@ static __device__ __forceinline__ void TNAME(read_batch)(const unsigned char *bu
   }
 }
 
-/* Batch b of this thread's results -> shared (swizzled, accumulation type), over the input
-   (flip: each chunk's elements reversed, as read_batch). */
+/* Batch b of this thread's results -> shared (swizzled, accumulation type), over the input. */
 static __device__ __forceinline__ void TNAME(write_batch)(unsigned char *out_buf, int b,
-                                                         const ACC_T items[ITEMS], bool flip) {
-  enum { PER_CHUNK = 16 / ACC_SIZE };
+                                                         const ACC_T items[ITEMS]) {
   const unsigned first_chunk = (threadIdx.x * BATCHES + b) * TNAME(OUT_CHUNKS);
 #pragma unroll
   for (int q = 0; q < TNAME(OUT_CHUNKS); q++) {
-    ACC_T w[PER_CHUNK];
-#pragma unroll
-    for (int k = 0; k < PER_CHUNK; k++)
-      w[k] = items[q * PER_CHUNK + (flip ? PER_CHUNK - 1 - k : k)];
     uint4 c;
-    memcpy(&c, w, 16);
+    memcpy(&c, items + q * (16 / ACC_SIZE), 16);
     *(uint4 *)(out_buf + pscan__swz((first_chunk + q) * 16)) = c;
   }
 }
 
-/* Shared -> global for the tile's results (p->mirror: item i to out[-i], from its slot). */
+/* Shared -> global for the tile's results (p->mirror: item i to out[-i]; with p->mirror_vec a
+   whole tile in 16-byte chunks, each reversed on its way, shared chunk c to the span's c-th
+   chunk counted from its top). */
 static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_params *p,
                                                         const unsigned char *buf,
                                                         unsigned long long start, unsigned valid) {
   if (p->mirror) {
     ACC_T *out = (ACC_T *)p->out - start;
-    const unsigned flip = p->mirror_vec ? TNAME(OUT_FLIP) : 0u;
     if (p->mirror_vec && valid == TILE) {
       enum { CHUNKS = TNAME(OUT_CHUNKS) * BATCHES * PSCAN__THREADS };
       uint4 *low = (uint4 *)(out - (TILE - 1));
 #pragma unroll
       for (int v = 0; v < TNAME(OUT_CHUNKS) * BATCHES; v++) {
         unsigned c = threadIdx.x + v * PSCAN__THREADS;
-        pscan__st_stream16(low + (CHUNKS - 1 - c), *(const uint4 *)(buf + pscan__swz(c * 16)));
+        pscan__st_stream16(low + (CHUNKS - 1 - c),
+                           pscan__reverse_chunk(*(const uint4 *)(buf + pscan__swz(c * 16)),
+                                                (unsigned)ACC_SIZE));
       }
     } else if (valid == TILE) {
 #pragma unroll 8
       for (unsigned j = 0; j < TILE / PSCAN__THREADS; j++) {
         const unsigned i = threadIdx.x + j * PSCAN__THREADS;
-        *(out - i) = *(const ACC_T *)(buf + pscan__swz(TNAME(slot)(i, flip) * (unsigned)ACC_SIZE));
+        *(out - i) = *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
       }
     } else {
       for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS)
-        *(out - i) = *(const ACC_T *)(buf + pscan__swz(TNAME(slot)(i, flip) * (unsigned)ACC_SIZE));
+        *(out - i) = *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
     }
     return;
   }
@@ -207,12 +208,12 @@ static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_
 
 /* The reduction of this thread's items (all batches). */
 static __device__ __forceinline__ ACC_T TNAME(thread_total)(const unsigned char *buf,
-                                                           unsigned valid, bool flip) {
+                                                           unsigned valid) {
   ACC_T items[ITEMS];
   ACC_T mine = NAME(identity)();
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(buf, valid, b, items, flip);
+    TNAME(read_batch)(buf, valid, b, items);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
       mine = NAME(op)(mine, items[i]);
@@ -230,8 +231,7 @@ static __device__ __forceinline__ void TNAME(scan_loaded_tile)(const pscan__cuda
   ACC_T before, total;
   /* (The small tiles serve PSCAN_BLOCK_AUTO only: warp scans.) */
   const int block_algo = TILE_SCAN_ONLY ? (int)PSCAN_BLOCK_WARP_SCANS : p->block_algo;
-  NAME(block_scan)(block_algo, TNAME(thread_total)(sm->tile, valid, p->mirror_vec), sm->scan,
-                   &before, &total);
+  NAME(block_scan)(block_algo, TNAME(thread_total)(sm->tile, valid), sm->scan, &before, &total);
   ACC_T carry =
       NAME(op)(NAME(tile_prefix)(p, &sm->prefix, sm->scan, tile, total, running, ordered), before);
   /* Results overwrite the input in place. A wider output (one batch) lands over other threads'
@@ -240,7 +240,7 @@ static __device__ __forceinline__ void TNAME(scan_loaded_tile)(const pscan__cuda
   ACC_T items[ITEMS];
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(sm->tile, valid, b, items, p->mirror_vec);
+    TNAME(read_batch)(sm->tile, valid, b, items);
     if (p->exclusive) {
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) {
@@ -259,7 +259,7 @@ static __device__ __forceinline__ void TNAME(scan_loaded_tile)(const pscan__cuda
     }
     if (widen)
       __syncthreads(); /* every thread has read its input chunks of this batch region */
-    TNAME(write_batch)(sm->tile, b, items, p->mirror_vec);
+    TNAME(write_batch)(sm->tile, b, items);
   }
   __syncthreads();
   TNAME(store_tile)(p, sm->tile, start, valid);
@@ -355,7 +355,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS)
   const unsigned valid = TNAME(tile_valid)(&p, tile);
   TNAME(load_tile)(&p, sm.tile, tile * (unsigned long long)TILE, valid);
   __syncthreads();
-  ACC_T total = NAME(block_reduce)(TNAME(thread_total)(sm.tile, valid, p.mirror_vec), sm.scan);
+  ACC_T total = NAME(block_reduce)(TNAME(thread_total)(sm.tile, valid), sm.scan);
   if (threadIdx.x == 0)
     ((ACC_T *)p.tile_values)[tile] = total;
 }
