@@ -2,13 +2,14 @@
  * differential against a sequential per-line loop over the same operator on the host. Operators:
  * affine f32 maps and 2x2 f32 matrix products (signed permutation matrices: non-commutative and
  * exact), arg-max of (value, index) (the first of equal values wins: order shows), a plain f32 sum
- * (small integers: exact). Every axis of 1-D..4-D arrays, lengths 1, 31, 32, 33, 1000, 4097
- * along the axis, many short lines and few long ones (every kernel path of cuda/jit/jit_axis.c:
- * warp per line, thread per side-by-side line, both in chunks, the single-pass scan per line),
- * C order, transposed and negative strides for in and out, inclusive / with init / exclusive with
- * init and with the identity, reverse, in place, misaligned buffers. Storage is poisoned, with slack past the views,
- * so a stray or missing write shows. Then the refusals (nothing written). Seeded
- * (PSCAN_TEST_SEED); PSCAN_TEST_QUICK=1 runs a reduced set (for compute-sanitizer). */
+ * (small integers: exact), affine maps modulo 256 (2 bytes) and a u8 sum (1 byte). Every axis of
+ * 1-D..4-D arrays, lengths 1, 31, 32, 33, 1000, 4097 along the axis, many short lines and few
+ * long ones (every kernel path of cuda/jit/jit_axis.c: warp per line, thread per side-by-side
+ * line, both in chunks, the single-pass scan per line), C order, transposed and negative strides
+ * for in and out, inclusive / with init / exclusive with init and with the identity, reverse, in
+ * place, misaligned buffers. Storage is poisoned, with slack past the views, so a stray or
+ * missing write shows. Then the refusals (nothing written). Seeded (PSCAN_TEST_SEED);
+ * PSCAN_TEST_QUICK=1 runs a reduced set (for compute-sanitizer). */
 #include "axis_op_refusals.h"
 #include "axis_store.h"
 #include "cuda_ok.h"
@@ -29,6 +30,7 @@ static uint64_t seed;
 typedef struct { float a, b; } affine;
 typedef struct { float m[2][2]; } mat2;
 typedef struct { float v; int32_t i; } amax;
+typedef struct { uint8_t a, b; } affine8; /* affine maps modulo 256: 2 bytes, not commutative */
 
 static void ref_affine(void *o, const void *pa, const void *pb, void *user) {
   (void)user;
@@ -61,6 +63,19 @@ static void ref_sum(void *o, const void *pa, const void *pb, void *user) {
   memcpy(o, &r, 4);
 }
 
+static void ref_affine8(void *o, const void *pa, const void *pb, void *user) {
+  (void)user;
+  affine8 x, y, r;
+  memcpy(&x, pa, sizeof x), memcpy(&y, pb, sizeof y);
+  r.a = (uint8_t)(x.a * y.a);
+  r.b = (uint8_t)(y.a * x.b + y.b);
+  memcpy(o, &r, sizeof r);
+}
+static void ref_add8(void *o, const void *pa, const void *pb, void *user) {
+  (void)user;
+  *(uint8_t *)o = (uint8_t)(*(const uint8_t *)pa + *(const uint8_t *)pb);
+}
+
 /* Values that keep every result exact: affine a in {-1, 1}, b small; signed permutation
    matrices (a group: products never grow); small arg-max values (ties are common); small
    integers for the sum. */
@@ -84,7 +99,15 @@ static void fill_sum(test_rng *r, void *p) {
   memcpy(p, &x, 4);
 }
 
+static void fill_affine8(test_rng *r, void *p) {
+  affine8 x = {(uint8_t)(2 * test_below(r, 128) + 1), (uint8_t)test_below(r, 256)}; /* a odd */
+  memcpy(p, &x, sizeof x);
+}
+static void fill_add8(test_rng *r, void *p) { *(uint8_t *)p = (uint8_t)test_below(r, 256); }
+
 static const affine id_affine = {1, 0};
+static const affine8 id_affine8 = {1, 0};
+static const uint8_t id_add8 = 0;
 static const mat2 id_mat2 = {{{1, 0}, {0, 1}}};
 static const amax id_amax = {-INFINITY, -1};
 static const float id_sum = 0;
@@ -115,6 +138,14 @@ static const op_case cases[] = {
      "amax", "best", sizeof(amax), ref_amax, fill_amax, &id_amax, 1},
     {"f32 sum", "float add(float a, float b) { return a + b; }\n", "float", "add", 4, ref_sum,
      fill_sum, &id_sum, 1},
+    /* 2- and 1-byte elements: mirrored tiles reverse them inside 16-byte chunks by byte permutes */
+    {"affine mod 256",
+     "typedef struct { unsigned char a, b; } affine8;\n"
+     "affine8 compose8(affine8 x, affine8 y) { affine8 r; r.a = (unsigned char)(x.a * y.a);\n"
+     "  r.b = (unsigned char)(y.a * x.b + y.b); return r; }\n",
+     "affine8", "compose8", sizeof(affine8), ref_affine8, fill_affine8, &id_affine8, 0},
+    {"u8 sum", "typedef unsigned char u8;\nu8 add8(u8 a, u8 b) { return (u8)(a + b); }\n", "u8",
+     "add8", 1, ref_add8, fill_add8, &id_add8, 0},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 

@@ -189,11 +189,8 @@ static pscan_status prepare(pscan_ctx *ctx, cuda_state *st, const plan *pl,
   return PSCAN_OK;
 }
 
-/* A mirrored span (item i at in[-i]) whose every tile covers whole 16-byte chunks of in and of
-   out: the chunk above item 0 starts on a 16-byte boundary (tiles are whole chunks long).
-   PSCAN_CUDA_MIRROR_VEC=0 keeps element-by-element copies, for A/B runs. */
-static bool mirrored_chunks_aligned(const pscan__scan_call *c) {
-  return ((uintptr_t)c->in + c->in_size) % 16 == 0 && ((uintptr_t)c->out + c->out_size) % 16 == 0 &&
+bool pscan__cuda_mirror_chunks(const void *in, size_t in_size, const void *out, size_t out_size) {
+  return ((uintptr_t)in + in_size) % 16 == 0 && ((uintptr_t)out + out_size) % 16 == 0 &&
          pscan__env_uint("PSCAN_CUDA_MIRROR_VEC", 1);
 }
 
@@ -240,7 +237,7 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.exclusive = c->exclusive;
   p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0) && !c->mirror;
   p.mirror = c->mirror;
-  p.mirror_vec = c->mirror && mirrored_chunks_aligned(c);
+  p.mirror_vec = c->mirror && pscan__cuda_mirror_chunks(c->in, c->in_size, c->out, c->out_size);
   p.segment_len = c->segment_len;
   p.offsets = c->offsets;
   p.num_segments = c->num_segments;

@@ -314,8 +314,11 @@ static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *ou
   buf.base.deterministic = which == 1;
   buf.base.segment_len = segment_len;
   buf.base.mirror = mirror;
-  if (mirror)
+  if (mirror) { /* (whole chunks for elements of 1-8 bytes: user_tile.cuh) */
+    const size_t s = op->desc.elem_size;
     buf.base.vector_io = 0;
+    buf.base.mirror_vec = s < 16 && 16 % s == 0 && pscan__cuda_mirror_chunks(in, s, out, s);
+  }
   if (segment_len)
     buf.base.mode = PSCAN__MODE_LOOKBACK;
   unsigned long long flags = init ? HAS_INIT : exclusive ? HAS_FIRST : 0;
