@@ -49,6 +49,11 @@ typedef struct lines_job {
   const axis_plan *p;
   bool stream; /* contiguous lines (forward or reversed) of AXIS_STREAM_LINE_BYTES or more,
                   output beyond the cache */
+  /* Short reversed lines back to back (a C-order array reversed along its last axis): `batch`
+     lines at a time in one mirrored block (mirror.c; 0: none), streamed where batch_stream. */
+  size_t batch;
+  bool batch_stream;
+  pscan__cpu_mirror mirror;
 } lines_job;
 
 static void line_at(const lines_job *j, size_t idx) {
@@ -69,20 +74,61 @@ static void line_at(const lines_job *j, size_t idx) {
   pscan__cpu_axis_seg_scan(p, &v, 0, v.n, p->c->init, j->stream);
 }
 
+/* Lines [from, to), reversed and back to back, `batch` at a time: together they are one span
+   read from the last line's item 0 down, each line forward in the mirrored block. */
+static void mirrored_line_batches(const lines_job *j, size_t from, size_t to) {
+  const axis_plan *p = j->p;
+  const size_t len = (size_t)p->len;
+  size_t starts[PSCAN__CPU_MIRROR_BLOCK];
+  const void *carries[PSCAN__CPU_MIRROR_BLOCK];
+  for (size_t k = 0; k < j->batch; k++)
+    starts[k] = k * len, carries[k] = p->c->init;
+  for (size_t idx = from; idx < to; idx += j->batch) {
+    size_t lines = to - idx < j->batch ? to - idx : j->batch, top = idx + lines - 1;
+    pscan__cpu_mirror_pieces(&j->mirror, p->c->exclusive, j->batch_stream,
+                             at_in(p, p->in, (int64_t)top * p->b[0].is),
+                             at_out(p, p->out, (int64_t)top * p->b[0].os), lines * len, lines,
+                             starts, carries);
+  }
+  if (j->batch_stream)
+    pscan__cpu_stream_fence();
+}
+
 static void lines_task(void *arg, int tid, int nthreads) {
   const lines_job *j = arg;
   const axis_plan *p = j->p;
   size_t from = p->nlines * (size_t)tid / (size_t)nthreads;
   size_t to = p->nlines * (size_t)(tid + 1) / (size_t)nthreads;
+  if (j->batch) {
+    mirrored_line_batches(j, from, to);
+    return;
+  }
   for (size_t idx = from; idx < to; idx++)
     line_at(j, idx);
 }
 
+/* Reversed lines shorter than AXIS_MIRROR_MIN whose lines follow each other in memory (in and
+   out): mirrored blocks of whole lines (the lines' own kernel call would run element by element
+   at a stride of -1). PSCAN_CPU_AXIS_MIRROR_LINES=0: the strided kernel, for A/B runs. */
+static void plan_line_batches(lines_job *j) {
+  const axis_plan *p = j->p;
+  const size_t elems = p->nlines * (size_t)p->len;
+  if (p->si != -1 || p->so != -1 || p->nb != 1 || p->len < 1 || p->len >= AXIS_MIRROR_MIN ||
+      p->b[0].is != p->len || p->b[0].os != p->len || !pscan__cpu_mirror_op(&j->mirror, p->flat) ||
+      !pscan__env_uint("PSCAN_CPU_AXIS_MIRROR_LINES", 1))
+    return;
+  j->batch = PSCAN__CPU_MIRROR_BLOCK / (size_t)p->len;
+  j->batch_stream = j->batch * (size_t)p->len * p->acc_size >= AXIS_STREAM_LINE_BYTES &&
+                    pscan__cpu_stream_output(elems * p->acc_size);
+}
+
 static pscan_status run_lines(pscan_ctx *ctx, const axis_plan *p) {
   size_t elems = p->nlines * (size_t)p->len;
-  lines_job j = {p, (p->si == 1 || p->si == -1) && p->so == p->si &&
-                        (size_t)p->len * p->acc_size >= AXIS_STREAM_LINE_BYTES &&
-                        pscan__cpu_stream_output(elems * p->acc_size)};
+  lines_job j = {.p = p,
+                 .stream = (p->si == 1 || p->si == -1) && p->so == p->si &&
+                           (size_t)p->len * p->acc_size >= AXIS_STREAM_LINE_BYTES &&
+                           pscan__cpu_stream_output(elems * p->acc_size)};
+  plan_line_batches(&j);
   int threads = threads_for(p, elems, p->nlines);
   pscan__pool *pool = NULL;
   if (threads > 1)

@@ -52,6 +52,14 @@ typedef struct pscan__cpu_mirror {
 } pscan__cpu_mirror;
 /* Fills m for base; false where base is not a built-in operator of items of 8 bytes or less. */
 bool pscan__cpu_mirror_op(pscan__cpu_mirror *m, const pscan__cpu_op *base);
+/* Short pieces of a reversed contiguous span in one mirrored block: the m <= PSCAN__CPU_MIRROR_BLOCK
+   items from in / out (item 0, the highest address; item i i elements below) mirrored into L1 at
+   once, piece k (from starts[k], starts[0] = 0, to the next start or m) scanned there by the base
+   kernel from carries[k], the block mirrored back (streamed where asked, unfenced). */
+enum { PSCAN__CPU_MIRROR_BLOCK = 1024 };
+void pscan__cpu_mirror_pieces(const pscan__cpu_mirror *mo, int exclusive, bool stream,
+                              const void *in, void *out, size_t m, size_t npieces,
+                              const size_t *starts, const void *const *carries);
 
 /* op's inclusive or exclusive scan; the streaming one (with prefetch) when stream and op has one. */
 static inline void pscan__cpu_scan(const pscan__cpu_op *op, int exclusive, bool stream,

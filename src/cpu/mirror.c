@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-enum { MIRROR_BLOCK = 1024, MIRROR_MAX_ELEM = 8 };
+enum { MIRROR_BLOCK = PSCAN__CPU_MIRROR_BLOCK, MIRROR_MAX_ELEM = 8 };
 
 #if defined(__GNUC__)
 typedef uint16_t u16_alias __attribute__((may_alias));
@@ -119,6 +119,27 @@ static void scan_excl_stream(const pscan__cpu_op *op, const void *in, void *out,
 static void combine(const pscan__cpu_op *op, void *out, const void *a, const void *b_) {
   const pscan__cpu_op *b = base_of(op);
   b->combine(b, out, a, b_);
+}
+
+void pscan__cpu_mirror_pieces(const pscan__cpu_mirror *mo, int exclusive, bool stream,
+                              const void *in_, void *out_, size_t m, size_t npieces,
+                              const size_t *starts, const void *const *carries) {
+  const pscan__cpu_op *b = mo->base;
+  const size_t isz = b->in_size, acc = b->acc_size;
+  _Alignas(64) unsigned char a[MIRROR_BLOCK * MIRROR_MAX_ELEM], s[MIRROR_BLOCK * MIRROR_MAX_ELEM];
+  _Alignas(64) unsigned char scratch[128];
+  take_block(b, a, in_, 0, m);
+  for (size_t k = 0; k < npieces; k++) {
+    size_t p0 = starts[k], p1 = k + 1 < npieces ? starts[k + 1] : m;
+    pscan__cpu_scan(b, exclusive, false, a + p0 * isz, s + p0 * acc, p1 - p0, carries[k], scratch,
+                    NULL);
+  }
+  mirror_copy(a, s, m, acc);
+  char *lo = (char *)out_ - (m - 1) * acc;
+  if (stream)
+    pscan__cpu_stream_unfenced(lo, a, m * acc);
+  else
+    memcpy(lo, a, m * acc);
 }
 
 bool pscan__cpu_mirror_op(pscan__cpu_mirror *m, const pscan__cpu_op *base) {
