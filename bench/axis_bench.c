@@ -7,7 +7,8 @@
  *                    [--shape S] [--axis K] [--type T] [--no-segments] [--segments-only]
  *                    [--sync-each]
  *
- * --shape "(1048576,64)" (reversed: "rev(1048576,64)"; several: "(1048576,64)|rev(1048576,64)"),
+ * --shape "(1048576,64)" (reversed: "rev(1048576,64)"; a reversed view into a forward output:
+ * "flip(268435456,)"; several: "(1048576,64)|rev(1048576,64)"),
  * --axis 0 and --type f32|i32|f64 keep only the matching axis cases;
  * --no-segments and --segments-only pick one of the two parts. GPU samples are batches of calls
  * back to back (time_ms); --sync-each times every call alone, its host part included.
@@ -40,7 +41,8 @@ typedef struct shape_case {
   int ndim;
   int64_t shape[2];
   int axis;
-  int reverse; /* reported as the shape with "rev" in front */
+  int reverse; /* 1: reverse, reported with "rev" in front; 2: the input read through a view
+                  reversed along the axis (a stride of -1) into a forward output, "flip" in front */
 } shape_case;
 
 /* The shapes of the table. */
@@ -56,6 +58,8 @@ static const shape_case shapes[] = {
     /* reversed (pscan_scan_axis's reverse) */
     {1, {268435456, 0}, 0, 1}, {2, {64, 4194304}, 1, 1}, {2, {1048576, 64}, 1, 1},
     {2, {16384, 16384}, 0, 1},
+    /* cumsum of x[::-1] into a fresh array */
+    {1, {268435456, 0}, 0, 2},
 };
 
 static double now_ms(void) {
@@ -265,7 +269,7 @@ static void report(const bench *b, const char *kind, pscan_dtype t, const char *
 }
 
 static void shape_text(const shape_case *c, char *shape, size_t size) {
-  const char *rev = c->reverse ? "rev" : "";
+  const char *rev = c->reverse == 2 ? "flip" : c->reverse ? "rev" : "";
   if (c->ndim == 1)
     snprintf(shape, size, "%s(%lld,)", rev, (long long)c->shape[0]);
   else
@@ -299,7 +303,13 @@ static void bench_axis(const bench *b, const shape_case *c, pscan_dtype t) {
   }
   pscan_axis_args a = {.in = in, .in_type = t, .out = out, .out_type = t, .ndim = c->ndim,
                        .shape = c->shape, .axis = c->axis, .op = PSCAN_SUM,
-                       .reverse = c->reverse};
+                       .reverse = c->reverse == 1};
+  int64_t flip_strides[2] = {c->ndim == 1 ? -1 : c->shape[1], 1};
+  if (c->reverse == 2) { /* (1-D, or the last axis of 2-D: item 0 of line 0 at its last element) */
+    flip_strides[c->ndim - 1] = -1;
+    a.in = (const char *)in + (size_t)(c->shape[c->ndim - 1] - 1) * pscan_dtype_size(t);
+    a.in_strides = flip_strides;
+  }
   run_args ra = {.kind = RUN_AXIS, .axis = &a}, rc = {.kind = RUN_COPY, .in = in, .out = out,
                                                       .bytes = bytes};
   double copy_ms = time_ms(b, &rc), ms = time_ms(b, &ra);

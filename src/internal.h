@@ -33,8 +33,10 @@ typedef struct pscan__scan_call {
      offsets[s] at or after the kernel's tile t (device memory). */
   size_t segment_len;
   /* CUDA only: mirror: in and out point at item 0 and item i lies i elements below it (a
-     reversed view of pscan_scan_axis; look-back kernels only). */
+     reversed view of pscan_scan_axis; look-back kernels only); out_forward (with mirror): out's
+     item i lies i elements above it instead (a reversed input into a forward output). */
   int mirror;
+  int out_forward;
   const int64_t *offsets;
   size_t num_segments;
   const uint64_t *tile_segment;

@@ -267,15 +267,15 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
   return PSCAN_OK;
 }
 
-/* Few long lines, each contiguous in both views, forward or (mirrored) reversed: the flat
-   single-pass scan on each line in turn. */
+/* Few long lines, each contiguous in both views, forward or (mirrored) reversed, or read
+   reversed into a forward output (out_forward): the flat single-pass scan on each line in turn. */
 static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
                                    const pscan__axis_norm *v) {
   for (size_t line = 0; line < v->nlines; line++) {
     pscan__scan_call flat = {.n = (size_t)v->len, .in_type = c->in_type, .out_type = c->out_type,
                              .op = c->op, .exclusive = c->exclusive, .init = c->init,
                              .in_size = c->in_size, .out_size = c->out_size,
-                             .mirror = v->si < 0};
+                             .mirror = v->si < 0, .out_forward = v->si < 0 && v->so > 0};
     pscan__axis_line(c, v, line, &flat.in, &flat.out);
     PSCAN__CHECK(pscan__cuda_backend.scan(ctx, &flat));
   }
@@ -464,7 +464,12 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
     return run_side(ctx, k, &p, (int)c->out_type, (int)c->op, c->in_size, c->out_size, stream,
                     sm_count);
   const bool mirrors = pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
-  if (((v.si == 1 && v.so == 1) || (v.si == -1 && v.so == -1 && mirrors)) &&
+  /* a reversed view into a forward output (cumsum of x[::-1] into a fresh array): one line at
+     any length, or few long ones, as the forward lines */
+  const bool into_forward = v.si == -1 && v.so == 1 && mirrors;
+  if (into_forward && v.nb == 0)
+    return run_flat_lines(ctx, c, &v);
+  if (((v.si == 1 && v.so == 1) || (v.si == -1 && v.so == -1 && mirrors) || into_forward) &&
       ((v.len >= AX_LONG_LINE && v.nlines <= AX_FEW_LINES) ||
        (v.len >= AX_VERY_LONG_LINE && v.nlines < AX_MANY_LINES)))
     return run_flat_lines(ctx, c, &v);

@@ -39,9 +39,10 @@ typedef struct pscan__cuda_scan_params {
   int block_algo;    /* pscan_block_algo, never AUTO */
   int deterministic; /* look-back folds predecessors left to right in a fixed order */
   int vector_io;     /* in and out are 16-byte aligned: 16-byte loads and stores */
-  int mirror;        /* item i is in[-i] and out[-i] (a reversed view; vector_io off) */
-  int mirror_vec;    /* mirror, and in + 1 and out + 1 16-byte aligned: whole tiles move in
-                        16-byte chunks, each chunk's elements reversed in shared memory */
+  int mirror;        /* item i is in[-i] and out[-i] (a reversed view; vector_io: out's alone) */
+  int out_forward;   /* with mirror: out[+i] instead (a reversed input into a forward output) */
+  int mirror_vec;    /* mirror, and in + 1 (and a mirrored out + 1) 16-byte aligned: whole tiles
+                        move in 16-byte chunks, each chunk's elements reversed in registers */
   uint64_t init;     /* the init value's bytes (accumulation type), when has_init */
   /* Single-pass state in the context's workspace. */
   void *agg_words;   /* per tile: (aggregate, epoch) published after the tile's reduction */

@@ -190,7 +190,7 @@ static pscan_status prepare(pscan_ctx *ctx, cuda_state *st, const plan *pl,
 }
 
 bool pscan__cuda_mirror_chunks(const void *in, size_t in_size, const void *out, size_t out_size) {
-  return ((uintptr_t)in + in_size) % 16 == 0 && ((uintptr_t)out + out_size) % 16 == 0 &&
+  return ((uintptr_t)in + in_size) % 16 == 0 && (!out || ((uintptr_t)out + out_size) % 16 == 0) &&
          pscan__env_uint("PSCAN_CUDA_MIRROR_VEC", 1);
 }
 
@@ -235,9 +235,13 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   PSCAN__CHECK(prepare(ctx, st, &pl, k, c, c->n, multipass_bytes(&pl, c->n, k), &p));
   p.out = c->out;
   p.exclusive = c->exclusive;
-  p.vector_io = ((uintptr_t)c->in % 16 == 0) && ((uintptr_t)c->out % 16 == 0) && !c->mirror;
   p.mirror = c->mirror;
-  p.mirror_vec = c->mirror && pscan__cuda_mirror_chunks(c->in, c->in_size, c->out, c->out_size);
+  p.out_forward = c->mirror && c->out_forward;
+  /* (mirrored: the loads take their own path, vector_io is the forward out's stores') */
+  p.vector_io = (c->mirror ? p.out_forward : (uintptr_t)c->in % 16 == 0) &&
+                (uintptr_t)c->out % 16 == 0;
+  p.mirror_vec = c->mirror && pscan__cuda_mirror_chunks(c->in, c->in_size,
+                                                        p.out_forward ? NULL : c->out, c->out_size);
   p.segment_len = c->segment_len;
   p.offsets = c->offsets;
   p.num_segments = c->num_segments;

@@ -111,8 +111,8 @@ pscan_status pscan__cuda_fail(pscan_ctx *ctx, int cuda_error, const char *what);
 bool pscan__cuda_on_device(pscan_ctx *ctx, const void *p);
 /* Whether a mirrored span (item i at in[-i] and out[-i]) lies in whole 16-byte chunks, tile by
    tile: the chunk above item 0 starts on a 16-byte boundary in both (p->mirror_vec: the tiles
-   move whole chunks, each chunk's elements reversed in registers). PSCAN_CUDA_MIRROR_VEC=0:
-   never, for A/B runs. */
+   move whole chunks, each chunk's elements reversed in registers); out NULL: a forward out, not
+   asked about. PSCAN_CUDA_MIRROR_VEC=0: never, for A/B runs. */
 bool pscan__cuda_mirror_chunks(const void *in, size_t in_size, const void *out, size_t out_size);
 
 #endif /* PSCAN_CUDA_JIT_H */

@@ -162,13 +162,13 @@ static __device__ __forceinline__ void TNAME(write_batch)(unsigned char *out_buf
   }
 }
 
-/* Shared -> global for the tile's results (p->mirror: item i to out[-i]; with p->mirror_vec a
-   whole tile in 16-byte chunks, each reversed on its way, shared chunk c to the span's c-th
-   chunk counted from its top). */
+/* Shared -> global for the tile's results (p->mirror: item i to out[-i], unless p->out_forward;
+   with p->mirror_vec a whole tile in 16-byte chunks, each reversed on its way, shared chunk c to
+   the span's c-th chunk counted from its top). */
 static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_params *p,
                                                         const unsigned char *buf,
                                                         unsigned long long start, unsigned valid) {
-  if (p->mirror) {
+  if (p->mirror && !p->out_forward) {
     ACC_T *out = (ACC_T *)p->out - start;
     if (p->mirror_vec && valid == TILE) {
       enum { CHUNKS = TNAME(OUT_CHUNKS) * BATCHES * PSCAN__THREADS };
@@ -297,11 +297,11 @@ static __device__ __forceinline__ unsigned long long TNAME(take_tile)(const psca
   if ((p->mode == PSCAN__MODE_LOOKBACK || p->mode == PSCAN__MODE_CHAINED) && !p->tile_from_block) {
     if (threadIdx.x == 0) {
       pscan__stagger_first_wave(p);
-      if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
-        pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
-      else if (p->mirror && (tile + 1) * TILE <= p->n) /* its span, widened to 16 bytes */
+      if (p->mirror && (tile + 1) * TILE <= p->n) /* its span, widened to 16 bytes */
         pscan__prefetch_l2_span((const IN_T *)p->in - (tile * TILE + TILE - 1),
                                 TILE * (unsigned long long)sizeof(IN_T));
+      else if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
+        pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
       sm->tile_id = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
     }
     __syncthreads();
