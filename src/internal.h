@@ -32,9 +32,10 @@ typedef struct pscan__scan_call {
      offsets: pscan_segmented_scan's, checked, with tile_segment[t] the first s >= 1 with
      offsets[s] at or after the kernel's tile t (device memory). */
   size_t segment_len;
-  /* CUDA only: mirror: in and out point at item 0 and item i lies i elements below it (a
-     reversed view of pscan_scan_axis; look-back kernels only); out_forward (with mirror): out's
-     item i lies i elements above it instead (a reversed input into a forward output). */
+  /* mirror: in and out point at item 0 and item i lies i elements below it (a reversed view of
+     pscan_scan_axis; CUDA: look-back kernels only; the CPU reads mirror from its own entry,
+     pscan__cpu_scan_mirrored); out_forward (with mirror): out's item i lies i elements above it
+     instead (a reversed input into a forward output). */
   int mirror;
   int out_forward;
   const int64_t *offsets;

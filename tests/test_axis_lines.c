@@ -44,7 +44,9 @@ void test_lines_back_to_back(uint64_t seed) {
 /* Reversed contiguous long lines (1-D, and a few lines along the last axis) under each
    PSCAN_PARAM_ALGO: every (in, out, op) once, the strategy turning with the pair; lengths over
    several partitions and blocks of the mirrored kernels (CPU) or tiles (CUDA); a quarter of the
-   lengths whole 16-item multiples (a 1-D span then ends on a 16-byte boundary for every type). */
+   lengths whole 16-item multiples (a 1-D span then ends on a 16-byte boundary for every type).
+   Every third case reads the input through a view that may be reversed instead (its strides
+   negated at random, the output forward: x[::-1] into a fresh array). */
 void test_reversed_strategies(uint64_t seed) {
   test_rng r = test_fork(seed, 9);
   ref_pair_op po[REF_MAX_PAIR_OPS];
@@ -56,7 +58,9 @@ void test_reversed_strategies(uint64_t seed) {
                               : 65537 + (int64_t)test_below(&r, 3000);
     spec s = k % 3 ? spec2(1, n, 1, po[k].in, po[k].op) : spec2(3, n / 3 + 1, 1, po[k].in, po[k].op);
     s.out_type = po[k].out;
-    s.reverse = 1;
+    s.reverse = k % 3 != 2;
+    if (!s.reverse)
+      s.in_layout = LAYOUT_NEGATE;
     s.algo = (int)(k % PSCAN_ALGO_COUNT);
     if (B->kind != PSCAN_BACKEND_CPU && s.algo == PSCAN_ALGO_SEQUENTIAL)
       s.algo = PSCAN_ALGO_AUTO; /* (CUDA refuses it) */

@@ -146,12 +146,15 @@ static pscan_status run_long_lines(pscan_ctx *ctx, const axis_plan *p) {
     decode(p->b, p->nb, idx, &io, &oo);
     const char *in = at_in(p, p->in, io);
     char *out = at_out(p, p->out, oo);
-    bool mirrored = p->si == -1 && p->so == -1 && pscan__cpu_mirrored_strategy(ctx);
+    /* reversed (so = -1), or a reversed view into a forward output (so = +1) */
+    bool mirrored = p->si == -1 && (p->so == -1 || p->so == 1) &&
+                    pscan__cpu_mirrored_strategy(ctx);
     if ((p->si == 1 && p->so == 1) || mirrored) {
       pscan__scan_call flat = {.in = in, .out = out, .n = (size_t)p->len, .in_type = c->in_type,
                                .out_type = c->out_type, .op = c->op, .exclusive = c->exclusive,
                                .init = c->init, .in_size = c->in_size, .out_size = c->out_size,
-                               .fn = c->fn, .user = c->user};
+                               .fn = c->fn, .user = c->user,
+                               .out_forward = mirrored && p->so == 1};
       PSCAN__CHECK(mirrored ? pscan__cpu_scan_mirrored(ctx, &flat)
                             : pscan__cpu_backend.scan(ctx, &flat));
     } else {

@@ -98,9 +98,10 @@ void pscan__cpu_axis_seg_scan(const axis_plan *p, const seg_view *v, size_t from
   if (v->is == 1 && v->os == 1) {
     _Alignas(64) unsigned char scratch[128];
     pscan__cpu_scan(p->flat, p->c->exclusive, false, src, dst, len, carry, scratch, NULL);
-  } else if (v->is == -1 && v->os == -1 && len >= AXIS_MIRROR_MIN &&
+  } else if (v->is == -1 && (v->os == -1 || v->os == 1) && len >= AXIS_MIRROR_MIN &&
              pscan__cpu_mirror_op(&m, p->flat)) { /* the flat kernels on mirrored blocks */
     _Alignas(64) unsigned char scratch[128];
+    m.out_forward = v->os == 1; /* (a reversed view into a forward output) */
     pscan__cpu_scan(&m.op, p->c->exclusive, stream && len * p->acc_size >= AXIS_STREAM_LINE_BYTES,
                     src, dst, len, carry, scratch, NULL);
   } else {

@@ -225,7 +225,8 @@ static pscan_status scan_job(pscan_ctx *ctx, const pscan__scan_call *c, const ps
                              bool mirror) {
   cpu_state *st = ctx->impl;
   pscan__cpu_job job = {.op = op, .in = c->in, .out = c->out, .n = c->n, .init = c->init,
-                        .exclusive = c->exclusive, .mirror = mirror};
+                        .exclusive = c->exclusive, .mirror = mirror,
+                        .out_forward = mirror && c->out_forward};
   job.part = pscan__cpu_partition_size(ctx, c);
   job.nparts = (c->n - 1) / job.part + 1;
   int algo = choose_algo(ctx, c, job.nparts, &job.nthreads);
@@ -263,6 +264,7 @@ pscan_status pscan__cpu_scan_mirrored(pscan_ctx *ctx, const pscan__scan_call *c)
   if (!pscan__cpu_mirrored_strategy(ctx) || !pscan__cpu_mirror_op(&m, op))
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no mirrored CPU kernel for %s",
                        pscan__op_name(c->op));
+  m.out_forward = c->out_forward;
   return scan_job(ctx, c, &m.op, true);
 }
 

@@ -49,6 +49,8 @@ struct pscan__cpu_op {
 typedef struct pscan__cpu_mirror {
   pscan__cpu_op op; /* first: the kernels find the wrapper from it */
   const pscan__cpu_op *base;
+  bool out_forward; /* out's item i lies i elements above item 0 (a reversed input into a
+                       forward output; false from pscan__cpu_mirror_op) */
 } pscan__cpu_mirror;
 /* Fills m for base; false where base is not a built-in operator of items of 8 bytes or less. */
 bool pscan__cpu_mirror_op(pscan__cpu_mirror *m, const pscan__cpu_op *base);
@@ -112,6 +114,7 @@ pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
    item 0, item i lies i elements below it (mirror.c's kernels, the same strategies), where
    pscan__cpu_mirrored_strategy(ctx): every strategy but scan-then-propagate. */
 pscan_status pscan__cpu_scan_mirrored(pscan_ctx *ctx, const pscan__scan_call *c);
+/* (c->out_forward: out runs forward from out, item i at i elements above it) */
 static inline bool pscan__cpu_mirrored_strategy(const pscan_ctx *ctx) {
   return ctx->params[PSCAN_PARAM_ALGO] != PSCAN_ALGO_SCAN_THEN_PROPAGATE;
 }
@@ -174,6 +177,7 @@ typedef struct pscan__cpu_job {
   bool stream;         /* write the output with non-temporal stores (pscan__cpu_stream_output) */
   bool oversubscribed; /* more threads than cores: waits may sleep */
   bool mirror;         /* in, out: item 0 of reversed spans (op: a pscan__cpu_mirror's) */
+  bool out_forward;    /* with mirror: out runs forward (the op's out_forward) */
   /* Partition descriptors: nparts slots of desc_stride bytes, each an atomic status word
      followed by the aggregate and the inclusive prefix (acc_size bytes each). */
   char *desc;
@@ -200,7 +204,7 @@ static inline const char *pscan__part_in(const pscan__cpu_job *job, size_t k) {
 }
 static inline char *pscan__part_out(const pscan__cpu_job *job, size_t k) {
   size_t off = k * job->part * job->op->acc_size;
-  return job->mirror ? job->out - off : job->out + off;
+  return job->mirror && !job->out_forward ? job->out - off : job->out + off;
 }
 static inline size_t pscan__part_len(const pscan__cpu_job *job, size_t k) {
   size_t start = k * job->part;

@@ -46,9 +46,10 @@ static void mirror_copy(void *dst, const void *src, size_t n, size_t size) {
     memcpy((char *)dst + i * size, (const char *)src + (n - 1 - i) * size, size);
 }
 
-static const pscan__cpu_op *base_of(const pscan__cpu_op *m) {
-  return ((const pscan__cpu_mirror *)(const void *)m)->base;
+static const pscan__cpu_mirror *mirror_of(const pscan__cpu_op *m) {
+  return (const pscan__cpu_mirror *)(const void *)m;
 }
+static const pscan__cpu_op *base_of(const pscan__cpu_op *m) { return mirror_of(m)->base; }
 
 /* The items [at, at + m) of the span from in (item 0), mirrored into buf. */
 static void take_block(const pscan__cpu_op *b, void *buf, const char *in, size_t at, size_t m) {
@@ -83,12 +84,16 @@ static void mirrored_scan(const pscan__cpu_op *op, int exclusive, bool stream, c
     } else {
       memcpy(run[k], s + (m - 1) * acc, acc);
     }
-    mirror_copy(a, s, m, acc);
-    char *lo = out - (at + m - 1) * acc;
+    const unsigned char *res = s; /* the block's results in scan order */
+    char *lo = out + at * acc;     /* a forward out takes them so */
+    if (!mirror_of(op)->out_forward) {
+      mirror_copy(a, s, m, acc);
+      res = a, lo = out - (at + m - 1) * acc;
+    }
     if (stream)
-      pscan__cpu_stream_unfenced(lo, a, m * acc);
+      pscan__cpu_stream_unfenced(lo, res, m * acc);
     else
-      memcpy(lo, a, m * acc);
+      memcpy(lo, res, m * acc);
     from = run[k]; /* (the other slot is written next) */
   }
   if (stream) /* as the forward streaming kernels: fenced before they return */
@@ -151,5 +156,6 @@ bool pscan__cpu_mirror_op(pscan__cpu_mirror *m, const pscan__cpu_op *base) {
                           .scan_incl_stream = scan_incl_stream,
                           .scan_excl_stream = scan_excl_stream};
   m->base = base;
+  m->out_forward = false;
   return true;
 }
