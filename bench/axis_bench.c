@@ -58,8 +58,8 @@ static const shape_case shapes[] = {
     /* reversed (pscan_scan_axis's reverse) */
     {1, {268435456, 0}, 0, 1}, {2, {64, 4194304}, 1, 1}, {2, {1048576, 64}, 1, 1},
     {2, {16384, 16384}, 0, 1},
-    /* cumsum of x[::-1] into a fresh array */
-    {1, {268435456, 0}, 0, 2},
+    /* cumsum of x[::-1] (x[:, ::-1] along axis 1) into a fresh array */
+    {1, {268435456, 0}, 0, 2}, {2, {1048576, 64}, 1, 2},
 };
 
 static double now_ms(void) {

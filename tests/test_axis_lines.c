@@ -4,7 +4,8 @@
  * 4096 of 8-byte ones, 8192 of 4-byte ones, 16384 of 2-byte ones, 32768 of 1-byte ones) and
  * their per-thread runs (8-128 items), lines shorter than a thread's run, lines over several
  * tiles; enough lines for a few tiles; every case inclusive and exclusive, with and without
- * init, forward and reversed, in place or not. Then reversed long lines under every scan
+ * init, forward and reversed (by the flag, or by an input view with negated strides into a
+ * forward output: x[:, ::-1]), in place or not. Then reversed long lines under every scan
  * strategy (PSCAN_PARAM_ALGO): on the CPU the mirrored kernels (src/cpu/mirror.c) inside each
  * strategy, on CUDA the mirrored tiles, their spans' ends on a 16-byte boundary (whole chunks
  * copied, p->mirror_vec) or anywhere (element by element). */
@@ -35,6 +36,8 @@ void test_lines_back_to_back(uint64_t seed) {
       s.threads = 1 + (int)test_below(&r, 3);
       s.exclusive = (int)test_below(&r, 2), s.use_init = (int)test_below(&r, 2);
       s.reverse = (int)test_below(&r, 2); /* CUDA: mirrored tiles */
+      if (!s.reverse && test_below(&r, 2)) /* an input view negated at random along each axis */
+        s.in_layout = LAYOUT_NEGATE;
       s.in_place = types[t].in == types[t].out && test_below(&r, 3) == 0;
       if (!run_case(&r, s))
         return;
