@@ -111,10 +111,10 @@ void pscan__cpu_custom_op(pscan__cpu_op *op, size_t elem_size, pscan_combine_fn 
 pscan_status pscan__cpu_scan_with(pscan_ctx *ctx, const pscan__scan_call *c,
                                   const pscan__cpu_op *op);
 /* The same for a built-in operator over a reversed contiguous span: c->in and c->out point at
-   item 0, item i lies i elements below it (mirror.c's kernels, the same strategies), where
-   pscan__cpu_mirrored_strategy(ctx): every strategy but scan-then-propagate. */
+   item 0, item i lies i elements below it (mirror.c's kernels, the same strategies; with
+   c->out_forward out's item i lies i elements above it), where pscan__cpu_mirrored_strategy(ctx):
+   every strategy but scan-then-propagate. */
 pscan_status pscan__cpu_scan_mirrored(pscan_ctx *ctx, const pscan__scan_call *c);
-/* (c->out_forward: out runs forward from out, item i at i elements above it) */
 static inline bool pscan__cpu_mirrored_strategy(const pscan_ctx *ctx) {
   return ctx->params[PSCAN_PARAM_ALGO] != PSCAN_ALGO_SCAN_THEN_PROPAGATE;
 }

@@ -56,6 +56,23 @@ static void take_block(const pscan__cpu_op *b, void *buf, const char *in, size_t
   mirror_copy(buf, in - (at + m - 1) * b->in_size, m, b->in_size);
 }
 
+/* The results s (scan order) of the items [at, at + m) of the span to out (item 0): mirrored
+   through buf, or as they are where out runs forward; streamed where asked (unfenced). */
+static void put_block(const pscan__cpu_mirror *mo, char *out, size_t at, size_t m,
+                      const unsigned char *s, unsigned char *buf, bool stream) {
+  const size_t acc = mo->base->acc_size;
+  const unsigned char *res = s;
+  char *lo = out + at * acc;
+  if (!mo->out_forward) {
+    mirror_copy(buf, s, m, acc);
+    res = buf, lo = out - (at + m - 1) * acc;
+  }
+  if (stream)
+    pscan__cpu_stream_unfenced(lo, res, m * acc);
+  else
+    memcpy(lo, res, m * acc);
+}
+
 /* The built-in operators commute: forward over the memory, the item order reversed. */
 static void mirrored_reduce(const pscan__cpu_op *op, const void *in, size_t n, void *acc) {
   const pscan__cpu_op *b = base_of(op);
@@ -84,16 +101,7 @@ static void mirrored_scan(const pscan__cpu_op *op, int exclusive, bool stream, c
     } else {
       memcpy(run[k], s + (m - 1) * acc, acc);
     }
-    const unsigned char *res = s; /* the block's results in scan order */
-    char *lo = out + at * acc;     /* a forward out takes them so */
-    if (!mirror_of(op)->out_forward) {
-      mirror_copy(a, s, m, acc);
-      res = a, lo = out - (at + m - 1) * acc;
-    }
-    if (stream)
-      pscan__cpu_stream_unfenced(lo, res, m * acc);
-    else
-      memcpy(lo, res, m * acc);
+    put_block(mirror_of(op), out, at, m, s, a, stream);
     from = run[k]; /* (the other slot is written next) */
   }
   if (stream) /* as the forward streaming kernels: fenced before they return */
@@ -139,12 +147,7 @@ void pscan__cpu_mirror_pieces(const pscan__cpu_mirror *mo, int exclusive, bool s
     pscan__cpu_scan(b, exclusive, false, a + p0 * isz, s + p0 * acc, p1 - p0, carries[k], scratch,
                     NULL);
   }
-  mirror_copy(a, s, m, acc);
-  char *lo = (char *)out_ - (m - 1) * acc;
-  if (stream)
-    pscan__cpu_stream_unfenced(lo, a, m * acc);
-  else
-    memcpy(lo, a, m * acc);
+  put_block(mo, out_, 0, m, s, a, stream);
 }
 
 bool pscan__cpu_mirror_op(pscan__cpu_mirror *m, const pscan__cpu_op *base) {
