@@ -4,9 +4,13 @@
 # build: CMake Release with CUDA, -j16 (the library, test_axis, the benchmark); with
 #        PREBUILT=FILE (scripts/pack-gpu-bins.sh test_axis pscan_axis_bench, carried), unpacks
 #        FILE into build-gpu instead.
+#        $EXTRA_TARGETS: more targets to build (e.g. test_scan test_cuda_axis_user_op);
+#        $CMAKE_ARGS: more configure arguments (e.g. -DPSCAN_MPI=OFF).
 # test: test_axis --backend cpu (full) and --backend cuda (the same suite on the GPU).
+# ctests: the ctest tests named by $CTESTS (a|b|c), PSCAN_TEST_QUICK=1, PSCAN_TEST_SEED=1.
 # sanitize: compute-sanitizer memcheck, racecheck, synccheck and initcheck on test_axis --backend
-#           cuda's light slice (PSCAN_TEST_SANITIZE=1); SANITIZE_TOOLS picks the tools.
+#           cuda's light slice (PSCAN_TEST_SANITIZE=1); SANITIZE_TOOLS picks the tools,
+#           $SANITIZE_ENV adds settings (e.g. PSCAN_CUDA_AXIS_ROWS_PIPE_BLOCKS=4).
 # bench: pscan_axis_bench --gpu (the shapes, f32/i32 and f64 for a few, cudaMemcpy device
 #        to device of the same bytes, CUB scan-by-key for segments) and --cpu on every core.
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
@@ -38,8 +42,9 @@ if has build && [ -n "${PREBUILT:-}" ]; then
   mkdir -p build-gpu && tar xJf "$PREBUILT" -C build-gpu || { log "UNPACK FAILED"; exit 1; }
 elif has build; then
   log "build"
-  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/axis-build.log" 2>&1 &&
-    cmake --build build-gpu -j 16 --target test_axis pscan_axis_bench pscan_tool \
+  # shellcheck disable=SC2086
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON ${CMAKE_ARGS:-} >"$OUT/axis-build.log" 2>&1 &&
+    cmake --build build-gpu -j 16 --target test_axis pscan_axis_bench pscan_tool ${EXTRA_TARGETS:-} \
       >>"$OUT/axis-build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/axis-build.log"; exit 1; }
 fi
 if has test; then
@@ -51,6 +56,11 @@ if has test; then
     [ $rc -eq 0 ] || { status=1; log "$test: exit $rc"; grep -m 20 FAIL "$OUT/axis-$test.log" | tee -a "$OUT/axis-summary.txt"; }
     tail -1 "$OUT/axis-$test.log" | tee -a "$OUT/axis-summary.txt"
   done
+fi
+if has ctests; then
+  export PSCAN_TEST_QUICK=1
+  gpu_tests build-gpu axis-ctests.log "${CTESTS:-cuda_axis}"
+  unset PSCAN_TEST_QUICK
 fi
 if has lbcols; then
   for env in PSCAN_CUDA_AXIS_LB_MIN_LINES={32,1000000} "PSCAN_CUDA_AXIS_LB_MIN_LINES=1000000 PSCAN_CUDA_AXIS_ROWS_VEC=0" \
@@ -74,7 +84,8 @@ fi
 if has sanitize; then
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     log "compute-sanitizer $tool test_axis --backend cuda (PSCAN_TEST_SANITIZE=1)"
-    PSCAN_TEST_SANITIZE=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    # shellcheck disable=SC2086
+    env PSCAN_TEST_SANITIZE=1 ${SANITIZE_ENV:-} compute-sanitizer --tool "$tool" --error-exitcode 9 \
       ./build-gpu/tests/test_axis --backend cuda >"$OUT/axis-sanitize-$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|passed, " "$OUT/axis-sanitize-$tool.log" | tail -2 | tee -a "$OUT/axis-summary.txt"
   done

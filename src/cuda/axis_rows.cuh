@@ -41,18 +41,19 @@ static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void
 
 #if ACC_SIZE >= 4
 /* The tile's rows (rows x live of the block's width) between global and shared memory in
-   16-byte vectors: load (into s with cp.async, every copy in flight at once; the rest of the
-   tile identity) or store (from s to out). p->vec: the width, live, the strides and both
-   addresses are whole vectors, so vector q of the tile is row q / (width / VEC). */
+   16-byte vectors, nvec a thread: load (into s with cp.async, every copy in flight at once, not
+   committed; the rest of the tile identity) or store (from s to out). p->vec: the width, live,
+   the strides and both addresses are whole vectors, so vector q of the tile is row
+   q / (width / VEC). */
 static __device__ __forceinline__ void NAME(ax_rows_move_vec)(ACC_T *s, const IN_T *in,
                                                              ACC_T *out,
                                                              const pscan__cuda_axis_params *p,
                                                              unsigned rows, unsigned live,
-                                                             bool load) {
+                                                             bool load, unsigned nvec) {
   const unsigned wv = p->width / AX_ROWS_VEC;
   NAME(ax_rc) q = {threadIdx.x / wv, threadIdx.x % wv};
 #pragma unroll 4
-  for (int j = 0; j < AX_ROWS_ITEMS / AX_ROWS_VEC; j++) {
+  for (unsigned j = 0; j < nvec; j++) {
     ACC_T *sv = s + (threadIdx.x + j * AX_THREADS) * AX_ROWS_VEC;
     const bool here = q.r < rows && q.c * AX_ROWS_VEC < live;
     const int64_t at = (int64_t)q.r * (load ? p->si : p->so) + q.c * AX_ROWS_VEC;
@@ -64,10 +65,6 @@ static __device__ __forceinline__ void NAME(ax_rows_move_vec)(ACC_T *s, const IN
     else if (here)
       *(uint4 *)(out + at) = *(const uint4 *)sv;
     NAME(ax_rows_next)(&q, wv);
-  }
-  if (load) {
-    pscan__cp_async_commit();
-    pscan__cp_async_wait_all();
   }
 }
 #endif
@@ -195,75 +192,68 @@ static __device__ __forceinline__ ACC_T NAME(ax_rows_lookback)(const pscan__cuda
   }
 }
 
-static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel)(const pscan__cuda_axis_params p) {
-  extern __shared__ __align__(16) unsigned char ax_rows_smem[];
-  ACC_T *s = (ACC_T *)ax_rows_smem; /* the tile, s[r * width + c] */
+/* Where tile t lies: chunk k = t / ncb (rows rows from r0) of column block t % ncb (live
+   columns from c0). */
+typedef struct {
+  uint64_t k, c0;
+  int64_t r0;
+  unsigned rows, live;
+} NAME(ax_rows_at);
+
+static __device__ __forceinline__ NAME(ax_rows_at) NAME(ax_rows_locate)(const pscan__cuda_axis_params *p,
+                                                                       uint64_t tile) {
+  const uint64_t ncb = (p->nlines + p->width - 1) / p->width;
+  NAME(ax_rows_at) a;
+  a.k = tile / ncb;
+  a.r0 = (int64_t)a.k * p->rows;
+  a.rows = p->len - a.r0 < p->rows ? (unsigned)(p->len - a.r0) : (unsigned)p->rows;
+  a.c0 = tile % ncb * p->width;
+  a.live = p->nlines - a.c0 < p->width ? (unsigned)(p->nlines - a.c0) : p->width;
+  return a;
+}
+
+/* Thread 0 asks L2 for the chunk numbered like its block (the likely first tile: ids are taken
+   in nearly blockIdx order), where chunks are contiguous and need no conversion. */
+static __device__ __forceinline__ void NAME(ax_rows_prefetch_likely)(const pscan__cuda_axis_params *p) {
+  if (threadIdx.x == 0 && sizeof(IN_T) == sizeof(ACC_T) && p->prefetch && blockIdx.x < p->nchunks) {
+    const uint64_t r = (uint64_t)blockIdx.x * p->rows, n = (uint64_t)p->len - r;
+    pscan__prefetch_l2((const IN_T *)p->in + r * p->si,
+                       (unsigned)((n < (uint64_t)p->rows ? n : (uint64_t)p->rows) * p->width * sizeof(IN_T)));
+  }
+}
+
+/* The next tile id, the same in every thread (a barrier: shared memory read before it may be
+   overwritten after it). slot alternates between calls, so a thread still reading the last id
+   never sees the next one. */
+static __device__ __forceinline__ uint64_t NAME(ax_rows_take)(const pscan__cuda_axis_params *p,
+                                                             unsigned slot) {
+  __shared__ unsigned long long tile_s[2];
+  if (threadIdx.x == 0)
+    tile_s[slot] = atomicAdd(p->lb_counter, 1ull);
+  __syncthreads();
+  return tile_s[slot];
+}
+
+/* Everything after the load of tile `tile` (at a) into s: the groups' reductions, the
+   look-back, the scan in place, the store. Uniform across the block; ends after its last read
+   of s (the caller's next barrier orders it before s is overwritten). */
+static __device__ __forceinline__ void NAME(ax_rows_scan_tile)(const pscan__cuda_axis_params *p,
+                                                              ACC_T *s, uint64_t tile,
+                                                              const NAME(ax_rows_at) *a) {
   __shared__ ACC_T group_s[AX_THREADS]; /* [group][column]: reductions, then inclusive prefixes */
   __shared__ ACC_T prefix_s[AX_THREADS];
-  __shared__ unsigned long long tile_s;
-  if (threadIdx.x == 0) {
-    if (sizeof(IN_T) == sizeof(ACC_T) && p.prefetch && blockIdx.x < p.nchunks) { /* likely chunk */
-      const uint64_t r = (uint64_t)blockIdx.x * p.rows, n = (uint64_t)p.len - r;
-      pscan__prefetch_l2((const IN_T *)p.in + r * p.si,
-                         (unsigned)((n < (uint64_t)p.rows ? n : (uint64_t)p.rows) * p.width * sizeof(IN_T)));
-    }
-    tile_s = atomicAdd(p.lb_counter, 1ull);
-  }
-  __syncthreads();
-  NAME(ax_rows_tile) t;
-  t.width = p.width;
-  const uint64_t ncb = (p.nlines + t.width - 1) / t.width, cb = tile_s % ncb;
-  t.k = tile_s / ncb;
-  const int64_t r0 = (int64_t)t.k * p.rows;
-  const unsigned rows = p.len - r0 < p.rows ? (unsigned)(p.len - r0) : (unsigned)p.rows;
-  const uint64_t c0 = cb * t.width;
-  const unsigned live = p.nlines - c0 < t.width ? (unsigned)(p.nlines - c0) : t.width;
-  const IN_T *in = (const IN_T *)p.in + r0 * p.si + (int64_t)c0;
-
-  /* rows into shared memory: the same type (PSCAN_SCAN_PAIRS widens otherwise) of 4 or 8 bytes
-     copied straight there, every copy in flight at once; else AX_ROWS_BATCH loads in flight per
-     thread */
-  NAME(ax_rc) rc = {threadIdx.x / t.width, threadIdx.x % t.width};
-#if ACC_SIZE >= 4
-  if (sizeof(IN_T) == sizeof(ACC_T) && p.vec)
-    NAME(ax_rows_move_vec)(s, in, NULL, &p, rows, live, true);
-  else if (sizeof(IN_T) == sizeof(ACC_T)) {
-#pragma unroll 8
-    for (int j = 0; j < AX_ROWS_ITEMS; j++) {
-      ACC_T *dst = &s[threadIdx.x + j * AX_THREADS];
-      if (rc.r < rows && rc.c < live)
-        NAME(ax_rows_copy)(dst, in + (int64_t)rc.r * p.si + rc.c);
-      else
-        *dst = NAME(identity)();
-      NAME(ax_rows_next)(&rc, t.width);
-    }
-    pscan__cp_async_commit();
-    pscan__cp_async_wait_all();
-  } else
-#endif
-#pragma unroll 1
-  for (int j0 = 0; j0 < AX_ROWS_ITEMS; j0 += AX_ROWS_BATCH) {
-    ACC_T x[AX_ROWS_BATCH];
-#pragma unroll
-    for (int j = 0; j < AX_ROWS_BATCH; j++) {
-      x[j] = rc.r < rows && rc.c < live ? (ACC_T)in[(int64_t)rc.r * p.si + rc.c] : NAME(identity)();
-      NAME(ax_rows_next)(&rc, t.width);
-    }
-#pragma unroll
-    for (int j = 0; j < AX_ROWS_BATCH; j++)
-      s[threadIdx.x + (j0 + j) * AX_THREADS] = x[j];
-  }
-  __syncthreads();
-
   /* groups of rows per column: reductions, then their inclusive prefixes (Kogge-Stone over the
      groups of a column) */
+  NAME(ax_rows_tile) t;
+  t.k = a->k;
+  t.width = p->width;
   t.groups = AX_THREADS / t.width;
   t.g = threadIdx.x / t.width, t.c = threadIdx.x % t.width;
-  t.active = t.g < t.groups && t.c < live;
-  t.lead = threadIdx.x < live;
-  t.col = c0 + t.c; /* the lead threads' (g 0) is c0 + threadIdx.x */
-  const unsigned per_group = ((unsigned)p.rows + t.groups - 1) / t.groups, first = t.g * per_group;
-  const unsigned count = rows <= first ? 0 : rows - first < per_group ? rows - first : per_group;
+  t.active = t.g < t.groups && t.c < a->live;
+  t.lead = threadIdx.x < a->live;
+  t.col = a->c0 + t.c; /* the lead threads' (g 0) is c0 + threadIdx.x */
+  const unsigned per_group = ((unsigned)p->rows + t.groups - 1) / t.groups, first = t.g * per_group;
+  const unsigned count = a->rows <= first ? 0 : a->rows - first < per_group ? a->rows - first : per_group;
   ACC_T *column = s + first * t.width + t.c; /* this group's rows of column c */
   ACC_T v = NAME(identity)();
   if (t.active)
@@ -281,16 +271,16 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
 
   /* the look-back: one status word per column of the block */
   const ACC_T agg = t.lead ? group_s[(t.groups - 1) * t.width + threadIdx.x] : NAME(identity)();
-  ACC_T prefix = NAME(ax_start)(&p);
-  pscan__perturb(tile_s, 1);
+  ACC_T prefix = NAME(ax_start)(p);
+  pscan__perturb(tile, 1);
   if (t.k > 0) {
     if (t.lead)
-      NAME(publish)(p.agg, t.k * p.nlines + t.col, agg, 1);
-    prefix = NAME(ax_rows_lookback)(&p, &t);
+      NAME(publish)(p->agg, t.k * p->nlines + t.col, agg, 1);
+    prefix = NAME(ax_rows_lookback)(p, &t);
   }
-  pscan__perturb(tile_s, 2);
+  pscan__perturb(tile, 2);
   if (t.lead) {
-    NAME(publish)(p.agg, t.k * p.nlines + t.col, NAME(op)(prefix, agg), 2);
+    NAME(publish)(p->agg, t.k * p->nlines + t.col, NAME(op)(prefix, agg), 2);
     prefix_s[threadIdx.x] = prefix;
   }
   __syncthreads();
@@ -300,41 +290,154 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
     ACC_T acc = prefix_s[t.c];
     if (t.g > 0)
       acc = NAME(op)(acc, group_s[threadIdx.x - t.width]);
-    NAME(ax_rows_pass)(column, t.width, count, acc, true, p.exclusive);
-    if (p.exclusive && t.k == 0 && first == 0 && !p.has_init && count > 0)
+    NAME(ax_rows_pass)(column, t.width, count, acc, true, p->exclusive);
+    if (p->exclusive && t.k == 0 && first == 0 && !p->has_init && count > 0)
       column[0] = NAME(api_identity)(); /* the API's identity first */
   }
   __syncthreads();
-  ACC_T *out = (ACC_T *)p.out + r0 * p.so + (int64_t)c0;
+  ACC_T *out = (ACC_T *)p->out + a->r0 * p->so + (int64_t)a->c0;
 #if ACC_SIZE >= 4
-  if (p.vec) {
-    NAME(ax_rows_move_vec)(s, NULL, out, &p, rows, live, false);
+  if (p->vec) {
+    NAME(ax_rows_move_vec)(s, NULL, out, p, a->rows, a->live, false,
+                           (p->rows * t.width / AX_ROWS_VEC + AX_THREADS - 1) / AX_THREADS);
     return;
   }
 #endif
-  rc.r = threadIdx.x / t.width, rc.c = threadIdx.x % t.width;
+  NAME(ax_rc) rc = {threadIdx.x / t.width, threadIdx.x % t.width};
 #pragma unroll 8
   for (int j = 0; j < AX_ROWS_ITEMS; j++) {
-    if (rc.r < rows && rc.c < live)
-      out[(int64_t)rc.r * p.so + rc.c] = s[threadIdx.x + j * AX_THREADS];
+    if (rc.r < a->rows && rc.c < a->live)
+      out[(int64_t)rc.r * p->so + rc.c] = s[threadIdx.x + j * AX_THREADS];
     NAME(ax_rows_next)(&rc, t.width);
   }
 }
 
+/* One tile a block. */
+static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel)(const pscan__cuda_axis_params p) {
+  extern __shared__ __align__(16) unsigned char ax_rows_smem[];
+  ACC_T *s = (ACC_T *)ax_rows_smem; /* the tile, s[r * width + c] */
+  NAME(ax_rows_prefetch_likely)(&p);
+  const uint64_t tile = NAME(ax_rows_take)(&p, 0);
+  const NAME(ax_rows_at) a = NAME(ax_rows_locate)(&p, tile);
+  const IN_T *in = (const IN_T *)p.in + a.r0 * p.si + (int64_t)a.c0;
+
+  /* rows into shared memory: the same type (PSCAN_SCAN_PAIRS widens otherwise) of 4 or 8 bytes
+     copied straight there, every copy in flight at once; else AX_ROWS_BATCH loads in flight per
+     thread */
+  NAME(ax_rc) rc = {threadIdx.x / p.width, threadIdx.x % p.width};
+#if ACC_SIZE >= 4
+  if (sizeof(IN_T) == sizeof(ACC_T) && p.vec) {
+    NAME(ax_rows_move_vec)(s, in, NULL, &p, a.rows, a.live, true, AX_ROWS_ITEMS / AX_ROWS_VEC);
+    pscan__cp_async_commit();
+    pscan__cp_async_wait_all();
+  } else if (sizeof(IN_T) == sizeof(ACC_T)) {
+#pragma unroll 8
+    for (int j = 0; j < AX_ROWS_ITEMS; j++) {
+      ACC_T *dst = &s[threadIdx.x + j * AX_THREADS];
+      if (rc.r < a.rows && rc.c < a.live)
+        NAME(ax_rows_copy)(dst, in + (int64_t)rc.r * p.si + rc.c);
+      else
+        *dst = NAME(identity)();
+      NAME(ax_rows_next)(&rc, p.width);
+    }
+    pscan__cp_async_commit();
+    pscan__cp_async_wait_all();
+  } else
+#endif
+#pragma unroll 1
+  for (int j0 = 0; j0 < AX_ROWS_ITEMS; j0 += AX_ROWS_BATCH) {
+    ACC_T x[AX_ROWS_BATCH];
+#pragma unroll
+    for (int j = 0; j < AX_ROWS_BATCH; j++) {
+      x[j] = rc.r < a.rows && rc.c < a.live ? (ACC_T)in[(int64_t)rc.r * p.si + rc.c] : NAME(identity)();
+      NAME(ax_rows_next)(&rc, p.width);
+    }
+#pragma unroll
+    for (int j = 0; j < AX_ROWS_BATCH; j++)
+      s[threadIdx.x + (j0 + j) * AX_THREADS] = x[j];
+  }
+  __syncthreads();
+  NAME(ax_rows_scan_tile)(&p, s, tile, &a);
+}
+
+#if ACC_SIZE >= 4
+/* Issues (and commits) the copies of tile `tile` into s, nvec 16-byte vectors a thread. */
+static __device__ __forceinline__ void NAME(ax_rows_load_vec)(ACC_T *s, const pscan__cuda_axis_params *p,
+                                                             uint64_t tile, unsigned nvec) {
+  const NAME(ax_rows_at) a = NAME(ax_rows_locate)(p, tile);
+  NAME(ax_rows_move_vec)(s, (const IN_T *)p->in + a.r0 * p->si + (int64_t)a.c0, NULL, p, a.rows,
+                         a.live, true, nvec);
+  pscan__cp_async_commit();
+}
+
+/* Persistent blocks, two tiles of p.rows x p.width in shared memory: a block takes and loads
+   its next tile before it scans the current one, so its loads stay in flight while it waits in
+   the look-back (a block holding one tile leaves the memory idle then: docs/PERFORMANCE.md,
+   "Narrow arrays side by side in one pass"). p.vec, no conversion. Every wait still ends: a
+   block takes its tiles in increasing order and scans them in that order, so the least tile
+   not yet published is some block's current one, and every tile before it is published. */
+static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_pipe_kernel)(const pscan__cuda_axis_params p) {
+  extern __shared__ __align__(16) unsigned char ax_rows_pipe_smem[];
+  const unsigned nvec = (unsigned)((p.rows * p.width / AX_ROWS_VEC + AX_THREADS - 1) / AX_THREADS);
+  ACC_T *const base = (ACC_T *)ax_rows_pipe_smem; /* tile buffer b at base + b * half */
+  const unsigned half = nvec * AX_THREADS * AX_ROWS_VEC;
+  const uint64_t ntiles = p.nchunks * ((p.nlines + p.width - 1) / p.width);
+  NAME(ax_rows_prefetch_likely)(&p);
+  uint64_t tile = NAME(ax_rows_take)(&p, 0);
+  if (tile >= ntiles)
+    return;
+  NAME(ax_rows_load_vec)(base, &p, tile, nvec);
+  for (unsigned b = 0;; b ^= 1) {
+    const uint64_t next = NAME(ax_rows_take)(&p, b ^ 1);
+    if (next < ntiles)
+      NAME(ax_rows_load_vec)(base + (b ^ 1) * half, &p, next, nvec);
+    else
+      pscan__cp_async_commit(); /* an empty group: the wait below still leaves one */
+    pscan__cp_async_wait_prior1();
+    __syncthreads();
+    const NAME(ax_rows_at) a = NAME(ax_rows_locate)(&p, tile);
+    NAME(ax_rows_scan_tile)(&p, base + b * half, tile, &a);
+    if (next >= ntiles)
+      return;
+    tile = next;
+  }
+}
+#endif
+
 /* Zeroes the counter and the status words (p->lb_counter, then p->agg) first. */
 static int NAME(ax_launch_side_rows)(const pscan__cuda_axis_params *p, void *stream) {
-  const uint64_t ncb = (p->nlines + p->width - 1) / p->width;
-  const size_t smem = AX_ROWS_TILE * sizeof(ACC_T);
+  const uint64_t ncb = (p->nlines + p->width - 1) / p->width, ntiles = p->nchunks * ncb;
   int e = (int)cudaMemsetAsync(p->lb_counter, 0,
                                (char *)p->agg - (char *)p->lb_counter +
                                    p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(ACC_SIZE),
                                (cudaStream_t)stream);
-  if (!e)
-    e = (int)cudaFuncSetAttribute(NAME(ax_side_rows_kernel),
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e)
     return e;
-  NAME(ax_side_rows_kernel)<<<(unsigned)(p->nchunks * ncb), AX_THREADS, smem, (cudaStream_t)stream>>>(*p);
+#if ACC_SIZE >= 4
+  if (p->pipe) {
+    const size_t smem = 2 * (((size_t)p->rows * p->width / AX_ROWS_VEC + AX_THREADS - 1) / AX_THREADS) *
+                        AX_THREADS * 16;
+    int per_sm = 0;
+    e = (int)cudaFuncSetAttribute(NAME(ax_side_rows_pipe_kernel),
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (!e)
+      e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, NAME(ax_side_rows_pipe_kernel),
+                                                             AX_THREADS, smem);
+    if (e)
+      return e;
+    uint64_t grid = (uint64_t)(per_sm > 0 ? per_sm : 1) * p->sm_count;
+    grid = grid < p->pipe ? grid : p->pipe;
+    NAME(ax_side_rows_pipe_kernel)<<<(unsigned)(ntiles < grid ? ntiles : grid), AX_THREADS, smem,
+                                     (cudaStream_t)stream>>>(*p);
+    return (int)cudaGetLastError();
+  }
+#endif
+  const size_t smem = AX_ROWS_TILE * sizeof(ACC_T);
+  e = (int)cudaFuncSetAttribute(NAME(ax_side_rows_kernel),
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e)
+    return e;
+  NAME(ax_side_rows_kernel)<<<(unsigned)ntiles, AX_THREADS, smem, (cudaStream_t)stream>>>(*p);
   return (int)cudaGetLastError();
 }
 
