@@ -135,7 +135,8 @@ static bool side_rows_fit(const pscan__cuda_axis_params *p) {
 /* The tile can move in 16-byte vectors: 4- or 8-byte accumulators, whole vectors of columns
    and of both strides, both views 16-byte aligned (the width is then rounded up to whole
    vectors too). PSCAN_CUDA_AXIS_ROWS_VEC=0: element by element, for A/B runs and tests.
-   PSCAN_CUDA_AXIS_ROWS_PREFETCH=0: no L2 prefetch of the likely chunk (axis_launch.h). */
+   PSCAN_CUDA_AXIS_ROWS_PREFETCH=0: no L2 prefetch of the likely chunk (axis_launch.h);
+   PSCAN_CUDA_AXIS_ROWS_AHEAD=N: also the chunk N x (multiprocessors) tiles ahead. */
 static bool side_rows_vec(const pscan__cuda_axis_params *p, size_t acc_size) {
   if ((acc_size != 4 && acc_size != 8) || !pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_VEC", 1))
     return false;
@@ -144,31 +145,18 @@ static bool side_rows_vec(const pscan__cuda_axis_params *p, size_t acc_size) {
          ((uintptr_t)p->in | (uintptr_t)p->out) % 16 == 0;
 }
 
-/* Items per tile of the persistent side_rows kernel (two tiles a block; 0: one tile a block,
-   PSCAN__AXIS_ROWS_TILE items). PSCAN_CUDA_AXIS_ROWS_PIPE=0, _PIPE_ITEMS=N and _PIPE_BLOCKS=N
-   (at most N blocks), for A/B runs and tests. */
-static uint64_t side_rows_pipe_items(size_t acc_size) {
-  if (!pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_PIPE", 1))
-    return 0;
-  const uint64_t items = pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_PIPE_ITEMS", PSCAN__AXIS_ROWS_TILE(acc_size) / 2);
-  return items < PSCAN__AXIS_ROWS_TILE(acc_size) ? items : PSCAN__AXIS_ROWS_TILE(acc_size);
-}
-
 static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
-                                  pscan__cuda_axis_params *p, size_t in_size, size_t acc_size,
-                                  void *stream, unsigned sm_count) {
+                                  pscan__cuda_axis_params *p, size_t acc_size, void *stream,
+                                  unsigned sm_count) {
   const uint64_t ncb = (p->nlines + PSCAN__AXIS_ROWS_WIDTH(acc_size) - 1) / PSCAN__AXIS_ROWS_WIDTH(acc_size);
   p->vec = side_rows_vec(p, acc_size);
   const unsigned v = p->vec ? (unsigned)(16 / acc_size) : 1;
   p->width = (unsigned)((p->nlines + ncb - 1) / ncb + v - 1) / v * v;
-  p->pipe = p->vec && in_size == acc_size && sm_count > 0 && side_rows_pipe_items(acc_size) >= p->width
-                ? (unsigned)pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_PIPE_BLOCKS", 0x7fffffff)
-                : 0;
-  p->sm_count = sm_count;
-  p->rows = (int64_t)((p->pipe ? side_rows_pipe_items(acc_size) : PSCAN__AXIS_ROWS_TILE(acc_size)) / p->width);
+  p->rows = (int64_t)(PSCAN__AXIS_ROWS_TILE(acc_size) / p->width);
   p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
   p->prefetch = p->vec && ncb == 1 && p->si == (int64_t)p->width &&
                 pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_PREFETCH", 1);
+  p->ahead = (uint64_t)sm_count * pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_AHEAD", 0);
   return run_one_pass(ctx, p, stream, p->nchunks * ncb, 16,
                       p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(acc_size), k->side_rows,
                       "axis scan (side by side, rows in one pass)");
@@ -256,7 +244,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     if (p->nlines >= side_lb_min_lines())
       return run_side_lb(ctx, k, p, acc_size, stream);
     if (side_rows_fit(p))
-      return run_side_rows(ctx, k, p, in_size, acc_size, stream, sm_count);
+      return run_side_rows(ctx, k, p, acc_size, stream, sm_count);
   }
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =

@@ -212,31 +212,26 @@ static __device__ __forceinline__ NAME(ax_rows_at) NAME(ax_rows_locate)(const ps
   return a;
 }
 
-/* Thread 0 asks L2 for the chunk numbered like its block (the likely first tile: ids are taken
-   in nearly blockIdx order), where chunks are contiguous and need no conversion. */
-static __device__ __forceinline__ void NAME(ax_rows_prefetch_likely)(const pscan__cuda_axis_params *p) {
-  if (threadIdx.x == 0 && sizeof(IN_T) == sizeof(ACC_T) && p->prefetch && blockIdx.x < p->nchunks) {
-    const uint64_t r = (uint64_t)blockIdx.x * p->rows, n = (uint64_t)p->len - r;
+/* Asks L2 for chunk k, if there is one (p->prefetch: chunks are contiguous, no conversion). */
+static __device__ __forceinline__ void NAME(ax_rows_prefetch)(const pscan__cuda_axis_params *p, uint64_t k) {
+  if (sizeof(IN_T) == sizeof(ACC_T) && p->prefetch && k < p->nchunks) {
+    const uint64_t r = k * (uint64_t)p->rows, n = (uint64_t)p->len - r;
     pscan__prefetch_l2((const IN_T *)p->in + r * p->si,
                        (unsigned)((n < (uint64_t)p->rows ? n : (uint64_t)p->rows) * p->width * sizeof(IN_T)));
   }
 }
 
-/* The next tile id, the same in every thread (a barrier: shared memory read before it may be
-   overwritten after it). slot alternates between calls, so a thread still reading the last id
-   never sees the next one. */
-static __device__ __forceinline__ uint64_t NAME(ax_rows_take)(const pscan__cuda_axis_params *p,
-                                                             unsigned slot) {
-  __shared__ unsigned long long tile_s[2];
+/* The block's tile id, the same in every thread. */
+static __device__ __forceinline__ uint64_t NAME(ax_rows_take)(const pscan__cuda_axis_params *p) {
+  __shared__ unsigned long long tile_s;
   if (threadIdx.x == 0)
-    tile_s[slot] = atomicAdd(p->lb_counter, 1ull);
+    tile_s = atomicAdd(p->lb_counter, 1ull);
   __syncthreads();
-  return tile_s[slot];
+  return tile_s;
 }
 
 /* Everything after the load of tile `tile` (at a) into s: the groups' reductions, the
-   look-back, the scan in place, the store. Uniform across the block; ends after its last read
-   of s (the caller's next barrier orders it before s is overwritten). */
+   look-back, the scan in place, the store. Uniform across the block. */
 static __device__ __forceinline__ void NAME(ax_rows_scan_tile)(const pscan__cuda_axis_params *p,
                                                               ACC_T *s, uint64_t tile,
                                                               const NAME(ax_rows_at) *a) {
@@ -298,8 +293,7 @@ static __device__ __forceinline__ void NAME(ax_rows_scan_tile)(const pscan__cuda
   ACC_T *out = (ACC_T *)p->out + a->r0 * p->so + (int64_t)a->c0;
 #if ACC_SIZE >= 4
   if (p->vec) {
-    NAME(ax_rows_move_vec)(s, NULL, out, p, a->rows, a->live, false,
-                           (p->rows * t.width / AX_ROWS_VEC + AX_THREADS - 1) / AX_THREADS);
+    NAME(ax_rows_move_vec)(s, NULL, out, p, a->rows, a->live, false, AX_ROWS_ITEMS / AX_ROWS_VEC);
     return;
   }
 #endif
@@ -312,12 +306,16 @@ static __device__ __forceinline__ void NAME(ax_rows_scan_tile)(const pscan__cuda
   }
 }
 
-/* One tile a block. */
 static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel)(const pscan__cuda_axis_params p) {
   extern __shared__ __align__(16) unsigned char ax_rows_smem[];
   ACC_T *s = (ACC_T *)ax_rows_smem; /* the tile, s[r * width + c] */
-  NAME(ax_rows_prefetch_likely)(&p);
-  const uint64_t tile = NAME(ax_rows_take)(&p, 0);
+  /* L2 fetches the likely chunk (ids are taken in nearly blockIdx order) while thread 0 waits
+     for the id; then the chunk p.ahead further on (a later block's likely one) */
+  if (threadIdx.x == 0)
+    NAME(ax_rows_prefetch)(&p, blockIdx.x);
+  const uint64_t tile = NAME(ax_rows_take)(&p);
+  if (threadIdx.x == 0 && p.ahead)
+    NAME(ax_rows_prefetch)(&p, tile + p.ahead);
   const NAME(ax_rows_at) a = NAME(ax_rows_locate)(&p, tile);
   const IN_T *in = (const IN_T *)p.in + a.r0 * p.si + (int64_t)a.c0;
 
@@ -360,50 +358,6 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   NAME(ax_rows_scan_tile)(&p, s, tile, &a);
 }
 
-#if ACC_SIZE >= 4
-/* Issues (and commits) the copies of tile `tile` into s, nvec 16-byte vectors a thread. */
-static __device__ __forceinline__ void NAME(ax_rows_load_vec)(ACC_T *s, const pscan__cuda_axis_params *p,
-                                                             uint64_t tile, unsigned nvec) {
-  const NAME(ax_rows_at) a = NAME(ax_rows_locate)(p, tile);
-  NAME(ax_rows_move_vec)(s, (const IN_T *)p->in + a.r0 * p->si + (int64_t)a.c0, NULL, p, a.rows,
-                         a.live, true, nvec);
-  pscan__cp_async_commit();
-}
-
-/* Persistent blocks, two tiles of p.rows x p.width in shared memory: a block takes and loads
-   its next tile before it scans the current one, so its loads stay in flight while it waits in
-   the look-back (a block holding one tile leaves the memory idle then: docs/PERFORMANCE.md,
-   "Narrow arrays side by side in one pass"). p.vec, no conversion. Every wait still ends: a
-   block takes its tiles in increasing order and scans them in that order, so the least tile
-   not yet published is some block's current one, and every tile before it is published. */
-static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_pipe_kernel)(const pscan__cuda_axis_params p) {
-  extern __shared__ __align__(16) unsigned char ax_rows_pipe_smem[];
-  const unsigned nvec = (unsigned)((p.rows * p.width / AX_ROWS_VEC + AX_THREADS - 1) / AX_THREADS);
-  ACC_T *const base = (ACC_T *)ax_rows_pipe_smem; /* tile buffer b at base + b * half */
-  const unsigned half = nvec * AX_THREADS * AX_ROWS_VEC;
-  const uint64_t ntiles = p.nchunks * ((p.nlines + p.width - 1) / p.width);
-  NAME(ax_rows_prefetch_likely)(&p);
-  uint64_t tile = NAME(ax_rows_take)(&p, 0);
-  if (tile >= ntiles)
-    return;
-  NAME(ax_rows_load_vec)(base, &p, tile, nvec);
-  for (unsigned b = 0;; b ^= 1) {
-    const uint64_t next = NAME(ax_rows_take)(&p, b ^ 1);
-    if (next < ntiles)
-      NAME(ax_rows_load_vec)(base + (b ^ 1) * half, &p, next, nvec);
-    else
-      pscan__cp_async_commit(); /* an empty group: the wait below still leaves one */
-    pscan__cp_async_wait_prior1();
-    __syncthreads();
-    const NAME(ax_rows_at) a = NAME(ax_rows_locate)(&p, tile);
-    NAME(ax_rows_scan_tile)(&p, base + b * half, tile, &a);
-    if (next >= ntiles)
-      return;
-    tile = next;
-  }
-}
-#endif
-
 /* Zeroes the counter and the status words (p->lb_counter, then p->agg) first. */
 static int NAME(ax_launch_side_rows)(const pscan__cuda_axis_params *p, void *stream) {
   const uint64_t ncb = (p->nlines + p->width - 1) / p->width, ntiles = p->nchunks * ncb;
@@ -413,25 +367,6 @@ static int NAME(ax_launch_side_rows)(const pscan__cuda_axis_params *p, void *str
                                (cudaStream_t)stream);
   if (e)
     return e;
-#if ACC_SIZE >= 4
-  if (p->pipe) {
-    const size_t smem = 2 * (((size_t)p->rows * p->width / AX_ROWS_VEC + AX_THREADS - 1) / AX_THREADS) *
-                        AX_THREADS * 16;
-    int per_sm = 0;
-    e = (int)cudaFuncSetAttribute(NAME(ax_side_rows_pipe_kernel),
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (!e)
-      e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, NAME(ax_side_rows_pipe_kernel),
-                                                             AX_THREADS, smem);
-    if (e)
-      return e;
-    uint64_t grid = (uint64_t)(per_sm > 0 ? per_sm : 1) * p->sm_count;
-    grid = grid < p->pipe ? grid : p->pipe;
-    NAME(ax_side_rows_pipe_kernel)<<<(unsigned)(ntiles < grid ? ntiles : grid), AX_THREADS, smem,
-                                     (cudaStream_t)stream>>>(*p);
-    return (int)cudaGetLastError();
-  }
-#endif
   const size_t smem = AX_ROWS_TILE * sizeof(ACC_T);
   e = (int)cudaFuncSetAttribute(NAME(ax_side_rows_kernel),
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);

@@ -116,11 +116,6 @@ static __device__ __forceinline__ void pscan__cp_async_commit(void) {
 static __device__ __forceinline__ void pscan__cp_async_wait_all(void) {
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
-/* Waits for every committed group but the latest (a thread's copies of its current tile while
-   those of its next stay in flight). */
-static __device__ __forceinline__ void pscan__cp_async_wait_prior1(void) {
-  asm volatile("cp.async.wait_group 1;" ::: "memory");
-}
 
 /* Asks L2 to fetch `bytes` (a multiple of 16) of global memory from a 16-byte aligned address:
    a hint (sm_90 bulk prefetch), nothing waits for it.
