@@ -135,8 +135,7 @@ static bool side_rows_fit(const pscan__cuda_axis_params *p) {
 /* The tile can move in 16-byte vectors: 4- or 8-byte accumulators, whole vectors of columns
    and of both strides, both views 16-byte aligned (the width is then rounded up to whole
    vectors too). PSCAN_CUDA_AXIS_ROWS_VEC=0: element by element, for A/B runs and tests.
-   PSCAN_CUDA_AXIS_ROWS_PREFETCH=0: no L2 prefetch of the likely chunk (axis_launch.h);
-   PSCAN_CUDA_AXIS_ROWS_AHEAD=N: also the chunk N x (multiprocessors) tiles ahead. */
+   PSCAN_CUDA_AXIS_ROWS_PREFETCH=0: no L2 prefetch of the likely chunk (axis_launch.h). */
 static bool side_rows_vec(const pscan__cuda_axis_params *p, size_t acc_size) {
   if ((acc_size != 4 && acc_size != 8) || !pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_VEC", 1))
     return false;
@@ -146,8 +145,7 @@ static bool side_rows_vec(const pscan__cuda_axis_params *p, size_t acc_size) {
 }
 
 static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
-                                  pscan__cuda_axis_params *p, size_t acc_size, void *stream,
-                                  unsigned sm_count) {
+                                  pscan__cuda_axis_params *p, size_t acc_size, void *stream) {
   const uint64_t ncb = (p->nlines + PSCAN__AXIS_ROWS_WIDTH(acc_size) - 1) / PSCAN__AXIS_ROWS_WIDTH(acc_size);
   p->vec = side_rows_vec(p, acc_size);
   const unsigned v = p->vec ? (unsigned)(16 / acc_size) : 1;
@@ -156,7 +154,6 @@ static pscan_status run_side_rows(pscan_ctx *ctx, const pscan__cuda_axis_kernels
   p->nchunks = ((uint64_t)p->len + (uint64_t)p->rows - 1) / (uint64_t)p->rows;
   p->prefetch = p->vec && ncb == 1 && p->si == (int64_t)p->width &&
                 pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_PREFETCH", 1);
-  p->ahead = (uint64_t)sm_count * pscan__env_uint("PSCAN_CUDA_AXIS_ROWS_AHEAD", 0);
   return run_one_pass(ctx, p, stream, p->nchunks * ncb, 16,
                       p->nchunks * p->nlines * PSCAN__AXIS_ROWS_WORD(acc_size), k->side_rows,
                       "axis scan (side by side, rows in one pass)");
@@ -244,7 +241,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     if (p->nlines >= side_lb_min_lines())
       return run_side_lb(ctx, k, p, acc_size, stream);
     if (side_rows_fit(p))
-      return run_side_rows(ctx, k, p, acc_size, stream, sm_count);
+      return run_side_rows(ctx, k, p, acc_size, stream);
   }
   PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =

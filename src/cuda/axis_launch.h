@@ -47,9 +47,6 @@ typedef struct pscan__cuda_axis_params {
   /* side_rows: a chunk is contiguous (one column block, rows back to back, p->vec), so a
      block asks L2 for its likely chunk before its tile-id atomic (common.cuh). */
   int prefetch;
-  /* side_rows with prefetch: a block also asks L2 for the chunk ahead tiles after its own
-     (a later block's likely one; 0: none). */
-  uint64_t ahead;
 } pscan__cuda_axis_params;
 
 /* Threads per block of every axis kernel: side by side, one column each (the host sizes grids,

@@ -310,12 +310,10 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   extern __shared__ __align__(16) unsigned char ax_rows_smem[];
   ACC_T *s = (ACC_T *)ax_rows_smem; /* the tile, s[r * width + c] */
   /* L2 fetches the likely chunk (ids are taken in nearly blockIdx order) while thread 0 waits
-     for the id; then the chunk p.ahead further on (a later block's likely one) */
+     for the id */
   if (threadIdx.x == 0)
     NAME(ax_rows_prefetch)(&p, blockIdx.x);
   const uint64_t tile = NAME(ax_rows_take)(&p);
-  if (threadIdx.x == 0 && p.ahead)
-    NAME(ax_rows_prefetch)(&p, tile + p.ahead);
   const NAME(ax_rows_at) a = NAME(ax_rows_locate)(&p, tile);
   const IN_T *in = (const IN_T *)p.in + a.r0 * p.si + (int64_t)a.c0;
 
