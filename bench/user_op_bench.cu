@@ -1,5 +1,6 @@
 // User operators on the GPU (cuda/jit) against their ceiling and peers, in one run, medians:
-//   scans of affine maps f32 (8 B) and f64 (16 B) and a user i32 SUM, each beside a device copy
+//   scans of affine maps f32 (8 B) and f64 (16 B), 2x2 f64 matrix products (32 B) and a user
+//   i32 SUM, each beside a device copy
 //   of the same bytes (cudaMemcpyAsync), CUB DeviceScan::InclusiveScan with the same operator as
 //   a C++ functor, and (i32) pscan's built-in SUM; n = 2^16 .. 2^28.
 //   Then the costs around a call: a cold op_create (NVRTC compile, fresh cache directory), a
@@ -56,6 +57,13 @@ struct AffineF64 {
     return {x.a * y.a, y.a * x.b + y.b};
   }
 };
+struct mat2f64 { double m[4]; };
+struct Mat2F64 {
+  __device__ mat2f64 operator()(const mat2f64 &x, const mat2f64 &y) const {
+    return {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3],
+             x.m[2] * y.m[0] + x.m[3] * y.m[2], x.m[2] * y.m[1] + x.m[3] * y.m[3]}};
+  }
+};
 struct AddI32 {
   __device__ int operator()(const int &x, const int &y) const { return x + y; }
 };
@@ -67,6 +75,11 @@ static const char src_aff64[] =
     "typedef struct { double a, b; } affine64;\n"
     "affine64 compose(affine64 x, affine64 y) { affine64 r = { x.a * y.a, y.a * x.b + y.b }; "
     "return r; }\n";
+static const char src_mat2[] =
+    "typedef struct { double m[4]; } mat2;\n"
+    "mat2 mul(mat2 x, mat2 y) { mat2 r = {{x.m[0] * y.m[0] + x.m[1] * y.m[2], "
+    "x.m[0] * y.m[1] + x.m[1] * y.m[3], x.m[2] * y.m[0] + x.m[3] * y.m[2], "
+    "x.m[2] * y.m[1] + x.m[3] * y.m[3]}}; return r; }\n";
 static const char src_add[] = "int add(int a, int b) { return a + b; }\n";
 
 static double median(std::vector<double> v) {
@@ -146,17 +159,19 @@ static void bench_sizes(pscan_ctx *ctx, int max_log2) {
   pscan_op_desc d32 = desc_of(src_aff32, "affine", "compose", 8);
   pscan_op_desc d64 = desc_of(src_aff64, "affine64", "compose", 16);
   pscan_op_desc dadd = desc_of(src_add, "int", "add", 4);
+  pscan_op_desc dmat = desc_of(src_mat2, "mat2", "mul", 32);
   void *op32 = create_op(ctx, &d32), *op64 = create_op(ctx, &d64), *opadd = create_op(ctx, &dadd);
+  void *opmat = create_op(ctx, &dmat);
   size_t max_n = (size_t)1 << max_log2;
   char *in = nullptr, *out = nullptr;
-  CK(cudaMalloc(&in, max_n * 16));
-  CK(cudaMalloc(&out, max_n * 16));
+  CK(cudaMalloc(&in, max_n * 32));
+  CK(cudaMalloc(&out, max_n * 32));
   { // a = 1, b in [0, 1): values stay finite at every size
     std::vector<aff64f> h(1 << 20);
     for (size_t i = 0; i < h.size(); i++)
       h[i] = {1.0, (double)(i * 2654435761u % 1000) / 1000.0};
-    for (size_t off = 0; off < max_n * 16; off += h.size() * 16)
-      CK(cudaMemcpy(in + off, h.data(), std::min(h.size() * 16, max_n * 16 - off),
+    for (size_t off = 0; off < max_n * 32; off += h.size() * 16)
+      CK(cudaMemcpy(in + off, h.data(), std::min(h.size() * 16, max_n * 32 - off),
                     cudaMemcpyHostToDevice));
   }
   void *temp = nullptr;
@@ -178,6 +193,8 @@ static void bench_sizes(pscan_ctx *ctx, int max_log2) {
          [&] { return cub_scan((const aff32f *)in, (aff32f *)out, n, AffineF32{}, temp, temp_cap); });
     rows("affine_f64", 16, op64,
          [&] { return cub_scan((const aff64f *)in, (aff64f *)out, n, AffineF64{}, temp, temp_cap); });
+    rows("mat2_f64", 32, opmat,
+         [&] { return cub_scan((const mat2f64 *)in, (mat2f64 *)out, n, Mat2F64{}, temp, temp_cap); });
     // i32 sum: also the built-in operator
     double copy4 = rows("sum_i32", 4, opadd, [&] {
       return cub_scan((const int *)in, (int *)out, n, AddI32{}, temp, temp_cap);
@@ -189,6 +206,7 @@ static void bench_sizes(pscan_ctx *ctx, int max_log2) {
   ctx->backend->op_destroy(ctx, op32);
   ctx->backend->op_destroy(ctx, op64);
   ctx->backend->op_destroy(ctx, opadd);
+  ctx->backend->op_destroy(ctx, opmat);
   CK(cudaFree(in));
   CK(cudaFree(out));
   if (temp)

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # User operators on the GPU (src/cuda/jit), in one call on the device machine:
 #   scripts/gpu-jit.sh [build] [test] [sanitize] [bench] [peers]   (default: all)
-# build     cmake (Release, CUDA) and the library, tests and benchmark (-j16)
+# build     cmake (Release, CUDA) and the library, tests and benchmark (-j16; $BUILD_TARGETS: only
+#           those targets, e.g. "pscan_user_op_bench test_cuda_user_op"; $CMAKE_ARGS: more
+#           configure arguments)
 # test      test_jit_compile (NVRTC without the device), test_cuda_user_op (the kernels through
-#           the backend's hooks), test_cuda_user_op_api (test_user_op.c's API tests on CUDA)
+#           the backend's hooks), test_cuda_user_op_api (test_user_op.c's API tests on CUDA),
+#           test_cuda_axis_user_op (quick)
 # sanitize  compute-sanitizer memcheck, racecheck and synccheck on a quick test_cuda_user_op
 # bench     pscan_user_op_bench: affine f32/f64 and user SUM i32 against a device copy, CUB with
 #           the same functor and the built-in SUM, 2^16 .. 2^28; cold compile, disk-cache hit,
 #           host time per call
+# ab        pscan_user_op_bench under the default and each environment set of $AB_ENV (';'-
+#           separated, e.g. AB_ENV="PSCAN_CUDA_USER_SPLIT_MAX=0"), $AB_ROUNDS rounds (default 2),
+#           alternating; a table of % of the copy per operator and size, one column per run
 # peers     bench/py_assoc_peers.py: torch associative_scan and jax.lax.associative_scan on the
 #           affine f32 scan, 2^16 .. 2^24, beside a device copy
 # Results (logs, CSVs, summary.txt) go to $OUT, else ./gpu-out-jit.
@@ -19,8 +25,10 @@ log "$(tail -1 "$OUT/gpu.txt"), $(nproc) CPUs, commit ${PSCAN_COMMIT:-$(git rev-
 
 if has build; then
   log "build"
-  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$OUT/build.log" 2>&1 &&
-    cmake --build $B -j 16 >>"$OUT/build.log" 2>&1 || { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
+  # shellcheck disable=SC2086
+  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON ${CMAKE_ARGS:-} >"$OUT/build.log" 2>&1 &&
+    cmake --build $B -j 16 ${BUILD_TARGETS:+--target $BUILD_TARGETS} >>"$OUT/build.log" 2>&1 ||
+    { log "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
 fi
 
 # A fresh disk cache for the runs below (the tests time a cold compile).
@@ -40,6 +48,7 @@ if has test; then
   run_test test_jit_compile ./$B/tests/test_jit_compile
   run_test test_cuda_user_op ./$B/tests/test_cuda_user_op
   run_test test_cuda_user_op_api ./$B/tests/test_cuda_user_op_api
+  PSCAN_TEST_QUICK=1 run_test cuda_axis_user_op_quick ./$B/tests/test_cuda_axis_user_op
   # The built-in suites still pass with the shared device headers' NVRTC guards.
   PSCAN_TEST_QUICK=1 run_test scan_cuda_quick ./$B/tests/test_scan --backend cuda
 fi
@@ -60,6 +69,27 @@ if has bench; then
   log "pscan_user_op_bench"
   ./$B/pscan_user_op_bench --csv "$OUT/user_op_bench.csv" >"$OUT/user_op_bench.txt" 2>&1 || status=1
   grep -E "op_create|host time|2\^24|2\^28" "$OUT/user_op_bench.txt" | tee -a "$OUT/summary.txt"
+fi
+
+if has ab; then
+  IFS=';' read -ra ab_envs <<<";${AB_ENV:-}"
+  csvs=()
+  for round in $(seq "${AB_ROUNDS:-2}"); do
+    for i in "${!ab_envs[@]}"; do
+      log "pscan_user_op_bench (env: ${ab_envs[$i]:-default}, round $round)"
+      # shellcheck disable=SC2086
+      env ${ab_envs[$i]} ./$B/pscan_user_op_bench --csv "$OUT/ab-$i-$round.csv" >"$OUT/ab-$i-$round.txt" 2>&1 || status=1
+      csvs+=("$OUT/ab-$i-$round.csv")
+    done
+  done
+  log "A/B: pscan_user_op % of the copy (columns: default, then AB_ENV's sets; rounds after each other)"
+  python3 - "${csvs[@]}" <<'PY' | tee -a "$OUT/summary.txt"
+import csv, sys
+runs = [{(r["op"], r["n"]): r["fraction_of_copy"] for r in csv.DictReader(open(f))
+         if r["impl"] == "pscan_user_op"} for f in sys.argv[1:]]
+for key in runs[0]:
+    print("%-10s %10s " % key + " ".join("%6.1f" % (100 * float(run.get(key, "nan"))) for run in runs))
+PY
 fi
 
 if has peers; then

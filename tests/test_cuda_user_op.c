@@ -1,6 +1,6 @@
 /* User operators on the CUDA backend, through the backend's hooks (op_create, scan_op, select_op;
  * label cuda, exit 77 without a GPU): differential against a sequential scan on the host, for
- * non-commutative operators (so order is proved) on elements of 3, 4, 5, 8, 12, 16, 64 and 128
+ * non-commutative operators (so order is proved) on elements of 3, 4, 5, 8, 12, 16, 24, 32, 64 and 128
  * bytes (every tile path and tile-status layout of cuda/jit), with exact integer arithmetic;
  * sizes 1, 2, tile +- 1, 2^k +- 1 and random ones from the printed seed; inclusive, with init,
  * exclusive with init and with the identity, in place, misaligned pointers, deterministic mode;
@@ -71,40 +71,44 @@ static void ref_b5(void *o, const void *pa, const void *pb) {
                         x[4] > y[4] ? x[4] : y[4]};
   memcpy(o, r, 5);
 }
-/* 12 bytes: an affine map and a count. */
-#define TRIPLE "typedef struct { unsigned a, b, c; } tri;\n" \
+/* 12 and 24 bytes: an affine map and a count. */
+#define TRIPLE(T) "typedef struct { " T " a, b, c; } tri;\n" \
   "tri f12(tri x, tri y) { tri r; r.a = x.a * y.a; r.b = y.a * x.b + y.b; r.c = x.c + y.c; " \
   "return r; }\n"
-static void ref_tri(void *o, const void *pa, const void *pb) {
-  uint32_t x[3], y[3], r[3];
-  memcpy(x, pa, 12);
-  memcpy(y, pb, 12);
-  r[0] = x[0] * y[0];
-  r[1] = y[0] * x[1] + y[1];
-  r[2] = x[2] + y[2];
-  memcpy(o, r, 12);
-}
-/* 64 and 128 bytes: 4x4 matrix products (mod 2^32, 2^64). */
-#define MAT(T, N) "typedef struct { " T " m[4][4]; } " N ";\n" \
-  N " mul(" N " x, " N " y) { " N " r; for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) {" \
-  " " T " s = 0; for (int k = 0; k < 4; k++) s += x.m[i][k] * y.m[k][j]; r.m[i][j] = s; }" \
-  " return r; }\n"
-#define REF_MAT(T, NAME)                                                \
+#define REF_TRIPLE(T)                                          \
+  static void ref_tri_##T(void *o, const void *pa, const void *pb) { \
+    T x[3], y[3], r[3];                                        \
+    memcpy(x, pa, sizeof x);                                   \
+    memcpy(y, pb, sizeof y);                                   \
+    r[0] = x[0] * y[0];                                        \
+    r[1] = y[0] * x[1] + y[1];                                 \
+    r[2] = x[2] + y[2];                                        \
+    memcpy(o, r, sizeof r);                                    \
+  }
+REF_TRIPLE(uint32_t)
+REF_TRIPLE(uint64_t)
+/* 32, 64 and 128 bytes: D x D matrix products (mod 2^32, 2^64). */
+#define MAT(T, N, D) "typedef struct { " T " m[" #D "][" #D "]; } " N ";\n" \
+  N " mul(" N " x, " N " y) { " N " r; for (int i = 0; i < " #D "; i++) for (int j = 0; j < " #D \
+  "; j++) { " T " s = 0; for (int k = 0; k < " #D "; k++) s += x.m[i][k] * y.m[k][j]; " \
+  "r.m[i][j] = s; } return r; }\n"
+#define REF_MAT(T, D, NAME)                                             \
   static void NAME(void *o, const void *pa, const void *pb) {           \
-    T x[4][4], y[4][4], r[4][4];                                        \
+    T x[D][D], y[D][D], r[D][D];                                        \
     memcpy(x, pa, sizeof x);                                            \
     memcpy(y, pb, sizeof y);                                            \
-    for (int i = 0; i < 4; i++)                                         \
-      for (int j = 0; j < 4; j++) {                                     \
+    for (int i = 0; i < D; i++)                                         \
+      for (int j = 0; j < D; j++) {                                     \
         T s = 0;                                                        \
-        for (int k = 0; k < 4; k++)                                     \
+        for (int k = 0; k < D; k++)                                     \
           s += x[i][k] * y[k][j];                                       \
         r[i][j] = s;                                                    \
       }                                                                 \
     memcpy(o, r, sizeof r);                                             \
   }
-REF_MAT(uint32_t, ref_mat32)
-REF_MAT(uint64_t, ref_mat64)
+REF_MAT(uint64_t, 2, ref_mat2x64)
+REF_MAT(uint32_t, 4, ref_mat32)
+REF_MAT(uint64_t, 4, ref_mat64)
 
 static const aff32 id_aff32 = {1, 0};
 static const aff64 id_aff64 = {1, 0};
@@ -117,9 +121,13 @@ static const op_case cases[] = {
      "add", 4, ref_add, &id_add},
     {"bytes (3 B)", BYTES3, "b3", "f3", 3, ref_b3, NULL},
     {"bytes (5 B)", BYTES5, "b5", "f5", 5, ref_b5, NULL},
-    {"affine + count (12 B)", TRIPLE, "tri", "f12", 12, ref_tri, NULL},
-    {"4x4 u32 matrices (64 B)", MAT("unsigned", "m32"), "m32", "mul", 64, ref_mat32, NULL},
-    {"4x4 u64 matrices (128 B)", MAT("unsigned long long", "m64"), "m64", "mul", 128, ref_mat64,
+    {"affine + count (12 B)", TRIPLE("unsigned"), "tri", "f12", 12, ref_tri_uint32_t, NULL},
+    {"affine + count u64 (24 B)", TRIPLE("unsigned long long"), "tri", "f12", 24, ref_tri_uint64_t,
+     NULL},
+    {"2x2 u64 matrices (32 B)", MAT("unsigned long long", "m2", 2), "m2", "mul", 32, ref_mat2x64,
+     NULL},
+    {"4x4 u32 matrices (64 B)", MAT("unsigned", "m32", 4), "m32", "mul", 64, ref_mat32, NULL},
+    {"4x4 u64 matrices (128 B)", MAT("unsigned long long", "m64", 4), "m64", "mul", 128, ref_mat64,
      NULL},
 };
 

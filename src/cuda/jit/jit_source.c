@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The C headers a user's source may include, for NVRTC (which has none): the types and limits
@@ -58,6 +59,7 @@ enum { STD_COUNT = sizeof std_names / sizeof std_names[0], MAX_HEADERS = 64 };
 static const char *all_names[MAX_HEADERS], *all_texts[MAX_HEADERS];
 static int all_count;
 static char digest[33];
+static unsigned split_max = 32; /* user_ops.cuh's PSCAN_USER_SPLIT_MAX ($PSCAN_CUDA_USER_SPLIT_MAX) */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 /* The header list and the digest of every header, built once. */
@@ -72,13 +74,21 @@ static void build_tables(void) {
     all_texts[k] = std_texts[i];
   }
   all_count = k;
-  const void *parts[MAX_HEADERS];
-  size_t sizes[MAX_HEADERS];
+  const void *parts[MAX_HEADERS + 1];
+  size_t sizes[MAX_HEADERS + 1];
   for (int i = 0; i < k; i++) {
     parts[i] = all_texts[i];
     sizes[i] = strlen(all_texts[i]);
   }
-  pscan__hash_hex(parts, sizes, k, digest);
+  /* the tile status's layout is part of every program: in the digest, so in every cache key */
+  const char *env = getenv("PSCAN_CUDA_USER_SPLIT_MAX");
+  split_max = env ? (unsigned)strtoul(env, NULL, 10) : 32;
+  split_max = split_max < 32 ? split_max : 32;
+  static char split_text[32];
+  snprintf(split_text, sizeof split_text, "split_max=%u", split_max);
+  parts[k] = split_text;
+  sizes[k] = strlen(split_text);
+  pscan__hash_hex(parts, sizes, k + 1, digest);
 }
 
 void pscan__jit_headers(const char ***names, const char ***texts, int *count) {
@@ -109,7 +119,8 @@ size_t pscan__jit_status_slot(const pscan_op_desc *desc) {
   size_t s = desc->elem_size;
   if (desc->kind == PSCAN_KIND_PREDICATE)
     return 16;
-  return s <= 4 ? 8 : s <= 8 ? 16 : 16 + (s + 15) / 16 * 16;
+  pthread_once(&tables_once, build_tables);
+  return s <= 4 ? 8 : s <= 8 ? 16 : s <= split_max ? 16 * ((s + 7) / 8) : 16 + (s + 15) / 16 * 16;
 }
 
 const char *pscan__jit_kernel_name(pscan__jit_kernel k) {
@@ -136,6 +147,7 @@ static const char program_format[] =
     "#define PSCAN_USER_AXIS %d\n"
     "#define PSCAN_USER_LINES %d\n"
     "#define PSCAN_USER_REDUCE %d\n"
+    "#define PSCAN_USER_SPLIT_MAX %u\n"
     "#line 1 \"pscan_op_source\"\n"
     "%s\n"
     "#line 1 \"pscan-glue\"\n"
@@ -152,6 +164,7 @@ static const char keep_glue[] =
     "static __device__ __forceinline__ bool pscan_user_keep(pscan_user_t x) { return %s(x) != 0; }";
 
 char *pscan__jit_program(const pscan_op_desc *desc, pscan__jit_kernel k) {
+  pthread_once(&tables_once, build_tables);
   const bool pred = k == PSCAN__JIT_SELECT;
   size_t glue_len = strlen(combine_glue) + strlen(desc->name) + 32;
   char *glue = pscan__calloc(glue_len, 1);
@@ -169,7 +182,7 @@ char *pscan__jit_program(const pscan_op_desc *desc, pscan__jit_kernel k) {
     snprintf(text, len, program_format, desc->elem_size, pscan__jit_tile_items(desc->elem_size),
              sizeof(pscan__cuda_scan_params), (int)pred, k == PSCAN__JIT_SCAN_ORDERED,
              k == PSCAN__JIT_AXIS, k == PSCAN__JIT_SCAN_LINES, k == PSCAN__JIT_REDUCE,
-             desc->source, desc->type_name, glue);
+             split_max, desc->source, desc->type_name, glue);
   pscan__free(glue);
   return text;
 }

@@ -10,6 +10,10 @@
  * Tile status (lookback.cuh's publish / read_word, one slot per tile and word array):
  *   elements up to 4 bytes  one 8-byte word {value, epoch}, one relaxed access (as the built-ins)
  *   up to 8 bytes           one 16-byte word {value, epoch}
+ *   up to 32 bytes          one 16-byte word {8 bytes of the value, epoch} per 8 bytes, each a
+ *                           relaxed access: a reader takes the value when every word carries the
+ *                           launch's epoch (each word is written once, whole, so each then holds
+ *                           its part of the value); no fence, one round trip
  *   larger                  a slot of 16 + the value rounded up to 16 bytes: the epoch flag at
  *                           its start, the value from byte 16. The writer stores the value, then
  *                           the flag with release semantics; a reader loads the flag with acquire
@@ -18,6 +22,10 @@
  *                           epoch differs. */
 #ifndef PSCAN_JIT_USER_OPS_CUH
 #define PSCAN_JIT_USER_OPS_CUH
+
+#ifndef PSCAN_USER_SPLIT_MAX /* the largest value published in split words (jit_source.c) */
+#define PSCAN_USER_SPLIT_MAX 32
+#endif
 
 typedef struct pscan_user_acc {
   pscan_user_t v;
@@ -28,8 +36,11 @@ enum {
   PSCAN_USER_SIZE = (int)sizeof(pscan_user_t),
   PSCAN_USER_ACC_WORDS = (int)(sizeof(pscan_user_acc) / 4),
   /* bytes of one status slot (jit_cuda.c computes the same from elem_size) */
-  PSCAN_USER_SLOT = PSCAN_USER_SIZE <= 4 ? 8 : PSCAN_USER_SIZE <= 8 ? 16
-                                             : 16 + (PSCAN_USER_SIZE + 15) / 16 * 16
+  PSCAN_USER_SPLIT_WORDS = (PSCAN_USER_SIZE + 7) / 8,
+  PSCAN_USER_SLOT = PSCAN_USER_SIZE <= 4                      ? 8
+                    : PSCAN_USER_SIZE <= 8                    ? 16
+                    : PSCAN_USER_SIZE <= PSCAN_USER_SPLIT_MAX ? 16 * PSCAN_USER_SPLIT_WORDS
+                                                              : 16 + (PSCAN_USER_SIZE + 15) / 16 * 16
 };
 
 #define IN_T pscan_user_t
@@ -102,6 +113,13 @@ static __device__ __forceinline__ void NAME(publish)(void *words, unsigned long 
     unsigned long long bits = 0;
     memcpy(&bits, &a.v, PSCAN_USER_SIZE <= 8 ? PSCAN_USER_SIZE : 8);
     pscan__st_word128(slot, bits, epoch);
+  } else if (PSCAN_USER_SIZE <= PSCAN_USER_SPLIT_MAX) {
+    unsigned long long part[PSCAN_USER_SPLIT_WORDS];
+    part[PSCAN_USER_SPLIT_WORDS - 1] = 0;
+    memcpy(part, &a.v, PSCAN_USER_SIZE);
+#pragma unroll
+    for (int i = 0; i < PSCAN_USER_SPLIT_WORDS; i++)
+      pscan__st_word128(slot + 16 * i, part[i], epoch);
   } else {
     enum { WORDS = (PSCAN_USER_SIZE + 3) / 4 };
     unsigned w[WORDS];
@@ -129,6 +147,18 @@ static __device__ __forceinline__ bool NAME(read_word)(const void *words, unsign
     pscan__ld_word128(slot, &bits, &e);
     memcpy(&a->v, &bits, PSCAN_USER_SIZE <= 8 ? PSCAN_USER_SIZE : 8);
     return e == epoch;
+  }
+  if (PSCAN_USER_SIZE <= PSCAN_USER_SPLIT_MAX) {
+    unsigned long long part[PSCAN_USER_SPLIT_WORDS], e[PSCAN_USER_SPLIT_WORDS];
+#pragma unroll
+    for (int i = 0; i < PSCAN_USER_SPLIT_WORDS; i++)
+      pscan__ld_word128(slot + 16 * i, &part[i], &e[i]);
+    bool current = true;
+#pragma unroll
+    for (int i = 0; i < PSCAN_USER_SPLIT_WORDS; i++)
+      current &= e[i] == epoch;
+    memcpy(&a->v, part, PSCAN_USER_SIZE);
+    return current;
   }
   if (pscan_user_ld_acquire((const unsigned *)slot) != epoch)
     return false;
