@@ -1,7 +1,7 @@
 /* The CUDA backend's user-operator compiler without a GPU (label cpu; CUDA builds only): the
  * program pscan builds around a user's source compiles with NVRTC (dlopened) to a cubin for
  * sm_90, for combine operators of many element sizes (1 to 128 bytes: the chunked and the
- * unit-by-unit tile paths, packed and flag + value tile status, inlined and called combines), deterministic mode's kernel and
+ * unit-by-unit tile paths, packed, split and flag + value tile status, inlined and called combines), deterministic mode's kernel and
  * predicates; a syntax error is PSCAN_ERR_INVALID_ARGUMENT with the compiler's error line; an
  * elem_size that differs from sizeof(type) names both sizes; no NVRTC ($PSCAN_NVRTC_LIB naming a
  * missing file or an empty directory) is PSCAN_ERR_UNSUPPORTED with "NVRTC not found". The
