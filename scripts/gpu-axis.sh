@@ -10,7 +10,7 @@
 # ctests: the ctest tests named by $CTESTS (a|b|c), PSCAN_TEST_QUICK=1, PSCAN_TEST_SEED=1.
 # sanitize: compute-sanitizer memcheck, racecheck, synccheck and initcheck on test_axis --backend
 #           cuda's light slice (PSCAN_TEST_SANITIZE=1); SANITIZE_TOOLS picks the tools,
-#           $SANITIZE_ENV adds settings (e.g. PSCAN_CUDA_AXIS_ROWS_PIPE_BLOCKS=4).
+#           $SANITIZE_ENV adds settings (e.g. PSCAN_CUDA_AXIS_ROWS_VEC=0).
 # bench: pscan_axis_bench --gpu (the shapes, f32/i32 and f64 for a few, cudaMemcpy device
 #        to device of the same bytes, CUB scan-by-key for segments) and --cpu on every core.
 # peers: bench/py_axis_peers.py --gpu (torch, cupy, jax) and --cpu (numpy) on the same shapes.
