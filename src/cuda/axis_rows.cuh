@@ -41,7 +41,7 @@ static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void
 
 #if ACC_SIZE >= 4
 /* The tile's rows (rows x live of the block's width) between global and shared memory in
-   16-byte vectors, nvec a thread: load (into s with cp.async, every copy in flight at once, not
+   16-byte vectors, AX_ROWS_ITEMS / AX_ROWS_VEC a thread: load (into s with cp.async, every copy in flight at once, not
    committed; the rest of the tile identity) or store (from s to out). p->vec: the width, live,
    the strides and both addresses are whole vectors, so vector q of the tile is row
    q / (width / VEC). */
@@ -49,11 +49,11 @@ static __device__ __forceinline__ void NAME(ax_rows_move_vec)(ACC_T *s, const IN
                                                              ACC_T *out,
                                                              const pscan__cuda_axis_params *p,
                                                              unsigned rows, unsigned live,
-                                                             bool load, unsigned nvec) {
+                                                             bool load) {
   const unsigned wv = p->width / AX_ROWS_VEC;
   NAME(ax_rc) q = {threadIdx.x / wv, threadIdx.x % wv};
 #pragma unroll 4
-  for (unsigned j = 0; j < nvec; j++) {
+  for (unsigned j = 0; j < AX_ROWS_ITEMS / AX_ROWS_VEC; j++) {
     ACC_T *sv = s + (threadIdx.x + j * AX_THREADS) * AX_ROWS_VEC;
     const bool here = q.r < rows && q.c * AX_ROWS_VEC < live;
     const int64_t at = (int64_t)q.r * (load ? p->si : p->so) + q.c * AX_ROWS_VEC;
@@ -293,7 +293,7 @@ static __device__ __forceinline__ void NAME(ax_rows_scan_tile)(const pscan__cuda
   ACC_T *out = (ACC_T *)p->out + a->r0 * p->so + (int64_t)a->c0;
 #if ACC_SIZE >= 4
   if (p->vec) {
-    NAME(ax_rows_move_vec)(s, NULL, out, p, a->rows, a->live, false, AX_ROWS_ITEMS / AX_ROWS_VEC);
+    NAME(ax_rows_move_vec)(s, NULL, out, p, a->rows, a->live, false);
     return;
   }
 #endif
@@ -323,7 +323,7 @@ static __global__ void __launch_bounds__(AX_THREADS, 3) NAME(ax_side_rows_kernel
   NAME(ax_rc) rc = {threadIdx.x / p.width, threadIdx.x % p.width};
 #if ACC_SIZE >= 4
   if (sizeof(IN_T) == sizeof(ACC_T) && p.vec) {
-    NAME(ax_rows_move_vec)(s, in, NULL, &p, a.rows, a.live, true, AX_ROWS_ITEMS / AX_ROWS_VEC);
+    NAME(ax_rows_move_vec)(s, in, NULL, &p, a.rows, a.live, true);
     pscan__cp_async_commit();
     pscan__cp_async_wait_all();
   } else if (sizeof(IN_T) == sizeof(ACC_T)) {
