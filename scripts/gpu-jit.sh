@@ -2,16 +2,17 @@
 # User operators on the GPU (src/cuda/jit), in one call on the device machine:
 #   scripts/gpu-jit.sh [build] [test] [sanitize] [bench] [peers]   (default: all)
 # build     cmake (Release, CUDA) and the library, tests and benchmark (-j16; $BUILD_TARGETS: only
-#           those targets, e.g. "pscan_user_op_bench test_cuda_user_op"; $CMAKE_ARGS: more
+#           those targets, e.g. "pscan_tool test_cuda_user_op"; $CMAKE_ARGS: more
 #           configure arguments)
 # test      test_jit_compile (NVRTC without the device), test_cuda_user_op (the kernels through
 #           the backend's hooks), test_cuda_user_op_api (test_user_op.c's API tests on CUDA),
 #           test_cuda_axis_user_op (quick)
 # sanitize  compute-sanitizer memcheck, racecheck and synccheck on a quick test_cuda_user_op
-# bench     pscan_user_op_bench: affine f32/f64 and user SUM i32 against a device copy, CUB with
-#           the same functor and the built-in SUM, 2^16 .. 2^28; cold compile, disk-cache hit,
-#           host time per call
-# ab        pscan_user_op_bench under the default and each environment set of $AB_ENV (';'-
+# bench     pscan bench --gpu --user-op: affine f32/f64, 2x2 f64 matrices and a user SUM i32
+#           against a device copy, CUB with the same functor and the built-in SUM, 2^16 .. 2^28;
+#           cold compile, disk-cache and context hits, host time per call; and ctest
+#           bench_user_op_gpu (the command's CSV, checks and plot)
+# ab        pscan bench --gpu --user-op under the default and each environment set of $AB_ENV (';'-
 #           separated, e.g. AB_ENV="PSCAN_CUDA_USER_SPLIT_MAX=0"), $AB_ROUNDS rounds (default 2),
 #           alternating; a table of % of the copy per operator and size, one column per run
 # peers     bench/py_assoc_peers.py: torch associative_scan and jax.lax.associative_scan on the
@@ -65,10 +66,14 @@ if has sanitize; then
   done
 fi
 
+UOP_BENCH=(./$B/pscan bench --gpu --user-op --reps "${UOP_REPS:-11}")
 if has bench; then
-  log "pscan_user_op_bench"
-  ./$B/pscan_user_op_bench --csv "$OUT/user_op_bench.csv" >"$OUT/user_op_bench.txt" 2>&1 || status=1
-  grep -E "op_create|host time|2\^24|2\^28" "$OUT/user_op_bench.txt" | tee -a "$OUT/summary.txt"
+  log "pscan bench --gpu --user-op"
+  plot=() # the plot needs a tool built with cairo (libcairo2-dev)
+  pkg-config --exists cairo 2>/dev/null && plot=(--plot "$OUT/user_op")
+  "${UOP_BENCH[@]}" --csv "$OUT/user_op_bench.csv" ${plot[@]+"${plot[@]}"} >"$OUT/user_op_bench.txt" 2>&1 || status=1
+  grep -vE " 2\^(16|18|20|22|26) " "$OUT/user_op_bench.txt" | tee -a "$OUT/summary.txt"
+  run_test ctest_bench_user_op ctest --test-dir $B -R bench_user_op --output-on-failure
 fi
 
 if has ab; then
@@ -76,16 +81,16 @@ if has ab; then
   csvs=()
   for round in $(seq "${AB_ROUNDS:-2}"); do
     for i in "${!ab_envs[@]}"; do
-      log "pscan_user_op_bench (env: ${ab_envs[$i]:-default}, round $round)"
+      log "pscan bench --gpu --user-op (env: ${ab_envs[$i]:-default}, round $round)"
       # shellcheck disable=SC2086
-      env ${ab_envs[$i]} ./$B/pscan_user_op_bench --csv "$OUT/ab-$i-$round.csv" >"$OUT/ab-$i-$round.txt" 2>&1 || status=1
+      env ${ab_envs[$i]} "${UOP_BENCH[@]}" --csv "$OUT/ab-$i-$round.csv" >"$OUT/ab-$i-$round.txt" 2>&1 || status=1
       csvs+=("$OUT/ab-$i-$round.csv")
     done
   done
   log "A/B: pscan_user_op % of the copy (columns: default, then AB_ENV's sets; rounds after each other)"
   python3 - "${csvs[@]}" <<'PY' | tee -a "$OUT/summary.txt"
 import csv, sys
-runs = [{(r["op"], r["n"]): r["fraction_of_copy"] for r in csv.DictReader(open(f))
+runs = [{(r["op"], r["n"]): r["frac_copy"] for r in csv.DictReader(open(f))
          if r["impl"] == "pscan_user_op"} for f in sys.argv[1:]]
 for key in runs[0]:
     print("%-10s %10s " % key + " ".join("%6.1f" % (100 * float(run.get(key, "nan"))) for run in runs))

@@ -34,6 +34,7 @@ typedef struct bench_opts {
   bool quick, compact, gpu;
   const char *csv, *plot;
   bool sweep, cpu; /* --sweep (bench_sweep.c); --cpu */
+  bool user_op;    /* --user-op (bench_user_op.c) */
   unsigned ops;    /* --ops: bit per sweep_op, 0: all */
 } bench_opts;
 
@@ -66,6 +67,8 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
       o->cpu = true;
     } else if (strcmp(argv[i], "--sweep") == 0) {
       o->sweep = true;
+    } else if (strcmp(argv[i], "--user-op") == 0) {
+      o->user_op = true;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--ops", &v)) != 0) {
       if (m < 0 || !sweep_parse_ops(v, &o->ops))
         return EXIT_USAGE;
@@ -375,10 +378,38 @@ static int run_sweep_mode(bench_opts *o) {
   return bench_sweep_run(&so, o->gpu);
 }
 
+/* ---- pscan bench --gpu --user-op (bench_user_op.c) ---- */
+
+static int run_user_op(bench_opts *o) {
+  const char *cmd = "bench";
+  if (!o->gpu)
+    return cli_usage_error(cmd, "--user-op measures the CUDA backend: add --gpu (the CPU's "
+                                "compiled operator is the 'pscan user-op' row of --types f64)");
+  if (o->compact || o->sweep)
+    return cli_usage_error(cmd, "--user-op and %s are separate runs",
+                           o->compact ? "--compact" : "--sweep");
+  if (o->ntypes || o->nthreads || o->partition)
+    return cli_usage_error(cmd, "--user-op measures its own element types on the GPU: %s does "
+                                "not apply", o->ntypes ? "--types" : o->nthreads ? "--threads"
+                                                                                  : "--partition");
+  if (o->nsizes == 0) {
+    for (int e = o->quick ? 20 : 16; e <= (o->quick ? 24 : 28); e += o->quick ? 4 : 2)
+      o->sizes[o->nsizes++] = (size_t)1 << e;
+  }
+  if (o->reps == 0)
+    o->reps = o->quick ? 5 : 7;
+  dedupe(o);
+  if (o->plot && !bench_plot_check(o->plot))
+    return 1;
+  return bench_user_op_run(o->sizes, o->nsizes, (int)o->reps, o->quick, o->csv, o->plot);
+}
+
 /* The run the options ask for; its exit status. */
 static int run(bench_opts *o) {
   if (o->cpu && o->gpu)
     return cli_usage_error("bench", "--cpu and --gpu are separate runs");
+  if (o->user_op)
+    return run_user_op(o);
   if (o->ops && !o->sweep)
     return cli_usage_error("bench", "--ops goes with --sweep");
   if (o->sweep)

@@ -245,7 +245,7 @@ static int measure(gpu_bench *g, pscan_dtype t, size_t n, int reps, bench_group 
 
 /* ---- the sweep ---- */
 
-static void describe_gpu(char *buf, size_t len) {
+void bench_gpu_describe(char *buf, size_t len) {
   int dev = 0;
   struct cudaDeviceProp p;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
@@ -314,7 +314,7 @@ int bench_gpu_run(const pscan_dtype *types, int ntypes, const size_t *sizes, int
   char machine[320];
   bench_csv csv = {NULL, NULL};
   if (rc == 0 && (rc = gpu_buffers(&g, max_bytes)) == 0) {
-    describe_gpu(machine, sizeof machine);
+    bench_gpu_describe(machine, sizeof machine);
     printf("pscan bench --gpu: libpscan %s, CUDA backend on %s, inclusive sum, median of %d "
            "batches timed with CUDA events\n"
            "GB/s counts bytes read + written (2 x n x element size); 'of memcpy': speed as a "

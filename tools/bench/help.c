@@ -8,6 +8,8 @@ static const char bench_help[] =
     "                   [--csv FILE] [--plot PREFIX] [--compact | --gpu]\n"
     "       pscan bench [--cpu | --gpu] --sweep [--quick] [--ops LIST] [--sizes LIST]\n"
     "                   [--types LIST] [--threads N] [--reps N] [--csv FILE] [--plot PREFIX]\n"
+    "       pscan bench --gpu --user-op [--quick] [--sizes LIST] [--reps N] [--csv FILE]\n"
+    "                   [--plot PREFIX]\n"
     "\n"
     "Measures the CPU backend's inclusive SUM with every algorithm (sequential, decoupled-\n"
     "lookback, chained, reduce-then-scan, scan-then-propagate, auto) and, in the same run on the\n"
@@ -53,6 +55,25 @@ static const char bench_help_sweep[] =
     "  --ops LIST       with --sweep: the ops measured (names as above, inclusive_scan or\n"
     "                   scan, compact for all the compaction ops)\n"
     "  --cpu            the CPU backend (the default; with --sweep, the counterpart of --gpu)\n";
+
+static const char bench_help_user_op[] =
+    "\nuser-operator options:\n"
+    "  --user-op        with --gpu: operators from source (pscan_op_create, compiled with\n"
+    "                   NVRTC) on the GPU: affine maps f32 (8 bytes) and f64 (16 bytes), 2x2\n"
+    "                   f64 matrix products (32 bytes) and an i32 SUM, each against a device\n"
+    "                   copy of the same bytes, cub::DeviceScan::InclusiveScan with the same\n"
+    "                   operator as a C++ functor and (i32 SUM) pscan's built-in SUM, in the\n"
+    "                   same run (default n = 2^16 .. 2^28 step x4; --quick: 2^20, 2^24); then\n"
+    "                   the costs around a call: pscan_op_create cold (a fresh cache\n"
+    "                   directory under $TMPDIR: NVRTC compiles), from the disk cache (a new\n"
+    "                   context) and from the context's own cache, and the host time of one\n"
+    "                   call at n = 1024 beside the built-in's. Every output is checked\n"
+    "                   against a sequential scan (the data are exact in any order). CSV\n"
+    "                   header: op,elem_bytes,n,impl,seconds_median,gbs,frac_copy,machine\n"
+    "                   (the cost rows: impl op_create_cold, op_create_disk_hit,\n"
+    "                   op_create_context_hit, call_host_time_*; seconds only). --plot:\n"
+    "                   PREFIX-user-op.png, % of the copy against n. The Python peers (torch\n"
+    "                   and JAX associative_scan) are bench/py_assoc_peers.py in the source.\n";
 
 static const char bench_help_options[] =
     "options:\n"
@@ -102,4 +123,5 @@ void bench_print_help(void) {
   fputs(bench_help, stdout);
   fputs(bench_help_options, stdout);
   fputs(bench_help_sweep, stdout);
+  fputs(bench_help_user_op, stdout);
 }

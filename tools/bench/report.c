@@ -205,6 +205,12 @@ void bench_csv_group(FILE *f, const bench_group *g, const char *machine) {
 /* The CSV goes to a temporary file (safe_out.h) and is renamed to FILE when the run is complete,
    so a failed run never leaves a file that looks finished. */
 bool bench_csv_open(bench_csv *c, const char *path) {
+  return bench_csv_open_header(c, path,
+                               "impl,algo,type,threads,n,seconds_median,gelems,gbs,"
+                               "frac_stream_copy,frac_memcpy,machine\n");
+}
+
+bool bench_csv_open_header(bench_csv *c, const char *path, const char *header) {
   c->out = malloc(sizeof *c->out);
   if (!c->out) {
     cli_error("bench", "out of memory");
@@ -218,9 +224,7 @@ bool bench_csv_open(bench_csv *c, const char *path) {
     return false;
   }
   c->f = c->out->f;
-  fputs("impl,algo,type,threads,n,seconds_median,gelems,gbs,frac_stream_copy,frac_memcpy,"
-        "machine\n",
-        c->f);
+  fputs(header, c->f);
   return true;
 }
 

@@ -21,6 +21,8 @@ typedef struct bench_csv {
 } bench_csv;
 /* Opens the temporary file and writes the header; false after printing why. */
 bool bench_csv_open(bench_csv *c, const char *path);
+/* The same with another header (a line ending in '\n'), for runs of other columns. */
+bool bench_csv_open_header(bench_csv *c, const char *path, const char *header);
 /* One row per result of g; machine names the machine in every row. */
 void bench_csv_group(FILE *f, const bench_group *g, const char *machine);
 /* Closes; when ok, renames to path (false after printing why if that fails), else removes the

@@ -1,0 +1,90 @@
+/* The benchmark's user operators (user_op_cases.h). Affine maps with a = +-1 and b in {-1, 0, 1}
+ * stay integers below 2^24 for any input the benchmark runs (b walks like a random walk), signed
+ * permutation matrices form a group of 8, and sums of values in [-100, 100] stay far from
+ * overflow: all exact, whatever the order of association. */
+#include "user_op_cases.h"
+
+#include <string.h>
+
+typedef struct aff32 { float a, b; } aff32;
+typedef struct aff64 { double a, b; } aff64;
+typedef struct mat2 { double m[4]; } mat2;
+
+/* A well-mixed 64-bit value of index i (splitmix64's finaliser). */
+static uint64_t mix(uint64_t i) {
+  i = (i ^ (i >> 30)) * 0xBF58476D1CE4E5B9u;
+  i = (i ^ (i >> 27)) * 0x94D049BB133111EBu;
+  return i ^ (i >> 31);
+}
+static double sign(uint64_t h) { return h & 1 ? -1.0 : 1.0; }
+static double small(uint64_t h) { return (double)(int)(h % 3) - 1.0; } /* -1, 0, 1 */
+
+static void fill_aff32(void *p, uint64_t i) {
+  uint64_t h = mix(i);
+  aff32 v = {(float)sign(h), (float)small(h >> 1)};
+  memcpy(p, &v, sizeof v);
+}
+static void fill_aff64(void *p, uint64_t i) {
+  uint64_t h = mix(i);
+  aff64 v = {sign(h), small(h >> 1)};
+  memcpy(p, &v, sizeof v);
+}
+/* One of the 8 signed permutation matrices: products stay among them. */
+static void fill_mat2(void *p, uint64_t i) {
+  uint64_t h = mix(i);
+  double s = sign(h), t = sign(h >> 1);
+  mat2 v = h & 4 ? (mat2){{s, 0, 0, t}} : (mat2){{0, s, t, 0}};
+  memcpy(p, &v, sizeof v);
+}
+static void fill_i32(void *p, uint64_t i) {
+  int32_t v = (int32_t)(mix(i) % 201) - 100;
+  memcpy(p, &v, sizeof v);
+}
+
+/* acc = acc (+) x, the operator as the source below writes it. */
+static void combine_aff32(void *acc, const void *x) {
+  aff32 a, y;
+  memcpy(&a, acc, sizeof a), memcpy(&y, x, sizeof y);
+  aff32 r = {a.a * y.a, y.a * a.b + y.b};
+  memcpy(acc, &r, sizeof r);
+}
+static void combine_aff64(void *acc, const void *x) {
+  aff64 a, y;
+  memcpy(&a, acc, sizeof a), memcpy(&y, x, sizeof y);
+  aff64 r = {a.a * y.a, y.a * a.b + y.b};
+  memcpy(acc, &r, sizeof r);
+}
+static void combine_mat2(void *acc, const void *x) {
+  mat2 a, y;
+  memcpy(&a, acc, sizeof a), memcpy(&y, x, sizeof y);
+  mat2 r = {{a.m[0] * y.m[0] + a.m[1] * y.m[2], a.m[0] * y.m[1] + a.m[1] * y.m[3],
+             a.m[2] * y.m[0] + a.m[3] * y.m[2], a.m[2] * y.m[1] + a.m[3] * y.m[3]}};
+  memcpy(acc, &r, sizeof r);
+}
+static void combine_i32(void *acc, const void *x) {
+  uint32_t a, y;
+  memcpy(&a, acc, sizeof a), memcpy(&y, x, sizeof y);
+  a += y; /* the device's int addition, without signed overflow on the host */
+  memcpy(acc, &a, sizeof a);
+}
+
+const uop_case uop_cases[UOP_NCASES] = {
+    {"affine_f32",
+     "typedef struct { float a, b; } affine;\n"
+     "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b }; return r; }\n",
+     "affine", "compose", 8, PEER_UOP_AFFINE_F32, fill_aff32, combine_aff32},
+    {"affine_f64",
+     "typedef struct { double a, b; } affine64;\n"
+     "affine64 compose(affine64 x, affine64 y) {\n"
+     "  affine64 r = { x.a * y.a, y.a * x.b + y.b }; return r; }\n",
+     "affine64", "compose", 16, PEER_UOP_AFFINE_F64, fill_aff64, combine_aff64},
+    {"mat2_f64",
+     "typedef struct { double m[4]; } mat2;\n"
+     "mat2 mul(mat2 x, mat2 y) {\n"
+     "  mat2 r = {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3],\n"
+     "             x.m[2] * y.m[0] + x.m[3] * y.m[2], x.m[2] * y.m[1] + x.m[3] * y.m[3]}};\n"
+     "  return r; }\n",
+     "mat2", "mul", 32, PEER_UOP_MAT2_F64, fill_mat2, combine_mat2},
+    {"sum_i32", "int add(int a, int b) { return a + b; }\n", "int", "add", 4, PEER_UOP_SUM_I32,
+     fill_i32, combine_i32},
+};

@@ -1,0 +1,26 @@
+/* The user operators of `pscan bench --gpu --user-op` (user_op_cases.c): each as the source
+ * pscan_op_create compiles, the same function on the host, and data on which every association
+ * order gives the same exact result, so that outputs can be compared bit for bit with a
+ * sequential scan. */
+#ifndef PSCAN_TOOL_USER_OP_CASES_H
+#define PSCAN_TOOL_USER_OP_CASES_H
+
+#include "peers/peers_cub_user_op.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct uop_case {
+  const char *name;                          /* e.g. "affine_f32" */
+  const char *source, *type_name, *fn;       /* for pscan_op_desc */
+  size_t elem;                               /* bytes per element */
+  peer_user_op peer;                         /* CUB's functor of the same operator */
+  void (*fill)(void *p, uint64_t i);         /* element i of the input */
+  void (*combine)(void *acc, const void *x); /* acc = acc (+) x */
+} uop_case;
+
+enum { UOP_NCASES = PEER_UOP_COUNT };
+/* In peer_user_op's order: uop_cases[k].peer == k; the i32 SUM last. */
+extern const uop_case uop_cases[UOP_NCASES];
+
+#endif /* PSCAN_TOOL_USER_OP_CASES_H */
