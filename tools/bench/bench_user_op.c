@@ -8,7 +8,8 @@
  *
  * The data are exact in every association order (affine maps with a = +-1 and b in {-1, 0, 1},
  * signed permutation matrices, small integers), so every implementation's output is checked
- * whole against a sequential scan on the host, a chunk at a time. Timing as in bench_gpu.c: a
+ * whole against a sequential scan on the host, a chunk at a time (floating-point members as
+ * numbers: the sign of a zero depends on the order). Timing as in bench_gpu.c: a
  * warm-up call, a batch calibrated to last MIN_BATCH_MS between two CUDA events, then reps rounds
  * that time a batch of every implementation in turn; medians. */
 #define _POSIX_C_SOURCE 200809L
@@ -137,7 +138,7 @@ static int check(uop_bench *b, const uop_case *c, size_t n, uimpl i) {
         memcpy(acc, b->h_a, c->elem);
       else
         c->combine(acc, b->h_a);
-      if (memcmp(b->h_b + k * c->elem, acc, c->elem) != 0) {
+      if (!uop_equal(c, b->h_b + k * c->elem, acc)) {
         char count_s[32];
         cli_error("bench", "--user-op: WRONG RESULT: %s of %s at n = %s differs from the "
                   "sequential scan at element %zu", uimpl_names[i], c->name,

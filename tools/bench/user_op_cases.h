@@ -17,10 +17,16 @@ typedef struct uop_case {
   peer_user_op peer;                         /* CUB's functor of the same operator */
   void (*fill)(void *p, uint64_t i);         /* element i of the input */
   void (*combine)(void *acc, const void *x); /* acc = acc (+) x */
+  size_t real;                               /* 4 / 8: of float / double members; 0: integers */
 } uop_case;
 
 enum { UOP_NCASES = PEER_UOP_COUNT };
 /* In peer_user_op's order: uop_cases[k].peer == k; the i32 SUM last. */
 extern const uop_case uop_cases[UOP_NCASES];
+
+/* Whether two elements of c are equal: member by member as numbers where they are floating
+   point (so that -0 equals 0: the sign of a zero depends on the order of association), else
+   byte for byte. */
+int uop_equal(const uop_case *c, const void *a, const void *b);
 
 #endif /* PSCAN_TOOL_USER_OP_CASES_H */
