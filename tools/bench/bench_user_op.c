@@ -314,7 +314,7 @@ static int call_costs(uop_bench *b, int rounds) {
     }
   double mu = timing_median(user, (size_t)rounds), mb = timing_median(builtin, (size_t)rounds);
   printf("host time of one call at n = %d (i32 SUM): user operator %.2f us, built-in %.2f us "
-         "(+%.2f us)\n", CALL_N, mu * 1e6, mb * 1e6, (mu - mb) * 1e6);
+         "(%+.2f us)\n", CALL_N, mu * 1e6, mb * 1e6, (mu - mb) * 1e6);
   if (b->csv)
     fprintf(b->csv, "sum_i32,4,%d,call_host_time_user_op,%.6g,,,\"%s\"\n"
             "sum_i32,4,%d,call_host_time_builtin,%.6g,,,\"%s\"\n",
