@@ -196,8 +196,6 @@ static bool load(const char *path, pscan_op_kind kind, pscan__uop_lib *lib) {
     goto fail;
   SYM(scan, "pscan_uop_scan");
   SYM(scan_excl, "pscan_uop_scan_excl");
-  SYM(scan_nt, "pscan_uop_scan_nt");
-  SYM(scan_excl_nt, "pscan_uop_scan_excl_nt");
   SYM(propagate, "pscan_uop_propagate");
   SYM(propagate_excl, "pscan_uop_propagate_excl");
   return true;

@@ -22,10 +22,6 @@ typedef struct pscan__uop_lib {
   void (*scan)(void *out, const void *in, size_t n, const void *carry, const void *memo);
   /* Exclusive scan: out[0] = *carry (never NULL). */
   void (*scan_excl)(void *out, const void *in, size_t n, const void *carry, const void *memo);
-  /* The same two with non-temporal stores and a closing fence (x86-64, elements of a multiple
-     of 4 bytes, out aligned to the 8- or 4-byte word: pscan__uop_nt_ok; plain stores elsewhere). */
-  void (*scan_nt)(void *out, const void *in, size_t n, const void *carry, const void *memo);
-  void (*scan_excl_nt)(void *out, const void *in, size_t n, const void *carry, const void *memo);
   /* out[i] = *carry ⊕ out[i]; and the exclusive form (out[i] = *carry ⊕ out[i-1], out[0] = *carry). */
   void (*propagate)(void *out, size_t n, const void *carry);
   void (*propagate_excl)(void *out, size_t n, const void *carry);
@@ -48,18 +44,5 @@ const char *pscan__uop_target(void);
 pscan_status pscan__uop_compile(pscan_ctx *ctx, const pscan_op_desc *d, const char *key,
                                 pscan__uop_lib *lib);
 void pscan__uop_unload(pscan__uop_lib *lib);
-
-/* Whether scan_nt / scan_excl_nt store out's elements of `size` bytes as whole non-temporal
-   words: an x86-64 build, size a multiple of 4, out aligned to the word (8 bytes where size is a
-   multiple of 8, else 4). */
-static inline bool pscan__uop_nt_ok(const void *out, size_t size) {
-#if defined(__x86_64__)
-  size_t word = size % 8 == 0 ? 8 : 4;
-  return size % 4 == 0 && (uintptr_t)out % word == 0;
-#else
-  (void)out, (void)size;
-  return false;
-#endif
-}
 
 #endif /* PSCAN_OP_CPU_COMPILE_H */

@@ -6,10 +6,8 @@
 #include "../cpu/cpu.h"
 #include "cpu_compile.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct cpu_uop {
@@ -82,35 +80,20 @@ static void k_combine(const pscan__cpu_op *op, void *out, const void *a, const v
   lib_of(op)->combine(out, a, b);
 }
 
-/* Streaming forms (outputs too large to stay in cache), so that out's lines are not read before
-   being written. Where the glue can store the elements as whole non-temporal words
-   (pscan__uop_nt_ok), its scan_nt stores them straight to out. Elsewhere (and with
-   PSCAN_CPU_UOP_DIRECT=0, read once, for A/B runs) the compiled scan writes a chunk into a
-   per-thread buffer that stays in L1 and pscan__cpu_copy_out moves it to out with non-temporal
-   stores; the running value passes from chunk to chunk. Either way a fence orders the stores
-   before the call returns, and in place is safe: each element is read before its output is
-   stored. */
+/* Streaming forms (outputs too large to stay in cache): the compiled scan writes a chunk into a
+   per-thread buffer that stays in L1, and pscan__cpu_copy_out moves it to out with non-temporal
+   stores, so out's lines are not read before being written (the copy's fence also orders them
+   before the call returns). The running value passes from chunk to chunk; in place is safe, as
+   each chunk's input is read before its output is stored. */
 /* A chunk is one block of the glue, so that the memo's blocks are the chunks' own. */
 enum { STREAM_CHUNK = PSCAN__UOP_BLOCK };
 static _Thread_local _Alignas(64) char stream_buf[STREAM_CHUNK];
-static pthread_once_t direct_once = PTHREAD_ONCE_INIT;
-static bool direct_allowed;
-
-static void read_direct_knob(void) {
-  const char *v = getenv("PSCAN_CPU_UOP_DIRECT");
-  direct_allowed = !(v && strcmp(v, "0") == 0);
-}
 
 static void k_scan_stream(const pscan__cpu_op *op, int exclusive, const void *in_, void *out_,
                           size_t n, const void *carry) {
   const pscan__uop_lib *lib = lib_of(op);
   size_t s = op->acc_size, chunk = STREAM_CHUNK / s;
   const char *in = in_, *known = memo_take(op, in_, n);
-  pthread_once(&direct_once, read_direct_knob);
-  if (direct_allowed && pscan__uop_nt_ok(out_, s)) {
-    (exclusive ? lib->scan_excl_nt : lib->scan_nt)(out_, in_, n, carry, known);
-    return;
-  }
   char *out = out_;
   _Alignas(64) char running[2][PSCAN__OP_MAX_ELEM];
   int r = 0;
