@@ -117,6 +117,46 @@ static __device__ __forceinline__ void pscan__cp_async_wait_all(void) {
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
 
+/* A whole mirrored tile in 16-byte chunks (the built-in tiles, scan/tile_scan.cuh, and the user
+   tiles, jit/user_tile.cuh): shared chunk c (swizzled) holds the span's c-th chunk counted from
+   its top, low the span's lowest chunk, `chunks` the tile's count (a constant: the loops unroll
+   and the bound check folds where it divides evenly among the threads). Each thread handles
+   chunks threadIdx.x + v * PSCAN__THREADS. Issue: the cp.async copies (not committed). Order:
+   once they landed, each thread reverses the elements (of `size` bytes) of its own chunks, so no
+   barrier is needed between the two. Store: each chunk reversed on its way out, streamed. */
+static __device__ __forceinline__ void pscan__mirror_chunks_issue(unsigned char *buf,
+                                                                  const uint4 *low,
+                                                                  unsigned chunks) {
+#pragma unroll
+  for (unsigned v = 0; v < (chunks + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
+    const unsigned c = threadIdx.x + v * PSCAN__THREADS;
+    if (chunks % PSCAN__THREADS == 0 || c < chunks)
+      pscan__cp_async16(buf + pscan__swz(c * 16), low + (chunks - 1 - c));
+  }
+}
+static __device__ __forceinline__ void pscan__mirror_chunks_order(unsigned char *buf,
+                                                                  unsigned chunks, unsigned size) {
+#pragma unroll
+  for (unsigned v = 0; v < (chunks + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
+    const unsigned c = threadIdx.x + v * PSCAN__THREADS;
+    if (chunks % PSCAN__THREADS == 0 || c < chunks) {
+      uint4 *chunk = (uint4 *)(buf + pscan__swz(c * 16));
+      *chunk = pscan__reverse_chunk(*chunk, size);
+    }
+  }
+}
+static __device__ __forceinline__ void pscan__mirror_chunks_store(uint4 *low,
+                                                                  const unsigned char *buf,
+                                                                  unsigned chunks, unsigned size) {
+#pragma unroll
+  for (unsigned v = 0; v < (chunks + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
+    const unsigned c = threadIdx.x + v * PSCAN__THREADS;
+    if (chunks % PSCAN__THREADS == 0 || c < chunks)
+      pscan__st_stream16(low + (chunks - 1 - c),
+                         pscan__reverse_chunk(*(const uint4 *)(buf + pscan__swz(c * 16)), size));
+  }
+}
+
 /* Asks L2 to fetch `bytes` (a multiple of 16) of global memory from a 16-byte aligned address:
    a hint (sm_90 bulk prefetch), nothing waits for it.
    Use: while a block waits for its tile id (an atomic: a round trip to L2), L2 can already fetch

@@ -114,38 +114,7 @@ static __device__ void pu_scatter_mirrored(unsigned char *g, const unsigned char
 }
 
 /* A whole mirrored tile whose span lies in aligned 16-byte chunks (p->mirror_vec; elements of
-   1, 2, 4 or 8 bytes), as the built-in tiles move it (tile_scan.cuh): shared chunk c from the
-   span's c-th chunk counted from its top (top: item 0), each chunk's elements put in order by
-   the thread that copied it once its copies have landed; stored back the same way. */
-static __device__ void pu_gather_mirrored_chunks(unsigned char *buf, const unsigned char *top) {
-  const unsigned char *low = top + PU_SIZE - PU_TILE_BYTES;
-#pragma unroll
-  for (int v = 0; v < (PU_TILE_CHUNKS + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
-    const unsigned c = threadIdx.x + v * PSCAN__THREADS;
-    if (PU_TILE_CHUNKS % PSCAN__THREADS == 0 || c < PU_TILE_CHUNKS)
-      pscan__cp_async16(buf + pscan__swz(c * 16), low + 16 * (PU_TILE_CHUNKS - 1 - c));
-  }
-  pscan__cp_async_commit();
-  pscan__cp_async_wait_all();
-#pragma unroll
-  for (int v = 0; v < (PU_TILE_CHUNKS + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
-    const unsigned c = threadIdx.x + v * PSCAN__THREADS;
-    if (PU_TILE_CHUNKS % PSCAN__THREADS == 0 || c < PU_TILE_CHUNKS) {
-      uint4 *chunk = (uint4 *)(buf + pscan__swz(c * 16));
-      *chunk = pscan__reverse_chunk(*chunk, PU_SIZE);
-    }
-  }
-}
-static __device__ void pu_scatter_mirrored_chunks(unsigned char *top, const unsigned char *buf) {
-  unsigned char *low = top + PU_SIZE - PU_TILE_BYTES;
-#pragma unroll
-  for (int v = 0; v < (PU_TILE_CHUNKS + PSCAN__THREADS - 1) / PSCAN__THREADS; v++) {
-    const unsigned c = threadIdx.x + v * PSCAN__THREADS;
-    if (PU_TILE_CHUNKS % PSCAN__THREADS == 0 || c < PU_TILE_CHUNKS)
-      pscan__st_stream16((uint4 *)(low + 16 * (PU_TILE_CHUNKS - 1 - c)),
-                         pscan__reverse_chunk(*(const uint4 *)(buf + pscan__swz(c * 16)), PU_SIZE));
-  }
-}
+   1, 2, 4 or 8 bytes) moves as the built-in tiles move it (common.cuh: pscan__mirror_chunks_*). */
 enum { PU_MIRROR_CHUNKS = PU_SIZE < 16 && 16 % PU_SIZE == 0 };
 
 static __device__ __forceinline__ unsigned pu_tile_valid(const pscan__cuda_scan_params *p,
@@ -160,9 +129,13 @@ static __device__ __forceinline__ void pu_load_tile(const pscan__cuda_scan_param
   if (p->mirror) {
     const unsigned char *top =
         (const unsigned char *)p->in - tile * (unsigned long long)PU_TILE_BYTES;
-    if (PU_MIRROR_CHUNKS && p->mirror_vec && valid == PU_TILE)
-      pu_gather_mirrored_chunks(buf, top);
-    else
+    if (PU_MIRROR_CHUNKS && p->mirror_vec && valid == PU_TILE) {
+      pscan__mirror_chunks_issue(buf, (const uint4 *)(top + PU_SIZE - PU_TILE_BYTES),
+                                 PU_TILE_CHUNKS);
+      pscan__cp_async_commit();
+      pscan__cp_async_wait_all();
+      pscan__mirror_chunks_order(buf, PU_TILE_CHUNKS, PU_SIZE);
+    } else
       pu_gather_mirrored(buf, top, valid);
   } else if (p->vector_io && valid == PU_TILE) {
 #pragma unroll
@@ -185,7 +158,8 @@ static __device__ __forceinline__ void pu_store_tile(const pscan__cuda_scan_para
   if (p->mirror) {
     unsigned char *top = (unsigned char *)p->out - tile * (unsigned long long)PU_TILE_BYTES;
     if (PU_MIRROR_CHUNKS && p->mirror_vec && valid == PU_TILE)
-      pu_scatter_mirrored_chunks(top, buf);
+      pscan__mirror_chunks_store((uint4 *)(top + PU_SIZE - PU_TILE_BYTES), buf, PU_TILE_CHUNKS,
+                                 PU_SIZE);
     else
       pu_scatter_mirrored(top, buf, valid);
   } else if (p->vector_io && valid == PU_TILE) {

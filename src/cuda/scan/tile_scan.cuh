@@ -72,13 +72,8 @@ static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_
   if (p->mirror) {
     const IN_T *in = (const IN_T *)p->in - start;
     if (p->mirror_vec && valid == TILE) {
-      enum { CHUNKS = TNAME(IN_CHUNKS) * BATCHES * PSCAN__THREADS };
-      const uint4 *low = (const uint4 *)(in - (TILE - 1));
-#pragma unroll
-      for (int v = 0; v < TNAME(IN_CHUNKS) * BATCHES; v++) {
-        unsigned c = threadIdx.x + v * PSCAN__THREADS;
-        pscan__cp_async16(buf + pscan__swz(c * 16), low + (CHUNKS - 1 - c));
-      }
+      pscan__mirror_chunks_issue(buf, (const uint4 *)(in - (TILE - 1)),
+                                 TNAME(IN_CHUNKS) * BATCHES * PSCAN__THREADS);
     } else if (valid == TILE) {
 #pragma unroll 8
       for (unsigned j = 0; j < TILE / PSCAN__THREADS; j++) {
@@ -111,13 +106,9 @@ static __device__ __forceinline__ void TNAME(load_tile_issue)(const pscan__cuda_
 static __device__ __forceinline__ void TNAME(load_tile_wait)(const pscan__cuda_scan_params *p,
                                                             unsigned char *buf, unsigned valid) {
   pscan__cp_async_wait_all();
-  if (p->mirror_vec && valid == TILE) {
-#pragma unroll
-    for (int v = 0; v < TNAME(IN_CHUNKS) * BATCHES; v++) {
-      uint4 *chunk = (uint4 *)(buf + pscan__swz((threadIdx.x + v * PSCAN__THREADS) * 16));
-      *chunk = pscan__reverse_chunk(*chunk, (unsigned)sizeof(IN_T));
-    }
-  }
+  if (p->mirror_vec && valid == TILE)
+    pscan__mirror_chunks_order(buf, TNAME(IN_CHUNKS) * BATCHES * PSCAN__THREADS,
+                               (unsigned)sizeof(IN_T));
 }
 static __device__ __forceinline__ void TNAME(load_tile)(const pscan__cuda_scan_params *p,
                                                        unsigned char *buf, unsigned long long start,
@@ -171,15 +162,8 @@ static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_
   if (p->mirror && !p->out_forward) {
     ACC_T *out = (ACC_T *)p->out - start;
     if (p->mirror_vec && valid == TILE) {
-      enum { CHUNKS = TNAME(OUT_CHUNKS) * BATCHES * PSCAN__THREADS };
-      uint4 *low = (uint4 *)(out - (TILE - 1));
-#pragma unroll
-      for (int v = 0; v < TNAME(OUT_CHUNKS) * BATCHES; v++) {
-        unsigned c = threadIdx.x + v * PSCAN__THREADS;
-        pscan__st_stream16(low + (CHUNKS - 1 - c),
-                           pscan__reverse_chunk(*(const uint4 *)(buf + pscan__swz(c * 16)),
-                                                (unsigned)ACC_SIZE));
-      }
+      pscan__mirror_chunks_store((uint4 *)(out - (TILE - 1)), buf,
+                                 TNAME(OUT_CHUNKS) * BATCHES * PSCAN__THREADS, (unsigned)ACC_SIZE);
     } else if (valid == TILE) {
 #pragma unroll 8
       for (unsigned j = 0; j < TILE / PSCAN__THREADS; j++) {
