@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_check import check, finish  # noqa: E402
+from tool_check import check, finish, read_csv  # noqa: E402
 
 PSCAN = os.path.abspath(sys.argv[1])
 WORK = sys.argv[2]
@@ -41,12 +41,7 @@ PLOTS = os.environ.get("PSCAN_TOOL_CAIRO", "ON") == "ON"
 r = run(["bench", "--sweep", "--sizes", "2^12", "--types", "i32,i64", "--reps", "1",
          "--threads", "2", "--csv", out] + (["--plot", plot] if PLOTS else []))
 check(r.returncode == 0, f"sweep exit status {r.returncode}: {r.stderr[-500:]}")
-rows = []
-if os.path.exists(out):
-    with open(out) as f:
-        check(f.readline().strip() == HEADER, "CSV header")
-    with open(out) as f:
-        rows = list(csv.DictReader(f))
+rows = read_csv(out, HEADER)
 check(not os.path.exists(out + ".partial"), "no .partial file left")
 n = 4096
 for key in ["i32", "i64"]:

@@ -1,6 +1,7 @@
 """What the Python tests of the pscan tool share (test_cli.py, test_plot.py, test_trace.py):
 check() counts a passed or failed expectation, printing the failed ones; finish() ends the run
 with "N passed, N failed" and the exit status, like the C tests."""
+import os
 import sys
 
 _counts = {"passed": 0, "failed": 0}
@@ -12,6 +13,18 @@ def check(cond, what):
     else:
         _counts["failed"] += 1
         print("FAIL:", what)
+
+
+def read_csv(path, header):
+    """The rows of the CSV at path (as dicts; [] when it is missing), after checking its first
+    line against header."""
+    import csv
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        check(f.readline().strip() == header, f"CSV header of {path}")
+    with open(path) as f:
+        return list(csv.DictReader(f))
 
 
 def finish(skipped=False):

@@ -8,6 +8,7 @@
 #include "bench_gpu.h"
 #include "bench_plot.h"
 #include "bench_sweep.h"
+#include "bench_user_op.h"
 #include "commands.h"
 #include "help.h"
 #include "progress.h"
@@ -382,25 +383,32 @@ static int run_sweep_mode(bench_opts *o) {
 
 static int run_user_op(bench_opts *o) {
   const char *cmd = "bench";
-  if (!o->gpu)
-    return cli_usage_error(cmd, "--user-op measures the CUDA backend: add --gpu (the CPU's "
-                                "compiled operator is the 'pscan user-op' row of --types f64)");
   if (o->compact || o->sweep)
     return cli_usage_error(cmd, "--user-op and %s are separate runs",
                            o->compact ? "--compact" : "--sweep");
-  if (o->ntypes || o->nthreads || o->partition)
-    return cli_usage_error(cmd, "--user-op measures its own element types on the GPU: %s does "
-                                "not apply", o->ntypes ? "--types" : o->nthreads ? "--threads"
-                                                                                  : "--partition");
-  if (o->nsizes == 0) {
-    for (int e = o->quick ? 20 : 16; e <= (o->quick ? 24 : 28); e += o->quick ? 4 : 2)
+  if (o->ntypes || o->partition || (o->gpu && o->nthreads))
+    return cli_usage_error(cmd, "--user-op measures its own element types%s: %s does not apply",
+                           o->gpu ? " on the GPU" : "",
+                           o->ntypes ? "--types" : o->partition ? "--partition" : "--threads");
+  if (o->nsizes == 0) { /* the GPU up to 2^28, the CPU (three buffers) up to 2^26 */
+    int top = o->quick ? 24 : o->gpu ? 28 : 26;
+    for (int e = o->quick ? 20 : 16; e <= top; e += o->quick ? 4 : 2)
       o->sizes[o->nsizes++] = (size_t)1 << e;
+  }
+  if (!o->gpu && o->nthreads == 0) { /* one thread and all cores */
+    int cpus = sysinfo_cpus() < CLI_MAX_THREADS ? sysinfo_cpus() : CLI_MAX_THREADS;
+    o->threads[o->nthreads++] = 1;
+    if (cpus > 1)
+      o->threads[o->nthreads++] = cpus;
   }
   if (o->reps == 0)
     o->reps = o->quick ? 5 : 7;
   dedupe(o);
   if (o->plot && !bench_plot_check(o->plot))
     return 1;
+  if (!o->gpu)
+    return bench_user_op_cpu_run(o->sizes, o->nsizes, o->threads, o->nthreads, (int)o->reps,
+                                 o->quick, o->csv, o->plot);
   return bench_user_op_run(o->sizes, o->nsizes, (int)o->reps, o->quick, o->csv, o->plot);
 }
 

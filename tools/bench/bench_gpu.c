@@ -76,15 +76,20 @@ static void gpu_free(gpu_bench *g) {
   pscan_destroy(g->ctx);
 }
 
+int bench_gpu_context(pscan_ctx **ctx) {
+  pscan_status s = pscan_create(ctx, PSCAN_BACKEND_CUDA);
+  if (s == PSCAN_OK)
+    return 0;
+  cli_error("bench", "no usable GPU: %s: %s", pscan_status_name(s),
+            s == PSCAN_ERR_NO_DEVICE ? sysinfo_gpu_why(pscan_last_error(NULL))
+                                     : pscan_last_error(NULL));
+  return 1;
+}
+
 /* The context and the events. */
 static int gpu_open(gpu_bench *g) {
-  pscan_status s = pscan_create(&g->ctx, PSCAN_BACKEND_CUDA);
-  if (s != PSCAN_OK) {
-    cli_error("bench", "no usable GPU: %s: %s", pscan_status_name(s),
-              s == PSCAN_ERR_NO_DEVICE ? sysinfo_gpu_why(pscan_last_error(NULL))
-                                       : pscan_last_error(NULL));
+  if (bench_gpu_context(&g->ctx))
     return 1;
-  }
   int e = gpu_timer_open(&g->timer);
   return e ? cuda_error((cudaError_t)e, "cudaEventCreate") : 0;
 }

@@ -18,14 +18,8 @@ bool bench_gpu_usable(void);
 int bench_gpu_run(const pscan_dtype *types, int ntypes, const size_t *sizes, int nsizes, int reps,
                   const char *csv_path, const char *plot_prefix);
 
-/* `pscan bench --gpu --user-op` (bench_user_op.c): operators from source against a device copy
-   of the same bytes, CUB with the same functor and (i32 SUM) the built-in scan, at each of sizes;
-   then the compile, cache and per-call costs (quick: fewer rounds of those). CSV columns
-   op,elem_bytes,n,impl,seconds_median,gbs,frac_copy,machine; the plot PREFIX-user-op.png. The
-   exit status as bench_gpu_run's. */
-int bench_user_op_run(const size_t *sizes, int nsizes, int reps, bool quick, const char *csv_path,
-                      const char *plot_prefix);
-
+/* A CUDA context for a GPU run: 0, or 1 after printing "no usable GPU: ..." (CUDA builds only). */
+int bench_gpu_context(pscan_ctx **ctx);
 /* The device in a line: "NAME (sm_XY, N SMs, M GiB)" (CUDA builds only). */
 void bench_gpu_describe(char *buf, size_t len);
 

@@ -1,5 +1,6 @@
 /* bench_gpu.h in a pscan built without CUDA. */
 #include "bench_gpu.h"
+#include "bench_user_op.h"
 #include "cli/cli.h"
 
 bool bench_gpu_usable(void) { return false; }

@@ -12,36 +12,25 @@
  * numbers: the sign of a zero depends on the order). Timing as in bench_gpu.c: a
  * warm-up call, a batch calibrated to last MIN_BATCH_MS between two CUDA events, then reps rounds
  * that time a batch of every implementation in turn; medians. */
-#define _POSIX_C_SOURCE 200809L
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "bench_gpu.h"
-#include "bench_plot.h"
+#include "bench_user_op.h"
 #include "gpu_timer.h"
+#include "report.h"
 #include "timing.h"
+#include "user_op_report.h"
 #include "cli/cli.h"
-#include "cli/sysinfo.h"
 #include "io/device_buf.h"
 #include "peers/peers_cub_user_op.h"
-#include "user_op_cases.h"
-#include "report.h"
 
 #include <cuda_runtime_api.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MIN_BATCH_MS 2.0
 enum { MAX_INNER = 1 << 14, MAX_REPS = 1000, CHUNK_BYTES = 1 << 24, CALL_N = 1024 };
-
-static pscan_op_desc desc_of(const uop_case *c) {
-  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
-                     .name = c->fn, .elem_size = c->elem};
-  return d;
-}
 
 /* ---- the run's state ---- */
 
@@ -57,9 +46,7 @@ typedef struct uop_bench {
   void *d_in, *d_out;
   unsigned char *h_a, *h_b; /* CHUNK_BYTES each: the input and the output of one chunk */
   gpu_timer timer;
-  FILE *csv;
-  const char *machine;
-  plot_chart *chart; /* NULL: no plot */
+  uop_out out;
 } uop_bench;
 
 static int cuda_error(int e, const char *what) {
@@ -137,7 +124,7 @@ static int check(uop_bench *b, const uop_case *c, size_t n, uimpl i) {
       if (i == UI_COPY || first + k == 0)
         memcpy(acc, b->h_a, c->elem);
       else
-        c->combine(acc, b->h_a);
+        uop_combine(c, acc, b->h_a);
       if (!uop_equal(c, b->h_b + k * c->elem, acc)) {
         char count_s[32];
         cli_error("bench", "--user-op: WRONG RESULT: %s of %s at n = %s differs from the "
@@ -151,32 +138,6 @@ static int check(uop_bench *b, const uop_case *c, size_t n, uimpl i) {
 }
 
 /* ---- one (operator, n) ---- */
-
-static void report(uop_bench *b, const uop_case *c, size_t n, int count, const uimpl *impls,
-                   const double *sec) {
-  double bytes = 2.0 * (double)n * (double)c->elem, copy = sec[0];
-  char n_s[32];
-  cli_format_count(n, n_s, sizeof n_s);
-  for (int k = 0; k < count; k++) {
-    double gbs = bytes / sec[k] / 1e9;
-    printf("%-11s %5zu %-7s %-15s %10.2f %9.1f %7.1f%%", c->name, c->elem, n_s,
-           uimpl_names[impls[k]], sec[k] * 1e6, gbs, 100.0 * copy / sec[k]);
-    if (impls[k] == UI_PSCAN)
-      printf("   %.2fx CUB", sec[2] / sec[k]);
-    putchar('\n');
-    if (b->csv)
-      fprintf(b->csv, "%s,%zu,%zu,%s,%.9g,%.3f,%.4f,\"%s\"\n", c->name, c->elem, n,
-              uimpl_csv[impls[k]], sec[k], gbs, copy / sec[k], b->machine);
-    if (b->chart && impls[k] != UI_COPY) {
-      char label[PLOT_LABEL];
-      snprintf(label, sizeof label, "%s, %s", c->name, uimpl_names[impls[k]]);
-      plot_series *s = plot_series_get(b->chart, label, false);
-      if (s)
-        plot_point(s, (double)n, 100.0 * copy / sec[k]);
-    }
-  }
-  fflush(stdout);
-}
 
 static int measure(uop_bench *b, const uop_case *c, size_t n, int reps) {
   uimpl impls[UI_COUNT] = {UI_COPY, UI_PSCAN, UI_CUB, UI_BUILTIN};
@@ -205,95 +166,13 @@ static int measure(uop_bench *b, const uop_case *c, size_t n, int reps) {
     }
   for (int k = 0; k < count; k++)
     sec[k] = timing_median(samples[k], (size_t)reps);
-  report(b, c, n, count, impls, sec);
+  for (int k = 0; k < count; k++)
+    uop_row(&b->out, c, n, 0, uimpl_names[impls[k]], uimpl_csv[impls[k]], sec[k], sec[0],
+            impls[k] == UI_PSCAN ? sec[2] : 0, "CUB", impls[k] != UI_COPY);
   return 0;
 }
 
 /* ---- the costs around a call ---- */
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-/* Restores PSCAN_CACHE_DIR as it was (saved: its value, NULL when it was unset). */
-static void restore_cache_dir(const char *saved) {
-  if (saved)
-    setenv("PSCAN_CACHE_DIR", saved, 1);
-  else
-    unsetenv("PSCAN_CACHE_DIR");
-}
-
-/* One cold create in a fresh cache directory, one from the disk in a new context, one more in
-   that context: their times in t[0..3). */
-static int create_costs(const uop_case *c, double t[3]) {
-  char dir[4096];
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/pscan-bench-cache-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
-    cli_error("bench", "--user-op: cannot make a cache directory under %s",
-              tmp && *tmp ? tmp : "/tmp");
-    return 1;
-  }
-  setenv("PSCAN_CACHE_DIR", dir, 1);
-  pscan_op_desc d = desc_of(c);
-  int rc = 0;
-  for (int round = 0; round < 2 && rc == 0; round++) {
-    pscan_ctx *ctx = NULL;
-    pscan_user_op *op = NULL, *again = NULL;
-    if (pscan_create(&ctx, PSCAN_BACKEND_CUDA) != PSCAN_OK) {
-      cli_error("bench", "--user-op: pscan_create: %s", pscan_last_error(NULL));
-      rc = 1;
-      break;
-    }
-    double t0 = timing_now();
-    rc = pscan_op_create(ctx, &d, &op) != PSCAN_OK;
-    double t1 = timing_now();
-    rc = rc || (round == 1 && pscan_op_create(ctx, &d, &again) != PSCAN_OK);
-    t[round] = t1 - t0;
-    if (round == 1)
-      t[2] = timing_now() - t1;
-    if (rc)
-      cli_error("bench", "--user-op: pscan_op_create (%s): %s", c->name, pscan_last_error(ctx));
-    pscan_op_destroy(again);
-    pscan_op_destroy(op);
-    pscan_destroy(ctx);
-  }
-  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  return rc;
-}
-
-static int costs(uop_bench *b, int rounds) {
-  const char *env = getenv("PSCAN_CACHE_DIR");
-  char *saved = env ? strdup(env) : NULL;
-  int rc = 0;
-  printf("\n%-11s %5s %12s %12s %14s %16s\n", "op", "bytes", "cold (s)", "first (s)",
-         "disk hit (ms)", "context hit (us)");
-  for (int k = 0; k < UOP_NCASES && rc == 0; k++) {
-    double cold[16], disk[16], ctx_hit[16], first = 0;
-    for (int r = 0; r < rounds && rc == 0; r++) {
-      double t[3] = {0, 0, 0};
-      rc = create_costs(&uop_cases[k], t);
-      cold[r] = t[0], disk[r] = t[1], ctx_hit[r] = t[2];
-      first = r == 0 ? t[0] : first;
-    }
-    if (rc)
-      break;
-    double mc = timing_median(cold, (size_t)rounds), md = timing_median(disk, (size_t)rounds),
-           mh = timing_median(ctx_hit, (size_t)rounds);
-    printf("%-11s %5zu %12.3f %12.3f %14.2f %16.2f\n", uop_cases[k].name, uop_cases[k].elem, mc, first,
-           md * 1e3, mh * 1e6);
-    if (b->csv)
-      fprintf(b->csv,
-              "%s,%zu,0,op_create_cold,%.6g,,,\"%s\"\n%s,%zu,0,op_create_disk_hit,%.6g,,,\"%s\"\n"
-              "%s,%zu,0,op_create_context_hit,%.6g,,,\"%s\"\n",
-              uop_cases[k].name, uop_cases[k].elem, mc, b->machine, uop_cases[k].name, uop_cases[k].elem, md,
-              b->machine, uop_cases[k].name, uop_cases[k].elem, mh, b->machine);
-  }
-  restore_cache_dir(saved);
-  free(saved);
-  return rc;
-}
 
 /* Host time of one call at CALL_N items (no synchronisation between calls, the stream drained
    between rounds): the user operator's i32 SUM beside the built-in. */
@@ -312,13 +191,8 @@ static int call_costs(uop_bench *b, int rounds) {
       if (e)
         return cuda_error(e, "cudaDeviceSynchronize");
     }
-  double mu = timing_median(user, (size_t)rounds), mb = timing_median(builtin, (size_t)rounds);
-  printf("host time of one call at n = %d (i32 SUM): user operator %.2f us, built-in %.2f us "
-         "(%+.2f us)\n", CALL_N, mu * 1e6, mb * 1e6, (mu - mb) * 1e6);
-  if (b->csv)
-    fprintf(b->csv, "sum_i32,4,%d,call_host_time_user_op,%.6g,,,\"%s\"\n"
-            "sum_i32,4,%d,call_host_time_builtin,%.6g,,,\"%s\"\n",
-            CALL_N, mu, b->machine, CALL_N, mb, b->machine);
+  uop_call_costs(&b->out, CALL_N, 0, timing_median(user, (size_t)rounds),
+                 timing_median(builtin, (size_t)rounds));
   return 0;
 }
 
@@ -338,15 +212,10 @@ static void close_bench(uop_bench *b) {
 
 /* The context, the operators, the events and buffers of max_bytes. */
 static int open_bench(uop_bench *b, size_t max_bytes) {
-  pscan_status s = pscan_create(&b->ctx, PSCAN_BACKEND_CUDA);
-  if (s != PSCAN_OK) {
-    cli_error("bench", "no usable GPU: %s: %s", pscan_status_name(s),
-              s == PSCAN_ERR_NO_DEVICE ? sysinfo_gpu_why(pscan_last_error(NULL))
-                                       : pscan_last_error(NULL));
+  if (bench_gpu_context(&b->ctx))
     return 1;
-  }
   for (int k = 0; k < UOP_NCASES; k++) {
-    pscan_op_desc d = desc_of(&uop_cases[k]);
+    pscan_op_desc d = uop_desc(&uop_cases[k]);
     if (pscan_op_create(b->ctx, &d, &b->ops[k]) != PSCAN_OK)
       return pscan_error(b, "pscan_op_create", &uop_cases[k]);
   }
@@ -373,8 +242,7 @@ static bool fits(const uop_case *c, size_t n, size_t free_bytes) {
 }
 
 static int sweep(uop_bench *b, const size_t *sizes, int nsizes, int reps, size_t free_bytes) {
-  printf("%-11s %5s %-7s %-15s %10s %9s %8s\n", "op", "bytes", "n", "implementation",
-         "time (us)", "GB/s", "of copy");
+  uop_table_header();
   for (int k = 0; k < UOP_NCASES; k++)
     for (int s = 0; s < nsizes; s++) {
       char n_s[32];
@@ -422,41 +290,28 @@ int bench_user_op_run(const size_t *sizes, int nsizes, int reps, bool quick, con
   }
   static plot_chart chart;
   char machine[320];
-  uop_bench b = {.machine = machine, .chart = plot_prefix ? &chart : NULL};
+  uop_bench b = {.out = {.machine = machine, .chart = plot_prefix ? &chart : NULL}};
   bench_csv csv = {NULL, NULL};
   int rc = open_bench(&b, max_bytes < CALL_N * 4 ? CALL_N * 4 : max_bytes);
   if (rc == 0) {
     bench_gpu_describe(machine, sizeof machine);
     print_header(machine, reps);
-    if (csv_path && !bench_csv_open_header(&csv, csv_path,
-                                           "op,elem_bytes,n,impl,seconds_median,gbs,frac_copy,"
-                                           "machine\n"))
+    if (csv_path && !bench_csv_open_header(&csv, csv_path, UOP_CSV_HEADER))
       rc = 1;
-    b.csv = csv.f;
+    b.out.csv = csv.f;
   }
   if (rc == 0)
     rc = sweep(&b, sizes, nsizes, reps, free_bytes);
   if (rc == 0)
     rc = call_costs(&b, quick ? 3 : 7);
-  if (rc == 0) {
-    fprintf(stderr, "pscan bench: --user-op: compiling each operator %d times (NVRTC)\n",
-            quick ? 1 : 3);
-    rc = costs(&b, quick ? 1 : 3);
-  }
+  if (rc == 0)
+    rc = uop_create_costs(&b.out, PSCAN_BACKEND_CUDA, quick ? 1 : 3);
   if (!bench_csv_close(&csv, csv_path, rc == 0) && rc == 0)
     rc = 1;
   if (rc == 0 && csv_path)
     printf("\nwrote %s\n", csv_path);
-  if (rc == 0 && plot_prefix) {
-    snprintf(chart.title, sizeof chart.title, "User operators (pscan_op_create) on the GPU");
-    snprintf(chart.subtitle, sizeof chart.subtitle, "%.200s, libpscan %s", machine,
-             pscan_version_string());
-    snprintf(chart.xlabel, sizeof chart.xlabel, "elements");
-    snprintf(chart.ylabel, sizeof chart.ylabel, "%% of a device copy of the same bytes");
-    chart.x_pow2_labels = true;
-    if (!bench_plot_save(&chart, plot_prefix, "user-op"))
-      rc = 1;
-  }
+  if (rc == 0 && plot_prefix && !uop_plot_write(&chart, plot_prefix, "on the GPU", machine))
+    rc = 1;
   close_bench(&b);
   return rc;
 }

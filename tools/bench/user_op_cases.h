@@ -5,6 +5,7 @@
 #ifndef PSCAN_TOOL_USER_OP_CASES_H
 #define PSCAN_TOOL_USER_OP_CASES_H
 
+#include "pscan.h"
 #include "peers/peers_cub_user_op.h"
 
 #include <stddef.h>
@@ -16,13 +17,20 @@ typedef struct uop_case {
   size_t elem;                               /* bytes per element */
   peer_user_op peer;                         /* CUB's functor of the same operator */
   void (*fill)(void *p, uint64_t i);         /* element i of the input */
-  void (*combine)(void *acc, const void *x); /* acc = acc (+) x */
+  pscan_combine_fn host;                     /* the operator as a host_fn (out may alias a, b) */
+  void (*loop)(void *out, const void *in, size_t n); /* the sequential scan, operator inlined */
   size_t real;                               /* 4 / 8: of float / double members; 0: integers */
 } uop_case;
 
 enum { UOP_NCASES = PEER_UOP_COUNT };
 /* In peer_user_op's order: uop_cases[k].peer == k; the i32 SUM last. */
 extern const uop_case uop_cases[UOP_NCASES];
+
+/* acc = acc (+) x with c's host function. */
+void uop_combine(const uop_case *c, void *acc, const void *x);
+
+/* c's pscan_op_desc (COMBINE). */
+pscan_op_desc uop_desc(const uop_case *c);
 
 /* Whether two elements of c are equal: member by member as numbers where they are floating
    point (so that -0 equals 0: the sign of a zero depends on the order of association), else
