@@ -2,9 +2,9 @@
  * the CUDA backend. Each operator's scan is measured beside a device copy of the same bytes
  * (cudaMemcpyAsync), CUB's DeviceScan::InclusiveScan with the same operator as a C++ functor
  * (peers/peers_cub_user_op.cu) and, for the i32 SUM, the built-in pscan_inclusive_scan; then the
- * costs around a call: a cold pscan_op_create (a fresh cache directory, so NVRTC compiles), a
- * disk-cache hit (a new context), an in-context hit (the same context again), and the host time
- * of a small pscan_scan_op call beside the built-in scan's.
+ * costs around a call (user_op_report.c: create costs; here the host time of a small
+ * pscan_scan_op call beside the built-in scan's, the stream drained between rounds). The CPU's
+ * counterpart is bench_user_op_cpu.c.
  *
  * The data are exact in every association order (affine maps with a = +-1 and b in {-1, 0, 1},
  * signed permutation matrices, small integers), so every implementation's output is checked
