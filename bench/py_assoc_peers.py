@@ -2,7 +2,9 @@
 """The Python peers of pscan's user operators: torch's associative_scan and JAX's
 lax.associative_scan on the affine f32 scan (x -> a*x + b, composed in order: the linear
 recurrence h[i] = a[i]*h[i-1] + b[i]), n = 2^16 .. 2^24, beside a device copy of the same
-bytes (8 bytes per element: a and b), medians of timed repetitions on the same GPU.
+bytes (8 bytes per element: a and b), medians of timed repetitions on the same GPU; and, where
+the pscan package is installed with its CUDA backend, pscan.scan with the same operator as a
+pscan.Op on a torch tensor of the same (a, b) pairs, checked against torch's result.
 
 Usage: py_assoc_peers.py [--max-log2 24] [--csv FILE]. A peer that is not installed, or fails,
 is reported as such (a line and a CSV row with its error), never silently left out."""
@@ -59,6 +61,40 @@ def bench_torch(sizes, emit):
                      f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}")
 
 
+AFFINE_SRC = ("typedef struct { float a, b; } affine;\n"
+              "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b }; "
+              "return r; }\n")
+
+
+def bench_pscan(sizes, emit):
+    """pscan.scan of the (a, b) pairs as one (n, 2) float32 torch tensor, the Op compiled once."""
+    try:
+        import numpy as np
+        import torch
+        import pscan
+        from torch._higher_order_ops.associative_scan import associative_scan
+        op = pscan.Op(AFFINE_SRC, "affine", "compose", dtype=np.dtype([("a", "f4"), ("b", "f4")]))
+    except Exception as e:  # noqa: BLE001
+        emit("pscan_scan_op", 0, "unavailable", float("nan"), f"{type(e).__name__}: {e}")
+        return
+    sync = torch.cuda.synchronize
+    for n in sizes:
+        try:
+            a = torch.ones(n, device="cuda", dtype=torch.float32)
+            b = torch.rand(n, device="cuda", dtype=torch.float32)
+            ab = torch.stack([a, b], dim=1)
+            out = torch.empty_like(ab)
+            pscan.scan(ab, op=op, axis=0, out=out)
+            sync()
+            ra, rb = associative_scan(lambda x, y: (x[0] * y[0], y[0] * x[1] + y[1]), (a, b),
+                                      dim=0, combine_mode="generic")
+            ok = bool(torch.allclose(out[:, 0], ra) and torch.allclose(out[:, 1], rb, rtol=1e-4))
+            emit("pscan_scan_op", n, "ok" if ok else "WRONG",
+                 median_time(lambda: pscan.scan(ab, op=op, axis=0, out=out), sync), "")
+        except Exception as e:  # noqa: BLE001
+            emit("pscan_scan_op", n, "failed", float("nan"), f"{type(e).__name__}: {e}")
+
+
 def bench_jax(sizes, emit):
     try:
         import jax
@@ -112,6 +148,7 @@ def main():
         if out:
             out.write(f"{impl},{n},{status},{seconds:.9f},{gbs:.2f},\"{note}\"\n")
 
+    bench_pscan(sizes, emit)
     bench_torch(sizes, emit)
     bench_jax(sizes, emit)
     if out:
