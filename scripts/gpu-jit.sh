@@ -16,7 +16,8 @@
 #           separated, e.g. AB_ENV="PSCAN_CUDA_USER_SPLIT_MAX=0"), $AB_ROUNDS rounds (default 2),
 #           alternating; a table of % of the copy per operator and size, one column per run
 # peers     bench/py_assoc_peers.py: torch associative_scan and jax.lax.associative_scan on the
-#           affine f32 scan, 2^16 .. 2^24, beside a device copy
+#           affine f32 scan, 2^16 .. 2^24, beside a device copy (and pscan.scan with a pscan.Op on
+#           the same data where the package is installed: scripts/gpu-python.sh build first)
 # Results (logs, CSVs, summary.txt) go to $OUT, else ./gpu-out-jit.
 . "$(dirname "$0")/gpu-common.sh" summary.txt "build test sanitize bench peers" gpu-out-jit -- "$@"
 B=build-gpu-jit
