@@ -3,8 +3,9 @@
 `test_bench_user_op.py PSCAN WORKDIR usage|cpu|gpu`.
 
 usage: the option's refusals are usage errors (exit 2) that write nothing: --user-op with
---compact / --sweep / --types / --partition, --gpu --user-op with --threads; in a build without
-CUDA, --gpu --user-op says so (exit 1) and writes nothing.
+--compact / --sweep / --types / --partition, --gpu --user-op with --threads; sizes that fit no
+memory are one line and exit 1; in a build without CUDA, --gpu --user-op says so (exit 1) and
+writes nothing.
 cpu: a small CPU run (n = 2^12 and 2^17, 1 and 2 threads, one rep): the CSV's exact header, a row
 per (operator, n, threads, implementation) with positive speeds (the C loop once a size, on one
 thread; the built-in SUM beside the user SUM; the compiled rows where a C compiler is found), the
@@ -58,6 +59,9 @@ if MODE == "usage":
               f"--user-op {what}: one-line usage error, got {r.returncode}: {r.stderr!r}")
         check(not os.path.exists(out) and not os.path.exists(out + ".partial"),
               f"--user-op {what}: no CSV")
+    r = run(["bench", "--user-op", "--sizes", "2^40", "--threads", "1", "--csv", out])
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and not os.path.exists(out),
+          f"--user-op at 2^40 (no memory for it): one line, exit 1, no CSV: {r.stderr!r}")
     r = run(["bench", "--gpu", "--user-op", "--sizes", "2^12", "--reps", "1", "--csv", out])
     if "built without CUDA" in r.stderr:
         check(r.returncode == 1 and r.stderr.count("\n") == 1, "no CUDA: one line, exit 1")

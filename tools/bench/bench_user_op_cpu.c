@@ -123,6 +123,11 @@ static int measure(cpu_bench *b, const uop_case *c, size_t n, int threads, bool 
   return 0;
 }
 
+/* Whether (c, n)'s three buffers fit in budget bytes (0: unknown, taken as enough). */
+static bool fits(const uop_case *c, size_t n, size_t budget) {
+  return n <= SIZE_MAX / 3 / c->elem && (!budget || 3 * n * c->elem <= budget);
+}
+
 static int sweep(cpu_bench *b, const size_t *sizes, int nsizes, const int *threads, int nthreads,
                  int reps) {
   size_t budget = sysinfo_available_memory() / 10 * 8;
@@ -133,7 +138,7 @@ static int sweep(cpu_bench *b, const size_t *sizes, int nsizes, const int *threa
       size_t n = sizes[s];
       char n_s[32];
       cli_format_count(n, n_s, sizeof n_s);
-      if (n > SIZE_MAX / 3 / c->elem || (budget && 3 * n * c->elem > budget)) {
+      if (!fits(c, n, budget)) {
         fprintf(stderr, "pscan bench: --user-op: skipping %s at n = %s: its three buffers do not "
                 "fit in 80%% of the memory available\n", c->name, n_s);
         continue;
@@ -226,13 +231,19 @@ static int open_bench(cpu_bench *b, size_t max_bytes, bool *compiler) {
 int bench_user_op_cpu_run(const size_t *sizes, int nsizes, const int *threads, int nthreads,
                           int reps, bool quick, const char *csv_path, const char *plot_prefix) {
   size_t max_bytes = CALL_N * 4, budget = sysinfo_available_memory() / 10 * 8;
+  bool any = false;
   for (int k = 0; k < UOP_NCASES; k++)
     for (int s = 0; s < nsizes; s++) {
-      size_t e = uop_cases[k].elem;
-      if (sizes[s] <= SIZE_MAX / 3 / e && (!budget || 3 * sizes[s] * e <= budget) &&
-          sizes[s] * e > max_bytes)
-        max_bytes = sizes[s] * e;
+      size_t bytes = sizes[s] * uop_cases[k].elem;
+      if (!fits(&uop_cases[k], sizes[s], budget))
+        continue;
+      any = true;
+      max_bytes = bytes > max_bytes ? bytes : max_bytes;
     }
+  if (!any) {
+    cli_error("bench", "--user-op: no size fits in memory (three buffers of n elements)");
+    return 1;
+  }
   static plot_chart chart;
   char machine[320];
   sysinfo_machine(machine, sizeof machine);
