@@ -41,10 +41,10 @@ static __device__ __forceinline__ void NAME(ax_rows_copy)(void *smem, const void
 
 #if ACC_SIZE >= 4
 /* The tile's rows (rows x live of the block's width) between global and shared memory in
-   16-byte vectors, AX_ROWS_ITEMS / AX_ROWS_VEC a thread: load (into s with cp.async, every copy in flight at once, not
-   committed; the rest of the tile identity) or store (from s to out). p->vec: the width, live,
-   the strides and both addresses are whole vectors, so vector q of the tile is row
-   q / (width / VEC). */
+   16-byte vectors, AX_ROWS_ITEMS / AX_ROWS_VEC a thread: load (into s with cp.async, every copy
+   in flight at once, not committed; the rest of the tile identity) or store (from s to out).
+   p->vec: the width, live, the strides and both addresses are whole vectors, so vector q of the
+   tile is row q / (width / VEC). */
 static __device__ __forceinline__ void NAME(ax_rows_move_vec)(ACC_T *s, const IN_T *in,
                                                              ACC_T *out,
                                                              const pscan__cuda_axis_params *p,

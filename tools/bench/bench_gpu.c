@@ -5,9 +5,10 @@
  *
  * Timing: per implementation, one warm-up call whose result is copied back and checked against
  * the plain loop, and one calibration batch; then reps rounds, each timing one batch of every
- * implementation in turn with CUDA events on the default stream (CUB and Thrust too). A batch repeats the call often
- * enough to last MIN_BATCH_MS, so launch overhead is amortised the way a stream of calls
- * amortises it. The result is the median batch divided by its calls. */
+ * implementation in turn with CUDA events on the default stream (CUB and Thrust too). A batch
+ * repeats the call often enough to last GPU_TIMER_MIN_BATCH_MS (gpu_timer_inner), so launch
+ * overhead is amortised the way a stream of calls amortises it. The result is the median batch
+ * divided by its calls. */
 #include "bench_gpu.h"
 #include "gpu_timer.h"
 #include "bench_plot.h"
@@ -20,14 +21,12 @@
 #include "peers/peers_cub.h"
 
 #include <cuda_runtime_api.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_BATCH_MS 2.0
-enum { MAX_INNER = 1 << 14, MAX_REPS = 1000, POISON = 0x7F };
+enum { MAX_REPS = 1000, POISON = 0x7F };
 
 static const pscan_algo gpu_algos[] = {PSCAN_ALGO_DECOUPLED_LOOKBACK, PSCAN_ALGO_CHAINED,
                                        PSCAN_ALGO_REDUCE_THEN_SCAN,
@@ -203,8 +202,7 @@ static int prepare(gpu_bench *g, const bench_result *r, long *inner) {
     return 1;
   if (batch(g, r, 1, &one))
     return 1;
-  double want = MIN_BATCH_MS * 1e-3 / (one > 0 ? one : 1e-9);
-  *inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
+  *inner = gpu_timer_inner(one);
   return 0;
 }
 

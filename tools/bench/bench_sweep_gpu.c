@@ -5,8 +5,8 @@
  * Timing as in bench_gpu.c: per implementation one warm-up call, whose count (read back) and
  * output checksum must agree with the other implementation's, and one calibration batch; then
  * reps rounds, each timing one batch of each implementation with CUDA events. A batch repeats the
- * call to last MIN_BATCH_MS (launch overhead amortised as in a stream of calls); the result is
- * the median batch divided by its calls. pscan's counts go to a device size_t, CUB's to a device
+ * call to last GPU_TIMER_MIN_BATCH_MS (gpu_timer_inner); the result is the median batch divided
+ * by its calls. pscan's counts go to a device size_t, CUB's to a device
  * int64: neither call waits for the host. */
 #include "bench_sweep.h"
 
@@ -18,14 +18,12 @@
 #include "peers/peers_cub_sweep.h"
 
 #include <cuda_runtime_api.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_BATCH_MS 2.0
-enum { MAX_INNER = 1 << 14, MAX_REPS = 1000 };
+enum { MAX_REPS = 1000 };
 
 typedef struct gpu_state {
   pscan_ctx *ctx;
@@ -194,8 +192,7 @@ static int gpu_measure(sweep_backend *b, sweep_result *r, int reps) {
       return 1;
     if (batch(s, i, p, 1, &one))
       return 1;
-    double want = MIN_BATCH_MS * 1e-3 / (one > 0 ? one : 1e-9);
-    inner[i] = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
+    inner[i] = gpu_timer_inner(one);
   }
   if (kept[0] != kept[1])
     return point_fail(p, "pscan against cub", "WRONG RESULT: the counts differ");
@@ -224,8 +221,7 @@ static int gpu_copy(sweep_backend *b, size_t bytes, int reps, double *seconds) {
     if (e != 0)
       return cuda_fail(e, "the copy");
     if (r < 0) {
-      double want = MIN_BATCH_MS * 1e-3 / (one > 0 ? one : 1e-9);
-      inner = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
+      inner = gpu_timer_inner(one);
     } else {
       v[r] = one;
     }

@@ -9,9 +9,9 @@
  * The data are exact in every association order (affine maps with a = +-1 and b in {-1, 0, 1},
  * signed permutation matrices, small integers), so every implementation's output is checked
  * whole against a sequential scan on the host, a chunk at a time (floating-point members as
- * numbers: the sign of a zero depends on the order). Timing as in bench_gpu.c: a
- * warm-up call, a batch calibrated to last MIN_BATCH_MS between two CUDA events, then reps rounds
- * that time a batch of every implementation in turn; medians. */
+ * numbers: the sign of a zero depends on the order). Timing as in bench_gpu.c: a warm-up call,
+ * a batch calibrated to last GPU_TIMER_MIN_BATCH_MS (gpu_timer_inner) between two CUDA events,
+ * then reps rounds that time a batch of every implementation in turn; medians. */
 #include "bench_gpu.h"
 #include "bench_user_op.h"
 #include "gpu_timer.h"
@@ -23,14 +23,12 @@
 #include "peers/peers_cub_user_op.h"
 
 #include <cuda_runtime_api.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_BATCH_MS 2.0
-enum { MAX_INNER = 1 << 14, MAX_REPS = 1000, CHUNK_BYTES = 1 << 24, CALL_N = 1024 };
+enum { MAX_REPS = 1000, CHUNK_BYTES = 1 << 24, CALL_N = 1024 };
 
 /* ---- the run's state ---- */
 
@@ -155,8 +153,7 @@ static int measure(uop_bench *b, const uop_case *c, size_t n, int reps) {
       return cuda_error(e, "cudaMemset");
     if (batch(&a, 1, &one) || check(b, c, n, impls[k]) || batch(&a, 1, &one))
       return 1;
-    double want = MIN_BATCH_MS * 1e-3 / (one > 0 ? one : 1e-9);
-    inner[k] = want < 1 ? 1 : want > MAX_INNER ? MAX_INNER : (long)ceil(want);
+    inner[k] = gpu_timer_inner(one);
   }
   for (int rep = 0; rep < reps; rep++)
     for (int k = 0; k < count; k++) {

@@ -1,6 +1,8 @@
 /* Timing a batch of calls with CUDA events (gpu_timer.h). */
 #include "gpu_timer.h"
 
+#include <math.h>
+
 int gpu_timer_open(gpu_timer *t) {
   cudaError_t e = cudaEventCreate(&t->start);
   if (e == cudaSuccess && (e = cudaEventCreate(&t->stop)) != cudaSuccess)
@@ -32,4 +34,9 @@ int gpu_timer_batch(gpu_timer *t, long inner, int (*call)(void *arg), void *arg,
     return (int)c;
   *seconds = (double)ms * 1e-3 / (double)inner;
   return 0;
+}
+
+long gpu_timer_inner(double one_call_s) {
+  double want = GPU_TIMER_MIN_BATCH_MS * 1e-3 / (one_call_s > 0 ? one_call_s : 1e-9);
+  return want < 1 ? 1 : want > GPU_TIMER_MAX_INNER ? GPU_TIMER_MAX_INNER : (long)ceil(want);
 }

@@ -23,4 +23,10 @@ void gpu_timer_close(gpu_timer *t);
 int gpu_timer_batch(gpu_timer *t, long inner, int (*call)(void *arg), void *arg,
                     double *seconds);
 
+/* Calls per batch so that a batch lasts GPU_TIMER_MIN_BATCH_MS (launch overhead amortised as in a
+   stream of calls), from the time of one call: 1 to GPU_TIMER_MAX_INNER. */
+#define GPU_TIMER_MIN_BATCH_MS 2.0
+enum { GPU_TIMER_MAX_INNER = 1 << 14 };
+long gpu_timer_inner(double one_call_s);
+
 #endif /* PSCAN_TOOL_GPU_TIMER_H */
