@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU sweep on the device machine's 16-core host, in one call (no GPU used):
-#   scripts/gpu-cpusweep.sh [build] [check] [sweep] [partab]    (default: build check sweep)
+#   scripts/gpu-cpusweep.sh [build] [check] [sweep] [partab] [threads]  (default: build check sweep)
 # build:  CPU-only build (-DPSCAN_CUDA=OFF, -j16) of the tool in build-cpusweep.
 # check:  the scan against the copy by both benchmarks at the same points (i32, f64 and i8, n =
 #         $CHECK_N, 2^20 and 2^28 unless set; $THREADS threads, 16 unless set): `pscan bench --cpu` (its
@@ -17,6 +17,10 @@
 #         run ops, select_if and partition_if, i32 and i64, n = $PARTAB_N (2^25: >= 64 MiB, where
 #         the "scan" rule takes its larger partitions) -> $OUT/partab-SETTING-ROUND.csv. Run it in
 #         a call of its own (`build partab`).
+# threads: the whole sweep at n = $THREADS_N (2^20) on each of $THREADS_LIST threads ("4 8 16"),
+#         alternating, $THREADS_ROUNDS rounds (2) -> $OUT/threads-T-ROUND.csv: whether a small
+#         input runs faster on fewer threads than AUTO gives it (pscan's own GB/s per op, median
+#         over the points; the copy is on as many threads, so compare the pscan column).
 # Summary on stdout (and $OUT/cpusweep-summary.txt): the check's scan and copy figures first,
 # then the worst point per op as % of the copy; for partab, the median % of copy per op and
 # setting. $SWEEP_ARGS: extra arguments for the sweep step (e.g. --sizes 2^24).
@@ -111,6 +115,29 @@ if has partab; then
         2>&1 || { status=1; log "partab $s round $r FAILED"; tail -5 "$OUT/partab-$s-$r.txt"; }
       log "partab $s round $r: $((SECONDS - t0)) s"
       [ -f "$OUT/partab-$s-$r.csv" ] && per_op "$OUT/partab-$s-$r.csv" | sort | tee -a "$OUT/cpusweep-summary.txt"
+    done
+  done
+fi
+if has threads; then
+  rounds=${THREADS_ROUNDS:-2}
+  list=${THREADS_LIST:-4 8 16}
+  tn=${THREADS_N:-2^20}
+  log "threads: --threads $list, $rounds rounds, n = $tn, pscan GB/s (median over the points / worst)"
+  t0=$SECONDS
+  for r in $(seq 1 "$rounds"); do
+    for t in $list; do
+      "./$B/pscan" bench --cpu --sweep --threads "$t" --sizes "$tn" \
+        --csv "$OUT/threads-$t-$r.csv" >"$OUT/threads-$t-$r.txt" 2>&1 ||
+        { status=1; log "threads $t round $r FAILED"; tail -5 "$OUT/threads-$t-$r.txt"; }
+      log "threads $t round $r: $((SECONDS - t0)) s"
+      python3 - "$OUT/threads-$t-$r.csv" <<'EOF' | sort | sed "s/^/  t=$t r=$r /" | tee -a "$OUT/cpusweep-summary.txt"
+import csv, statistics, sys
+by = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    by.setdefault(r["op"] + " " + r["key_type"], []).append(float(r["pscan_GBps"]))
+for k, v in by.items():
+    print(f"{k:24s} median {statistics.median(v):7.1f}  worst {min(v):7.1f} GB/s ({len(v)} points)")
+EOF
     done
   done
 fi
