@@ -89,7 +89,8 @@ for op, size in OPS.items():
         got = sorted((x["impl"], int(x["threads"])) for x in rows
                      if x["op"] == op and int(x["n"]) == n)
         if GPU:
-            want = [("cub_functor", 0), ("cudaMemcpy", 0), ("pscan_user_op", 0)]
+            want = [("cub_functor", 0), ("cudaMemcpy", 0), ("pscan_user_op", 0),
+                    ("pscan_user_op_identity", 0)]
             want += [("pscan_builtin", 0)] if op == "sum_i32" else []
         else:
             impls = ["stream_copy", "pscan_host_fn"] + (["pscan_user_op"] if compiled else [])

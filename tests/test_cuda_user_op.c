@@ -4,6 +4,7 @@
  * bytes (every tile path and tile-status layout of cuda/jit), with exact integer arithmetic;
  * sizes 1, 2, tile +- 1, 2^k +- 1 and random ones from the printed seed; inclusive, with init,
  * exclusive with init and with the identity, in place, misaligned pointers, deterministic mode;
+ * the operators that have an identity both with it (the plain-value accumulator) and without;
  * predicate select and partition (count in host and device memory, select in place); the disk
  * cache (miss, hit, corrupt entries). Outputs are poisoned before every run. */
 #define _GNU_SOURCE /* mkdtemp, setenv */
@@ -113,6 +114,9 @@ REF_MAT(uint64_t, 4, ref_mat64)
 static const aff32 id_aff32 = {1, 0};
 static const aff64 id_aff64 = {1, 0};
 static const int32_t id_add = 0;
+static const uint32_t id_tri32[3] = {1, 0, 0};
+static const uint64_t id_tri64[3] = {1, 0, 0};
+static const uint32_t id_mat32[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
 static const op_case cases[] = {
     {"affine u32 (8 B)", AFFINE("unsigned"), "aff", "compose", 8, ref_aff32, &id_aff32},
@@ -121,12 +125,12 @@ static const op_case cases[] = {
      "add", 4, ref_add, &id_add},
     {"bytes (3 B)", BYTES3, "b3", "f3", 3, ref_b3, NULL},
     {"bytes (5 B)", BYTES5, "b5", "f5", 5, ref_b5, NULL},
-    {"affine + count (12 B)", TRIPLE("unsigned"), "tri", "f12", 12, ref_tri_uint32_t, NULL},
+    {"affine + count (12 B)", TRIPLE("unsigned"), "tri", "f12", 12, ref_tri_uint32_t, id_tri32},
     {"affine + count u64 (24 B)", TRIPLE("unsigned long long"), "tri", "f12", 24, ref_tri_uint64_t,
-     NULL},
+     id_tri64},
     {"2x2 u64 matrices (32 B)", MAT("unsigned long long", "m2", 2), "m2", "mul", 32, ref_mat2x64,
      NULL},
-    {"4x4 u32 matrices (64 B)", MAT("unsigned", "m32", 4), "m32", "mul", 64, ref_mat32, NULL},
+    {"4x4 u32 matrices (64 B)", MAT("unsigned", "m32", 4), "m32", "mul", 64, ref_mat32, id_mat32},
     {"4x4 u64 matrices (128 B)", MAT("unsigned long long", "m64", 4), "m64", "mul", 128, ref_mat64,
      NULL},
 };
@@ -143,11 +147,14 @@ static pscan_op_desc desc_of(const op_case *c) {
   return d;
 }
 
+/* The key names the identity too: the program compiles it in (a disk-cache entry of the
+   operator without it must not serve the operator with it). */
 static void key_of(const pscan_op_desc *d, char key[33]) {
-  const void *parts[] = {d->source, d->type_name, d->name, &d->elem_size, &d->kind};
+  const void *parts[] = {d->source, d->type_name, d->name, &d->elem_size, &d->kind,
+                         d->identity ? d->identity : ""};
   size_t sizes[] = {strlen(d->source), strlen(d->type_name), strlen(d->name), sizeof d->elem_size,
-                    sizeof d->kind};
-  pscan__hash_hex(parts, sizes, 5, key);
+                    sizeof d->kind, d->identity ? d->elem_size : 0};
+  pscan__hash_hex(parts, sizes, 6, key);
 }
 
 static void *create(pscan_ctx *ctx, const pscan_op_desc *d) {
@@ -213,7 +220,14 @@ static void check_scan(pscan_ctx *ctx, void *impl, const op_case *c, size_t n, i
   free(got);
 }
 
-static void test_op(pscan_ctx *ctx, const op_case *c, test_rng *r) {
+/* c's operator as given, and (given_identity false) without its identity: the kernels'
+   accumulator is then the adjoined one (jit/user_ops.cuh) instead of the plain value. */
+static void test_op(pscan_ctx *ctx, const op_case *c, bool given_identity, test_rng *r) {
+  op_case without = *c;
+  if (!given_identity) {
+    without.identity = NULL;
+    c = &without;
+  }
   pscan_op_desc d = desc_of(c);
   void *impl = create(ctx, &d);
   if (!impl)
@@ -251,7 +265,7 @@ static void test_op(pscan_ctx *ctx, const op_case *c, test_rng *r) {
   check_scan(ctx, impl, c, 5 * tile + 3, 0, init, false, 0, r, "chained");
   test_set(ctx, PSCAN_PARAM_ALGO, PSCAN_ALGO_AUTO);
   ctx->backend->op_destroy(ctx, impl);
-  printf("  %s: done\n", c->what);
+  printf("  %s%s: done\n", c->what, c->identity ? ", with its identity" : "");
 }
 
 /* ---- select and partition ---- */
@@ -391,8 +405,11 @@ int main(void) {
   }
   test_rng r = test_fork(seed, 1);
   test_cache(&r);
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    test_op(ctx, &cases[i], &r);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    test_op(ctx, &cases[i], true, &r);
+    if (cases[i].identity)
+      test_op(ctx, &cases[i], false, &r);
+  }
   test_select(ctx, &r);
   pscan_destroy(ctx);
   return test_finish();

@@ -124,6 +124,55 @@ static void test_sizes(void) {
   expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f64 matrices (128 B)");
 }
 
+/* An operator given with its identity: where its element is whole 32-bit words the program
+   carries the identity (PSCAN_USER_IDENTITY, the plain-value accumulator of user_ops.cuh) and
+   every kernel compiles; otherwise the program is the one without an identity. */
+static void expect_identity_program(const pscan_op_desc *d, bool carried, const char *what) {
+  char *with = pscan__jit_program(d, PSCAN__JIT_SCAN);
+  pscan_op_desc plain = *d;
+  plain.identity = NULL;
+  char *without = pscan__jit_program(&plain, PSCAN__JIT_SCAN);
+  if (CHECK(with && without, "%s: programs built", what)) {
+    CHECK((strstr(with, "PSCAN_USER_IDENTITY") != NULL) == carried,
+          "%s: the program %s the identity", what, carried ? "carries" : "does not carry");
+    CHECK(!strstr(without, "PSCAN_USER_IDENTITY"), "%s: no identity, none in the program", what);
+    CHECK((strcmp(with, without) != 0) == carried, "%s: the programs differ only by it", what);
+  }
+  pscan__free(with);
+  pscan__free(without);
+  if (!carried)
+    return;
+  static const pscan__jit_kernel kernels[] = {PSCAN__JIT_SCAN, PSCAN__JIT_SCAN_ORDERED,
+                                              PSCAN__JIT_SCAN_LINES, PSCAN__JIT_REDUCE};
+  for (size_t i = 0; i < (test_quick() ? 1 : sizeof kernels / sizeof kernels[0]); i++) {
+    char label[96];
+    snprintf(label, sizeof label, "%s + identity: %s", what, pscan__jit_kernel_name(kernels[i]));
+    expect_compiles(d, kernels[i], label);
+  }
+}
+
+static void test_identity(void) {
+  static const float affine_id[2] = {1.0f, 0.0f};
+  static const int32_t zero = 0;
+  static const unsigned char bytes3_id[3] = {1, 0, 0};
+  pscan_op_desc d = combine(affine_f32, "affine", "compose", 8);
+  d.identity = affine_id;
+  expect_identity_program(&d, true, "affine f32");
+  char *text = pscan__jit_program(&d, PSCAN__JIT_SCAN);
+  CHECK(text && strstr(text, "{0x3f800000u, 0x00000000u}"), "affine f32: the identity's words");
+  pscan__free(text);
+  d = combine("#include <stdint.h>\nint32_t add(int32_t a, int32_t b) { return a + b; }\n",
+              "int32_t", "add", 4);
+  d.identity = &zero;
+  expect_identity_program(&d, true, "i32 sum");
+  d = combine("typedef struct { unsigned char b[3]; } blob;\n"
+              "blob mix(blob x, blob y) { blob r; for (int i = 0; i < 3; i++)\n"
+              "  r.b[i] = (unsigned char)(x.b[i] * y.b[i]); return r; }\n",
+              "blob", "mix", 3);
+  d.identity = bytes3_id;
+  expect_identity_program(&d, false, "3 B bytes");
+}
+
 static void test_axis_program(void) {
   CHECK(strcmp(pscan__jit_kernel_name(PSCAN__JIT_AXIS), "pscan_user_axis_lines_scan") == 0,
         "the axis program's first kernel");
@@ -239,6 +288,7 @@ int main(void) {
   test_init("test_jit_compile");
   test_sizes();
   test_predicates();
+  test_identity();
   test_axis_program();
   test_errors();
   test_missing_nvrtc();

@@ -109,11 +109,13 @@ static void make_key(pscan_ctx *ctx, const pscan_op_desc *d, char key[33]) {
   const char *version = pscan_version_string();
   int32_t kind = (int32_t)d->kind;
   uint64_t size = (uint64_t)d->elem_size;
+  /* the identity too: a backend may compile it in (the CUDA backend's accumulator does) */
+  const bool has_id = d->kind == PSCAN_KIND_COMBINE && d->identity;
   const void *parts[] = {d->source, d->type_name, d->name, &kind, &size,
-                         version,   ctx->backend->name, target};
+                         version,   ctx->backend->name, target, has_id ? d->identity : ""};
   size_t sizes[] = {strlen(d->source), strlen(d->type_name), strlen(d->name), sizeof kind,
                     sizeof size,       strlen(version),      strlen(ctx->backend->name),
-                    strlen(target)};
+                    strlen(target),    has_id ? d->elem_size : 0};
   pscan__hash_hex(parts, sizes, (int)(sizeof parts / sizeof parts[0]), key);
 }
 

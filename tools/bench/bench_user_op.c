@@ -32,15 +32,17 @@ enum { MAX_REPS = 1000, CHUNK_BYTES = 1 << 24, CALL_N = 1024 };
 
 /* ---- the run's state ---- */
 
-typedef enum uimpl { UI_COPY, UI_PSCAN, UI_CUB, UI_BUILTIN, UI_COUNT } uimpl;
+/* UI_PSCAN_ID: the same operator created with its identity (the GPU kernels' accumulator is
+   then the plain value, jit/user_ops.cuh). */
+typedef enum uimpl { UI_COPY, UI_PSCAN, UI_CUB, UI_PSCAN_ID, UI_BUILTIN, UI_COUNT } uimpl;
 static const char *const uimpl_names[UI_COUNT] = {"cudaMemcpy", "pscan user op", "CUB functor",
-                                                  "pscan built-in"};
+                                                  "pscan user op + identity", "pscan built-in"};
 static const char *const uimpl_csv[UI_COUNT] = {"cudaMemcpy", "pscan_user_op", "cub_functor",
-                                                "pscan_builtin"};
+                                                "pscan_user_op_identity", "pscan_builtin"};
 
 typedef struct uop_bench {
   pscan_ctx *ctx;
-  pscan_user_op *ops[UOP_NCASES];
+  pscan_user_op *ops[UOP_NCASES], *ops_id[UOP_NCASES]; /* without, with the identity */
   void *d_in, *d_out;
   unsigned char *h_a, *h_b; /* CHUNK_BYTES each: the input and the output of one chunk */
   gpu_timer timer;
@@ -78,11 +80,12 @@ static int call_once(void *arg) {
     return pscan_inclusive_scan(b->ctx, b->d_in, b->d_out, a->n, PSCAN_I32, PSCAN_SUM) == PSCAN_OK
                ? 0
                : -(pscan_error(b, "pscan_inclusive_scan", a->c));
-  default:
-    return pscan_scan_op(b->ctx, b->d_in, b->d_out, a->n, b->ops[a->c - uop_cases], 0, NULL) ==
-                   PSCAN_OK
+  default: {
+    pscan_user_op *op = (a->i == UI_PSCAN_ID ? b->ops_id : b->ops)[a->c - uop_cases];
+    return pscan_scan_op(b->ctx, b->d_in, b->d_out, a->n, op, 0, NULL) == PSCAN_OK
                ? 0
                : -(pscan_error(b, "pscan_scan_op", a->c));
+  }
   }
 }
 
@@ -138,8 +141,8 @@ static int check(uop_bench *b, const uop_case *c, size_t n, uimpl i) {
 /* ---- one (operator, n) ---- */
 
 static int measure(uop_bench *b, const uop_case *c, size_t n, int reps) {
-  uimpl impls[UI_COUNT] = {UI_COPY, UI_PSCAN, UI_CUB, UI_BUILTIN};
-  int count = c->peer == PEER_UOP_SUM_I32 ? 4 : 3;
+  uimpl impls[UI_COUNT] = {UI_COPY, UI_PSCAN, UI_CUB, UI_PSCAN_ID, UI_BUILTIN};
+  int count = c->peer == PEER_UOP_SUM_I32 ? 5 : 4;
   long inner[UI_COUNT];
   static double samples[UI_COUNT][MAX_REPS];
   double sec[UI_COUNT];
@@ -165,7 +168,8 @@ static int measure(uop_bench *b, const uop_case *c, size_t n, int reps) {
     sec[k] = timing_median(samples[k], (size_t)reps);
   for (int k = 0; k < count; k++)
     uop_row(&b->out, c, n, 0, uimpl_names[impls[k]], uimpl_csv[impls[k]], sec[k], sec[0],
-            impls[k] == UI_PSCAN ? sec[2] : 0, "CUB", impls[k] != UI_COPY);
+            impls[k] == UI_PSCAN || impls[k] == UI_PSCAN_ID ? sec[2] : 0, "CUB",
+            impls[k] != UI_COPY);
   return 0;
 }
 
@@ -196,8 +200,10 @@ static int call_costs(uop_bench *b, int rounds) {
 /* ---- the run ---- */
 
 static void close_bench(uop_bench *b) {
-  for (int k = 0; k < UOP_NCASES; k++)
+  for (int k = 0; k < UOP_NCASES; k++) {
     pscan_op_destroy(b->ops[k]);
+    pscan_op_destroy(b->ops_id[k]);
+  }
   dbuf_free(b->d_in);
   dbuf_free(b->d_out);
   free(b->h_a);
@@ -212,8 +218,9 @@ static int open_bench(uop_bench *b, size_t max_bytes) {
   if (bench_gpu_context(&b->ctx))
     return 1;
   for (int k = 0; k < UOP_NCASES; k++) {
-    pscan_op_desc d = uop_desc(&uop_cases[k]);
-    if (pscan_op_create(b->ctx, &d, &b->ops[k]) != PSCAN_OK)
+    pscan_op_desc d = uop_desc(&uop_cases[k], 0), id = uop_desc(&uop_cases[k], 1);
+    if (pscan_op_create(b->ctx, &d, &b->ops[k]) != PSCAN_OK ||
+        pscan_op_create(b->ctx, &id, &b->ops_id[k]) != PSCAN_OK)
       return pscan_error(b, "pscan_op_create", &uop_cases[k]);
   }
   int e = gpu_timer_open(&b->timer);

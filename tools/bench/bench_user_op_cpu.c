@@ -205,7 +205,7 @@ static int open_bench(cpu_bench *b, size_t max_bytes, bool *compiler) {
   }
   *compiler = true;
   for (int k = 0; k < UOP_NCASES; k++) {
-    pscan_op_desc d = uop_desc(&uop_cases[k]);
+    pscan_op_desc d = uop_desc(&uop_cases[k], 0);
     pscan_status s = pscan_op_create(b->ctx, &d, &b->compiled[k]);
     if (s == PSCAN_ERR_UNSUPPORTED && *compiler) {
       *compiler = false;

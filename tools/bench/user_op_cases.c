@@ -79,30 +79,37 @@ static void fill_i32(void *p, uint64_t i) {
   memcpy(p, &v, sizeof v);
 }
 
+static const aff32 id_aff32 = {1, 0};
+static const aff64 id_aff64 = {1, 0};
+static const mat2 id_mat2 = {{1, 0, 0, 1}};
+static const int32_t id_i32 = 0;
+
 const uop_case uop_cases[UOP_NCASES] = {
     {"affine_f32",
      "typedef struct { float a, b; } affine;\n"
      "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b }; return r; }\n",
-     "affine", "compose", 8, PEER_UOP_AFFINE_F32, fill_aff32, host_aff32, loop_aff32, 4},
+     "affine", "compose", 8, PEER_UOP_AFFINE_F32, fill_aff32, host_aff32, loop_aff32, 4, &id_aff32},
     {"affine_f64",
      "typedef struct { double a, b; } affine64;\n"
      "affine64 compose(affine64 x, affine64 y) {\n"
      "  affine64 r = { x.a * y.a, y.a * x.b + y.b }; return r; }\n",
-     "affine64", "compose", 16, PEER_UOP_AFFINE_F64, fill_aff64, host_aff64, loop_aff64, 8},
+     "affine64", "compose", 16, PEER_UOP_AFFINE_F64, fill_aff64, host_aff64, loop_aff64, 8,
+     &id_aff64},
     {"mat2_f64",
      "typedef struct { double m[4]; } mat2;\n"
      "mat2 mul(mat2 x, mat2 y) {\n"
      "  mat2 r = {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3],\n"
      "             x.m[2] * y.m[0] + x.m[3] * y.m[2], x.m[2] * y.m[1] + x.m[3] * y.m[3]}};\n"
      "  return r; }\n",
-     "mat2", "mul", 32, PEER_UOP_MAT2_F64, fill_mat2, host_mat2, loop_mat2, 8},
+     "mat2", "mul", 32, PEER_UOP_MAT2_F64, fill_mat2, host_mat2, loop_mat2, 8, &id_mat2},
     {"sum_i32", "int add(int a, int b) { return a + b; }\n", "int", "add", 4, PEER_UOP_SUM_I32,
-     fill_i32, host_i32, loop_i32, 0},
+     fill_i32, host_i32, loop_i32, 0, &id_i32},
 };
 
-pscan_op_desc uop_desc(const uop_case *c) {
+pscan_op_desc uop_desc(const uop_case *c, int with_identity) {
   pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
-                     .name = c->fn, .elem_size = c->elem};
+                     .name = c->fn, .elem_size = c->elem,
+                     .identity = with_identity ? c->identity : NULL};
   return d;
 }
 

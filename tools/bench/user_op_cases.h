@@ -20,6 +20,7 @@ typedef struct uop_case {
   pscan_combine_fn host;                     /* the operator as a host_fn (out may alias a, b) */
   void (*loop)(void *out, const void *in, size_t n); /* the sequential scan, operator inlined */
   size_t real;                               /* 4 / 8: of float / double members; 0: integers */
+  const void *identity;                      /* the operator's identity (elem bytes) */
 } uop_case;
 
 enum { UOP_NCASES = PEER_UOP_COUNT };
@@ -29,8 +30,8 @@ extern const uop_case uop_cases[UOP_NCASES];
 /* acc = acc (+) x with c's host function. */
 void uop_combine(const uop_case *c, void *acc, const void *x);
 
-/* c's pscan_op_desc (COMBINE). */
-pscan_op_desc uop_desc(const uop_case *c);
+/* c's pscan_op_desc (COMBINE), with its identity or without. */
+pscan_op_desc uop_desc(const uop_case *c, int with_identity);
 
 /* Whether two elements of c are equal: member by member as numbers where they are floating
    point (so that -0 equals 0: the sign of a zero depends on the order of association), else

@@ -11,7 +11,7 @@
 #include <string.h>
 
 void uop_table_header(void) {
-  printf("%-11s %5s %-7s %7s %-15s %10s %9s %8s\n", "op", "bytes", "n", "threads",
+  printf("%-11s %5s %-7s %7s %-24s %10s %9s %8s\n", "op", "bytes", "n", "threads",
          "implementation", "time (us)", "GB/s", "of copy");
 }
 
@@ -22,7 +22,7 @@ void uop_row(const uop_out *o, const uop_case *c, size_t n, int threads, const c
   char n_s[32], t_s[16];
   cli_format_count(n, n_s, sizeof n_s);
   snprintf(t_s, sizeof t_s, threads ? "%d" : "-", threads);
-  printf("%-11s %5zu %-7s %7s %-15s %10.2f %9.1f %7.1f%%", c->name, c->elem, n_s, t_s, label,
+  printf("%-11s %5zu %-7s %7s %-24s %10.2f %9.1f %7.1f%%", c->name, c->elem, n_s, t_s, label,
          s * 1e6, gbs, 100.0 * copy_s / s);
   if (peer_s > 0)
     printf("   %.2fx %s", peer_s / s, peer);
@@ -59,7 +59,7 @@ static int create_once(const uop_case *c, pscan_backend backend, double t[3]) {
     return 1;
   }
   setenv("PSCAN_CACHE_DIR", dir, 1);
-  pscan_op_desc d = uop_desc(c);
+  pscan_op_desc d = uop_desc(c, 0);
   int rc = 0;
   for (int round = 0; round < 2 && rc == 0; round++) {
     pscan_ctx *ctx = NULL;

@@ -66,6 +66,7 @@ static pscan_status copy_desc(pscan_ctx *ctx, cuda_op *op, const pscan_op_desc *
   if (d->kind == PSCAN_KIND_COMBINE && d->identity) {
     memcpy(op->identity, d->identity, d->elem_size);
     op->has_identity = true;
+    op->desc.identity = op->identity; /* the program carries it (jit_source.c) */
   }
   return PSCAN_OK;
 }

@@ -7,6 +7,7 @@
 #include "../launch.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,21 +161,48 @@ static const char program_format[] =
 static const char combine_glue[] =
     "static __device__ %s pscan_user_t pscan_user_combine(pscan_user_t a, "
     "pscan_user_t b) { return %s(a, b); }";
+/* The operator's identity, where it has one and its element is whole 32-bit words: the
+   accumulator of the block scans and the look-back is then the plain value (user_ops.cuh). */
+static const char identity_glue[] =
+    "\n#define PSCAN_USER_IDENTITY 1\n"
+    "static __device__ __forceinline__ pscan_user_t pscan_user_identity_value(void) {\n"
+    "  const unsigned w[%zu] = {%s};\n"
+    "  pscan_user_t v;\n  memcpy(&v, w, sizeof v);\n  return v;\n}";
 static const char keep_glue[] =
     "static __device__ __forceinline__ bool pscan_user_keep(pscan_user_t x) { return %s(x) != 0; }";
+
+/* identity_glue for desc into out (empty where it does not apply). */
+enum { IDENTITY_CHARS = PSCAN__JIT_MAX_ELEM / 4 * 14 }; /* "0x%08xu, " a word */
+static void identity_text(const pscan_op_desc *desc, char *out, size_t len) {
+  out[0] = 0;
+  if (desc->kind != PSCAN_KIND_COMBINE || !desc->identity || desc->elem_size % 4 != 0)
+    return;
+  char words[IDENTITY_CHARS] = "";
+  size_t at = 0;
+  for (size_t i = 0; i < desc->elem_size / 4; i++) {
+    uint32_t w;
+    memcpy(&w, (const unsigned char *)desc->identity + 4 * i, 4);
+    at += (size_t)snprintf(words + at, sizeof words - at, "%s0x%08xu", i ? ", " : "", w);
+  }
+  snprintf(out, len, identity_glue, desc->elem_size / 4, words);
+}
 
 char *pscan__jit_program(const pscan_op_desc *desc, pscan__jit_kernel k) {
   pthread_once(&tables_once, build_tables);
   const bool pred = k == PSCAN__JIT_SELECT;
-  size_t glue_len = strlen(combine_glue) + strlen(desc->name) + 32;
+  char identity[sizeof identity_glue + IDENTITY_CHARS + 32];
+  identity_text(desc, identity, sizeof identity);
+  size_t glue_len = strlen(combine_glue) + strlen(desc->name) + strlen(identity) + 32;
   char *glue = pscan__calloc(glue_len, 1);
   if (!glue)
     return NULL;
-  if (pred)
+  if (pred) {
     snprintf(glue, glue_len, keep_glue, desc->name);
-  else
-    snprintf(glue, glue_len, combine_glue,
-             desc->elem_size <= 32 ? "__forceinline__" : "__noinline__", desc->name);
+  } else {
+    int at = snprintf(glue, glue_len, combine_glue,
+                      desc->elem_size <= 32 ? "__forceinline__" : "__noinline__", desc->name);
+    snprintf(glue + at, glue_len - (size_t)at, "%s", identity);
+  }
   size_t len = strlen(program_format) + strlen(desc->source) + strlen(desc->type_name) +
                strlen(glue) + 128;
   char *text = pscan__calloc(len, 1);

@@ -3,9 +3,12 @@
  * pscan_user_combine in front of it).
  *
  * A user operator need not have an identity, but the block scans and the look-back need one
- * (padding lanes, tiles before tile 0). The accumulator therefore adjoins one: {v, has}, where
- * has == 0 is the identity and combines with nothing. The threads' serial loops over their own
- * items (user_tile.cuh) combine plain values and never pay for it.
+ * (padding lanes, tiles before tile 0). Without one the accumulator adjoins one: {v, has}, where
+ * has == 0 is the identity and combines with nothing. With the operator's own identity in the
+ * program (PSCAN_USER_IDENTITY: jit_source.c writes pscan_user_identity_value) and an element of
+ * whole 32-bit words, the accumulator is the plain value: the warp scans shuffle one word fewer
+ * and combine without a branch. The threads' serial loops over their own items (user_tile.cuh)
+ * combine plain values either way.
  *
  * Tile status (lookback.cuh's publish / read_word, one slot per tile and word array):
  *   elements up to 4 bytes  one 8-byte word {value, epoch}, one relaxed access (as the built-ins)
@@ -27,10 +30,18 @@
 #define PSCAN_USER_SPLIT_MAX 32
 #endif
 
+#if defined(PSCAN_USER_IDENTITY) && PSCAN_USER_IDENTITY && PSCAN_USER_ELEM_SIZE % 4 == 0
+#define PSCAN_USER_ADJOINED 0
+typedef struct pscan_user_acc {
+  pscan_user_t v;
+} pscan_user_acc;
+#else
+#define PSCAN_USER_ADJOINED 1
 typedef struct pscan_user_acc {
   pscan_user_t v;
   unsigned has; /* 0: the adjoined identity */
 } pscan_user_acc;
+#endif
 
 enum {
   PSCAN_USER_SIZE = (int)sizeof(pscan_user_t),
@@ -50,19 +61,36 @@ enum {
 static __device__ __forceinline__ ACC_T NAME(make)(pscan_user_t v) {
   ACC_T a;
   a.v = v;
+#if PSCAN_USER_ADJOINED
   a.has = 1;
+#endif
   return a;
+}
+/* Whether a holds a value of the user's (always, where the identity is the user's own). */
+static __device__ __forceinline__ bool NAME(has)(ACC_T a) {
+#if PSCAN_USER_ADJOINED
+  return a.has != 0;
+#else
+  (void)a;
+  return true;
+#endif
 }
 static __device__ __forceinline__ ACC_T NAME(identity)(void) {
   ACC_T a;
+#if PSCAN_USER_ADJOINED
   memset(&a, 0, sizeof a);
+#else
+  a.v = pscan_user_identity_value();
+#endif
   return a;
 }
 static __device__ __forceinline__ ACC_T NAME(op)(ACC_T a, ACC_T b) {
+#if PSCAN_USER_ADJOINED
   if (!a.has)
     return b;
   if (!b.has)
     return a;
+#endif
   return NAME(make)(pscan_user_combine(a.v, b.v));
 }
 
@@ -135,7 +163,9 @@ static __device__ __forceinline__ void NAME(publish)(void *words, unsigned long 
 static __device__ __forceinline__ bool NAME(read_word)(const void *words, unsigned long long tile,
                                                        uint32_t epoch, ACC_T *a) {
   const char *slot = (const char *)words + (unsigned long long)PSCAN_USER_SLOT * tile;
+#if PSCAN_USER_ADJOINED
   a->has = 1;
+#endif
   if (PSCAN_USER_SIZE <= 4) {
     unsigned long long w = pscan__ld_word64(slot);
     unsigned bits = (unsigned)w;

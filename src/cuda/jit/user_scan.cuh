@@ -31,7 +31,7 @@ static __device__ __forceinline__ void pu_rescan(unsigned char *buf, unsigned co
                                                  pscan_user_acc carry, int exclusive,
                                                  const pscan_user_t *first) {
   pscan_user_t items[PU_ITEMS], c = carry.v;
-  bool has = carry.has != 0;
+  bool has = NAME(has)(carry);
   PU_FOR_ITEMS(buf, count, items, pu_write_batch(buf, b, items);, {
     const pscan_user_t x = items[i];
     const pscan_user_t next = has ? pscan_user_combine(c, x) : x;
@@ -111,7 +111,7 @@ static __device__ __forceinline__ void pu_lines_body(const pscan_user_params *up
       NAME(lines_tile_prefix)(p, &sm->prefix, tile, total_head, total, tile_r == 0, NULL);
   const pscan_user_acc carry = before_head ? before : NAME(op)(e, before);
   c = carry.v;
-  has = carry.has != 0;
+  has = NAME(has)(carry);
   next = head;
   PU_FOR_ITEMS(sm->tile, count, items, pu_write_batch(sm->tile, b, items);, {
     if (k == next) {
