@@ -49,7 +49,8 @@ static bool check(const example *ex) {
 }
 
 int main(void) {
+  static const mat2 identity = {1, 0, 0, 1}; /* optional; the GPU's kernels run faster with it */
   pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = src, .type_name = "mat2",
-                     .name = "matmul", .elem_size = sizeof(mat2)};
+                     .name = "matmul", .elem_size = sizeof(mat2), .identity = &identity};
   return example_main(&d, (size_t)1 << 22, check);
 }

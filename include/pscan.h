@@ -421,7 +421,10 @@ typedef struct pscan_op_desc {
   const char   *name;       /* the function */
   size_t        elem_size;  /* sizeof(type) as the caller lays elements out; checked against the
                                compiled type: a mismatch is PSCAN_ERR_INVALID_ARGUMENT */
-  const void   *identity;   /* COMBINE: optional; exclusive scans without init need it */
+  const void   *identity;   /* COMBINE: optional; exclusive scans without init need it. It must
+                               be one (op(e, x) == op(x, e) == x): the GPU kernels combine it
+                               where they otherwise carry an "empty" flag, which makes them
+                               faster (elements of whole 4-byte words: 4-30% on an H200) */
   pscan_combine_fn host_fn; /* optional: the same operator as a host function (COMBINE); with it
                                the CPU backend compiles nothing */
   void         *host_user;
