@@ -73,7 +73,8 @@ def bench_pscan(sizes, emit):
         import torch
         import pscan
         from torch._higher_order_ops.associative_scan import associative_scan
-        op = pscan.Op(AFFINE_SRC, "affine", "compose", dtype=np.dtype([("a", "f4"), ("b", "f4")]))
+        op = pscan.Op(AFFINE_SRC, "affine", "compose", dtype=np.dtype([("a", "f4"), ("b", "f4")]),
+                      identity=(1.0, 0.0))
     except Exception as e:  # noqa: BLE001
         emit("pscan_scan_op", 0, "unavailable", float("nan"), f"{type(e).__name__}: {e}")
         return
