@@ -143,7 +143,8 @@ static void expect_identity_program(const pscan_op_desc *d, bool carried, const 
   if (!carried)
     return;
   static const pscan__jit_kernel kernels[] = {PSCAN__JIT_SCAN, PSCAN__JIT_SCAN_ORDERED,
-                                              PSCAN__JIT_SCAN_LINES, PSCAN__JIT_REDUCE};
+                                              PSCAN__JIT_SCAN_LINES, PSCAN__JIT_REDUCE,
+                                              PSCAN__JIT_AXIS};
   for (size_t i = 0; i < (test_quick() ? 1 : sizeof kernels / sizeof kernels[0]); i++) {
     char label[96];
     snprintf(label, sizeof label, "%s + identity: %s", what, pscan__jit_kernel_name(kernels[i]));
