@@ -422,7 +422,8 @@ typedef struct pscan_op_desc {
   size_t        elem_size;  /* sizeof(type) as the caller lays elements out; checked against the
                                compiled type: a mismatch is PSCAN_ERR_INVALID_ARGUMENT */
   const void   *identity;   /* COMBINE: optional; exclusive scans without init need it. It must
-                               be one (op(e, x) == op(x, e) == x): the GPU kernels combine it
+                               be one for the data (op(e, x) == op(x, e) == x, bit for bit: an
+                               affine map's (1, 0) is not, for a = inf): the GPU kernels combine it
                                where they otherwise carry an "empty" flag, which makes them
                                faster (elements of whole 4-byte words: 4-30% on an H200); a
                                float sum's +0 identity then turns a first item of -0 into +0 */

@@ -308,6 +308,44 @@ static void test_predicate(void) {
 
 /* ---- Refusals ---- */
 
+/* The same operator with and without its identity on one context: each handle scans right in
+   every mode (check_scan; without the identity, mode 3 runs as mode 2), and only the one
+   without refuses an exclusive scan without init. (On the CUDA build they are two programs:
+   the identity is compiled in, the other accumulator adjoins one.) */
+static void test_identity_both_ways(void) {
+  test_rng rng = test_fork(seed, 2000);
+  pscan_ctx *ctx = make_ctx(2);
+  for (int k = 0; k < UO_NCASES; k++) {
+    const uo_case *c = &uo_cases[k];
+    if (!c->identity)
+      continue;
+    uo_case without = *c;
+    without.identity = NULL;
+    pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source,
+                       .type_name = c->type_name, .name = c->name, .elem_size = c->size,
+                       .identity = c->identity};
+    pscan_op_desc plain = d;
+    plain.identity = NULL;
+    pscan_user_op *with_id = NULL, *no_id = NULL;
+    CHECK_STATUS(pscan_op_create(ctx, &d, &with_id), PSCAN_OK);
+    CHECK_STATUS(pscan_op_create(ctx, &plain, &no_id), PSCAN_OK);
+    if (with_id && no_id) {
+      const size_t sizes[] = {1, 1000, 70001};
+      for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (int mode = 0; mode < 4; mode++) {
+          check_scan(ctx, c, with_id, sizes[i], mode, false, &rng, "with its identity");
+          check_scan(ctx, &without, no_id, sizes[i], mode, false, &rng, "without identity");
+        }
+      char buf[64 * 4] = {0};
+      CHECK_STATUS(do_scan(ctx, buf, buf, 3, no_id, c->size, 1, NULL),
+                   PSCAN_ERR_INVALID_ARGUMENT);
+    }
+    pscan_op_destroy(with_id);
+    pscan_op_destroy(no_id);
+  }
+  pscan_destroy(ctx);
+}
+
 static void test_refusals(void) {
   pscan_ctx *ctx = make_ctx(2), *other = make_ctx(1);
   const uo_case *c = &uo_cases[0];
@@ -429,6 +467,7 @@ int main(void) {
 #endif
   }
   test_predicate();
+  test_identity_both_ways();
   test_refusals();
   test_axis();
 #ifndef TEST_USER_OP_ON_CUDA
