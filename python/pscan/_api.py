@@ -472,7 +472,8 @@ class Op:
     axis: shape (..., 2) float32 for that struct.
     identity: the operator's identity element (a tuple or scalar in dtype), needed by exclusive
     scans without init; on the GPU an operator given with its identity also runs faster (4-30%:
-    the kernels then combine it instead of carrying an "empty" flag).
+    the kernels then combine it instead of carrying an "empty" flag), so it must be an identity
+    for the data bit for bit (an affine map's (1, 0) is not where a is inf).
     """
 
     def __init__(self, source: str, type_name: str, name: str, dtype=None, kind: str = "combine",
