@@ -136,7 +136,8 @@ static void expect_identity_program(const pscan_op_desc *d, bool carried, const 
     CHECK((strstr(with, "PSCAN_USER_IDENTITY") != NULL) == carried,
           "%s: the program %s the identity", what, carried ? "carries" : "does not carry");
     CHECK(!strstr(without, "PSCAN_USER_IDENTITY"), "%s: no identity, none in the program", what);
-    CHECK((strcmp(with, without) != 0) == carried, "%s: the programs differ only by it", what);
+    CHECK((strcmp(with, without) != 0) == carried,
+          "%s: the programs differ exactly where it is carried", what);
   }
   pscan__free(with);
   pscan__free(without);
