@@ -10,7 +10,9 @@
 # table and CSV go to $OUT as cpuab-rROUND-tN.{txt,csv} (packed into cpuab-runs.tgz); the rows
 # matching $ROWS (default: the copies and the user-op row) to cpuab-summary.txt. TARGET and CMD
 # pick another benchmark: e.g. TARGET=pscan_axis_bench CMD=pscan_axis_bench (default: pscan_tool,
-# "pscan bench"); CMD is run from each tree's build folder with $ARGS and --csv.
+# "pscan bench"); CMD is run from each tree's build folder with $ARGS and --csv. ENVS='X=0;X=1 Y=2'
+# also alternates environment settings (';'-separated, after the run without any) for every tree:
+# files cpuab-rROUND-tN-sK.
 . "$(dirname "$0")/gpu-common.sh" cpuab-summary.txt "build ab" -- "$@"
 read -ra trees <<<"${TREES:-.}"
 ARGS=${ARGS:---types f64 --sizes 2^24,2^26 --threads 1,$(nproc) --reps 7}
@@ -30,13 +32,18 @@ if has build; then
   done
 fi
 if has ab; then
+  IFS=';' read -ra settings <<<";${ENVS:-}"
+  [ -n "${ENVS:-}" ] || settings=("")
   for round in $(seq 1 "$ROUNDS"); do
     for k in "${!trees[@]}"; do
-      f="$OUT/cpuab-r$round-t$k"
-      # shellcheck disable=SC2086
-      "./build-cpuab-$k/"$CMD $ARGS --csv "$f.csv" >"$f.txt" 2>&1 || status=1
-      log "round $round: ${trees[$k]}"
-      grep -E "$ROWS" "$f.txt" | tee -a "$OUT/cpuab-summary.txt"
+      for e in "${!settings[@]}"; do
+        f="$OUT/cpuab-r$round-t$k"
+        [ -n "${ENVS:-}" ] && f="$f-s$e"
+        # shellcheck disable=SC2086
+        env ${settings[$e]} "./build-cpuab-$k/"$CMD $ARGS --csv "$f.csv" >"$f.txt" 2>&1 || status=1
+        log "round $round: ${trees[$k]} ${settings[$e]:-(no setting)}"
+        grep -E "$ROWS" "$f.txt" | tee -a "$OUT/cpuab-summary.txt"
+      done
     done
   done
   (cd "$OUT" && tar czf cpuab-runs.tgz cpuab-r[0-9]*-t* && rm -f cpuab-r[0-9]*-t*)
