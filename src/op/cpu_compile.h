@@ -18,14 +18,10 @@ typedef struct pscan__uop_lib {
      PSCAN__UOP_BLOCK bytes) what a scan of the same elements can reuse. */
   void (*reduce_memo)(void *acc, const void *in, size_t n, void *memo);
   /* Inclusive scan of in[0..n) continuing from *carry (NULL: from in[0]); memo: what
-     reduce_memo recorded for exactly these elements, or NULL; prefetch: NULL, or an address
-     whose byte b is prefetched into L2 as in's byte b is read (an address only: it may lie past
-     an array, and is never dereferenced). */
-  void (*scan)(void *out, const void *in, size_t n, const void *carry, const void *memo,
-               const void *prefetch);
+     reduce_memo recorded for exactly these elements, or NULL. */
+  void (*scan)(void *out, const void *in, size_t n, const void *carry, const void *memo);
   /* Exclusive scan: out[0] = *carry (never NULL). */
-  void (*scan_excl)(void *out, const void *in, size_t n, const void *carry, const void *memo,
-                    const void *prefetch);
+  void (*scan_excl)(void *out, const void *in, size_t n, const void *carry, const void *memo);
   /* out[i] = *carry ⊕ out[i]; and the exclusive form (out[i] = *carry ⊕ out[i-1], out[0] = *carry). */
   void (*propagate)(void *out, size_t n, const void *carry);
   void (*propagate_excl)(void *out, size_t n, const void *carry);

@@ -38,15 +38,6 @@ static const char pscan__uop_glue[] =
        (the rest goes to the sequential tail). */
     "enum { PSCAN_UOP_BLOCK = 65536, PSCAN_UOP_SHIFT = (256 + PSCAN_UOP_S - 1) / PSCAN_UOP_S,\n"
     "       PSCAN_UOP_BLOCK_N = PSCAN_UOP_BLOCK / PSCAN_UOP_S ? PSCAN_UOP_BLOCK / PSCAN_UOP_S : 1 };\n"
-    /* One prefetch into L2 per 64-byte line of pf's bytes [at, at + S), issued as the element
-       at byte at of the input is scanned: spread over the scan, as the built-in kernels do. */
-    "static inline void pscan_uop_pf(const char *pf, pscan_uop_size at) {\n"
-    "  if (!pf) return;\n"
-    "  if (PSCAN_UOP_S >= 64) for (int b = 0; b < PSCAN_UOP_S; b += 64)\n"
-    "    __builtin_prefetch((const char *)((pscan_uop_size)pf + at + b), 0, 2);\n"
-    "  else if (at % 64 < PSCAN_UOP_S)\n"
-    "    __builtin_prefetch((const char *)((pscan_uop_size)pf + at), 0, 2);\n"
-    "}\n"
     "static inline pscan_uop_size pscan_uop_quarter(pscan_uop_size n) {\n"
     "  pscan_uop_size q = n / PSCAN_UOP_LANES, off = q * PSCAN_UOP_S % 4096;\n"
     "  if (q < 64 + 2 * PSCAN_UOP_SHIFT) return 0;\n"
@@ -97,29 +88,15 @@ static const char pscan__uop_glue_combine[] =
     "  pscan_uop_reduce_memo(acc, in, n, 0); }\n"
     /* The layout the caller of the memo forms must agree with: LANES and the block's bytes. */
     "PSCAN_UOP_EXPORT unsigned long long pscan_uop_layout(void) {\n"
-    "  return (unsigned long long)PSCAN_UOP_LANES << 32 | PSCAN_UOP_BLOCK; }\n"
-    "PSCAN_UOP_EXPORT void pscan_uop_propagate(void *out_, pscan_uop_size n, const void *carry) {\n"
-    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
-    "  for (pscan_uop_size i = 0; i < n; i++)\n"
-    "    pscan_uop_st(out + i * PSCAN_UOP_S, PSCAN_UOP_F(c, pscan_uop_ld(out + i * PSCAN_UOP_S)));\n"
-    "}\n"
-    "PSCAN_UOP_EXPORT void pscan_uop_propagate_excl(void *out_, pscan_uop_size n, const void *carry) {\n"
-    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
-    "  for (pscan_uop_size i = n - 1; i > 0; i--)\n"
-    "    pscan_uop_st(out + i * PSCAN_UOP_S,\n"
-    "                 PSCAN_UOP_F(c, pscan_uop_ld(out + (i - 1) * PSCAN_UOP_S)));\n"
-    "  pscan_uop_st(out, c);\n"
-    "}\n";
+    "  return (unsigned long long)PSCAN_UOP_LANES << 32 | PSCAN_UOP_BLOCK; }\n";
 
 /* COMBINE operators, continued (one string would pass the 4095 characters ISO C asks a compiler
    to support). */
 static const char pscan__uop_glue_scan[] =
     /* Quarters scanned side by side from their entry prefixes e[j] (have[j] = 0: lane 0 without a
-       carry starts from its first element); returns the last lane's running value. pf: the bytes
-       to prefetch as in's are read (pscan_uop_pf), or 0. */
+       carry starts from its first element); returns the last lane's running value. */
     "static inline pscan_uop_t pscan_uop_lanes(char *out, const char *in, pscan_uop_size q,\n"
-    "                                          pscan_uop_t *e, int first_has, int excl,\n"
-    "                                          const char *pf) {\n"
+    "                                          pscan_uop_t *e, int first_has, int excl) {\n"
     "  const pscan_uop_size step = q * PSCAN_UOP_S;\n"
     "  pscan_uop_t acc[PSCAN_UOP_LANES];\n"
     "  for (int j = 0; j < PSCAN_UOP_LANES; j++) {\n"
@@ -132,7 +109,6 @@ static const char pscan__uop_glue_scan[] =
     "    for (int j = 0; j < PSCAN_UOP_LANES; j++) {\n"
     "      pscan_uop_size at = j * step + i * PSCAN_UOP_S;\n"
     "      pscan_uop_t x = pscan_uop_ld(in + at);\n"
-    "      pscan_uop_pf(pf, at);\n"
     "      if (excl) { pscan_uop_st(out + at, acc[j]); acc[j] = PSCAN_UOP_F(acc[j], x); }\n"
     "      else { acc[j] = PSCAN_UOP_F(acc[j], x); pscan_uop_st(out + at, acc[j]); }\n"
     "    }\n"
@@ -141,8 +117,7 @@ static const char pscan__uop_glue_scan[] =
     /* One block of at most PSCAN_UOP_BLOCK bytes, so that the second read of its first three
        quarters comes from cache; *acc / *have: the running value before and after it. */
     "static inline void pscan_uop_block(char *out, const char *in, pscan_uop_size n,\n"
-    "                                   pscan_uop_t *acc, int *have, int excl, const char *known,\n"
-    "                                   const char *pf) {\n"
+    "                                   pscan_uop_t *acc, int *have, int excl, const char *known) {\n"
     "  pscan_uop_size i = 0, q = pscan_uop_quarter(n);\n"
     "  if (q) {\n"
     "    pscan_uop_t red[PSCAN_UOP_LANES], e[PSCAN_UOP_LANES];\n"
@@ -152,12 +127,11 @@ static const char pscan__uop_glue_scan[] =
     "    if (*have) e[0] = *acc;\n"
     "    for (int j = 1; j < PSCAN_UOP_LANES; j++)\n"
     "      e[j] = (j == 1 && !*have) ? red[0] : PSCAN_UOP_F(e[j - 1], red[j - 1]);\n"
-    "    *acc = pscan_uop_lanes(out, in, q, e, *have, excl, pf);\n"
+    "    *acc = pscan_uop_lanes(out, in, q, e, *have, excl);\n"
     "    *have = 1; i = q * PSCAN_UOP_LANES;\n"
     "  }\n"
     "  for (; i < n; i++) {\n"
     "    pscan_uop_t x = pscan_uop_ld(in + i * PSCAN_UOP_S);\n"
-    "    pscan_uop_pf(pf, i * PSCAN_UOP_S);\n"
     "    if (excl) { pscan_uop_st(out + i * PSCAN_UOP_S, *acc); *acc = PSCAN_UOP_F(*acc, x); }\n"
     "    else { *acc = *have ? PSCAN_UOP_F(*acc, x) : x; *have = 1;\n"
     "           pscan_uop_st(out + i * PSCAN_UOP_S, *acc); }\n"
@@ -165,24 +139,34 @@ static const char pscan__uop_glue_scan[] =
     "}\n"
     /* memo: what pscan_uop_reduce_memo recorded for the same elements, or 0. */
     "static void pscan_uop_scan_any(char *out, const char *in, pscan_uop_size n,\n"
-    "                               const void *carry, int excl, const char *memo,\n"
-    "                               const char *pf) {\n"
+    "                               const void *carry, int excl, const char *memo) {\n"
     "  pscan_uop_t acc; int have = carry != 0;\n"
     "  if (have) acc = pscan_uop_ld(carry);\n"
     "  for (pscan_uop_size at = 0, k = 0; at < n; at += PSCAN_UOP_BLOCK_N, k++) {\n"
     "    pscan_uop_size len = n - at < PSCAN_UOP_BLOCK_N ? n - at : PSCAN_UOP_BLOCK_N;\n"
     "    const char *known = memo ? memo + k * (PSCAN_UOP_LANES - 1) * PSCAN_UOP_S : 0;\n"
     "    pscan_uop_block(out + at * PSCAN_UOP_S, in + at * PSCAN_UOP_S, len, &acc, &have, excl,\n"
-    "                    known, pf ? pf + at * PSCAN_UOP_S : 0);\n"
+    "                    known);\n"
     "  }\n"
     "}\n"
     "PSCAN_UOP_EXPORT void pscan_uop_scan(void *out, const void *in, pscan_uop_size n,\n"
-    "                                     const void *carry, const void *memo, const void *pf) {\n"
-    "  pscan_uop_scan_any(out, in, n, carry, 0, memo, pf); }\n"
+    "                                     const void *carry, const void *memo) {\n"
+    "  pscan_uop_scan_any(out, in, n, carry, 0, memo); }\n"
     "PSCAN_UOP_EXPORT void pscan_uop_scan_excl(void *out, const void *in, pscan_uop_size n,\n"
-    "                                          const void *carry, const void *memo,\n"
-    "                                          const void *pf) {\n"
-    "  pscan_uop_scan_any(out, in, n, carry, 1, memo, pf); }\n";
+    "                                          const void *carry, const void *memo) {\n"
+    "  pscan_uop_scan_any(out, in, n, carry, 1, memo); }\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_propagate(void *out_, pscan_uop_size n, const void *carry) {\n"
+    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
+    "  for (pscan_uop_size i = 0; i < n; i++)\n"
+    "    pscan_uop_st(out + i * PSCAN_UOP_S, PSCAN_UOP_F(c, pscan_uop_ld(out + i * PSCAN_UOP_S)));\n"
+    "}\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_propagate_excl(void *out_, pscan_uop_size n, const void *carry) {\n"
+    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
+    "  for (pscan_uop_size i = n - 1; i > 0; i--)\n"
+    "    pscan_uop_st(out + i * PSCAN_UOP_S,\n"
+    "                 PSCAN_UOP_F(c, pscan_uop_ld(out + (i - 1) * PSCAN_UOP_S)));\n"
+    "  pscan_uop_st(out, c);\n"
+    "}\n";
 
 /* PREDICATE operators: the branch-free gather of the compaction family (compact_body.h). */
 static const char pscan__uop_glue_predicate[] =

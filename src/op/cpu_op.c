@@ -8,7 +8,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct cpu_uop {
@@ -63,13 +62,13 @@ static void k_reduce(const pscan__cpu_op *op, const void *in, size_t n, void *ac
 static void k_scan_incl(const pscan__cpu_op *op, const void *in, void *out, size_t n,
                         const void *carry, void *scratch) {
   (void)scratch;
-  lib_of(op)->scan(out, in, n, carry, memo_take(op, in, n), NULL);
+  lib_of(op)->scan(out, in, n, carry, memo_take(op, in, n));
 }
 static void k_scan_excl(const pscan__cpu_op *op, const void *in, void *out, size_t n,
                         const void *carry, void *scratch) {
   (void)scratch;
   /* carry: the scan's init (api: never NULL here) */
-  lib_of(op)->scan_excl(out, in, n, carry, memo_take(op, in, n), NULL);
+  lib_of(op)->scan_excl(out, in, n, carry, memo_take(op, in, n));
 }
 static void k_propagate_incl(const pscan__cpu_op *op, void *out, size_t n, const void *carry) {
   lib_of(op)->propagate(out, n, carry);
@@ -86,31 +85,15 @@ static void k_combine(const pscan__cpu_op *op, void *out, const void *a, const v
    stores, so out's lines are not read before being written (the copy's fence also orders them
    before the call returns). The running value passes from chunk to chunk; in place is safe, as
    each chunk's input is read before its output is stored. */
-/* The streaming scan prefetches the caller's next partition as it reads the current one, the
-   prefetches spread over the operator's work (the glue's pscan_uop_pf); PSCAN_CPU_UOP_PREFETCH=0
-   turns that off (A/B: docs/PERFORMANCE.md, "Knobs"). */
-static bool uop_prefetch(void) {
-  static _Atomic int cached = -1;
-  int v = atomic_load_explicit(&cached, memory_order_relaxed);
-  if (v < 0) {
-    const char *e = getenv("PSCAN_CPU_UOP_PREFETCH");
-    v = !(e && strcmp(e, "0") == 0);
-    atomic_store_explicit(&cached, v, memory_order_relaxed);
-  }
-  return v;
-}
-
 /* A chunk is one block of the glue, so that the memo's blocks are the chunks' own. */
 enum { STREAM_CHUNK = PSCAN__UOP_BLOCK };
 static _Thread_local _Alignas(64) char stream_buf[STREAM_CHUNK];
 
 static void k_scan_stream(const pscan__cpu_op *op, int exclusive, const void *in_, void *out_,
-                          size_t n, const void *carry, const void *prefetch) {
+                          size_t n, const void *carry) {
   const pscan__uop_lib *lib = lib_of(op);
   size_t s = op->acc_size, chunk = STREAM_CHUNK / s;
   const char *in = in_, *known = memo_take(op, in_, n);
-  if (!uop_prefetch())
-    prefetch = NULL;
   char *out = out_;
   _Alignas(64) char running[2][PSCAN__OP_MAX_ELEM];
   int r = 0;
@@ -118,8 +101,7 @@ static void k_scan_stream(const pscan__cpu_op *op, int exclusive, const void *in
     size_t len = n - at < chunk ? n - at : chunk;
     const char *src = in + at * s;
     const char *m = known ? known + at / chunk * PSCAN__UOP_MEMO_PER_BLOCK * s : NULL;
-    const void *pf = prefetch ? (const void *)((uintptr_t)prefetch + at * s) : NULL;
-    (exclusive ? lib->scan_excl : lib->scan)(stream_buf, src, len, carry, m, pf);
+    (exclusive ? lib->scan_excl : lib->scan)(stream_buf, src, len, carry, m);
     /* The running value after the chunk (read from src before out overwrites it in place). */
     if (exclusive)
       lib->combine(running[r], stream_buf + (len - 1) * s, src + (len - 1) * s);
@@ -132,13 +114,13 @@ static void k_scan_stream(const pscan__cpu_op *op, int exclusive, const void *in
 }
 static void k_scan_incl_stream(const pscan__cpu_op *op, const void *in, void *out, size_t n,
                                const void *carry, void *scratch, const void *prefetch) {
-  (void)scratch;
-  k_scan_stream(op, 0, in, out, n, carry, prefetch);
+  (void)scratch, (void)prefetch;
+  k_scan_stream(op, 0, in, out, n, carry);
 }
 static void k_scan_excl_stream(const pscan__cpu_op *op, const void *in, void *out, size_t n,
                                const void *carry, void *scratch, const void *prefetch) {
-  (void)scratch;
-  k_scan_stream(op, 1, in, out, n, carry, prefetch);
+  (void)scratch, (void)prefetch;
+  k_scan_stream(op, 1, in, out, n, carry);
 }
 
 const char *pscan__cpu_op_target(pscan_ctx *ctx, const pscan_op_desc *desc) {
