@@ -277,6 +277,14 @@ void test_compiler_and_cache(void) {
     d.source = uo_cases[0].source;
     d.name = "no_such_function";
     CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_ERR_INVALID_ARGUMENT);
+    /* also where an undeclared function's implicit int would have compiled (a scalar type) */
+    pscan_op_desc sum = {.kind = PSCAN_KIND_COMBINE,
+                         .source = "int add(int a, int b) { return a + b; }\n",
+                         .type_name = "int", .name = "addd", .elem_size = 4};
+    CHECK_STATUS(pscan_op_create(ctx, &sum, &op), PSCAN_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(pscan_last_error(ctx), "addd") != NULL, "a misspelt name: %s",
+          pscan_last_error(ctx));
+    CHECK(op == NULL, "a failed create returned an operator");
     pscan_destroy(ctx);
   }
 

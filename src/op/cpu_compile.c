@@ -28,8 +28,12 @@ extern char **environ;
 
 enum { MAX_CC_ARGS = 16, MAX_LOG = 1 << 20, PATH_LEN = 4352 };
 
-static const char *const cc_flags[] = {"-O3",     "-march=native", "-fPIC",
-                                       "-shared", "-std=c11",      "-fvisibility=hidden"};
+/* -Werror=implicit-function-declaration: a misspelt --name is a compile error (C11 compilers may
+   accept an undeclared function as returning int, and the shared object would then fail to load). */
+static const char *const cc_flags[] = {"-O3",      "-march=native",
+                                       "-fPIC",    "-shared",
+                                       "-std=c11", "-fvisibility=hidden",
+                                       "-Werror=implicit-function-declaration"};
 enum { N_FLAGS = sizeof cc_flags / sizeof cc_flags[0] };
 
 /* The compiler command split on blanks into argv (at most MAX_CC_ARGS words); returns the count. */

@@ -4,6 +4,7 @@
  * context and the atomic writing of the outputs are shared (file_args.c, file_cmd.c). docs/CLI.md
  * is the user's guide. */
 #include "commands.h"
+#include "cmd_user_op.h"
 #include "file_cmd.h"
 #include "lists.h"
 #include "cli/cli.h"
@@ -106,6 +107,8 @@ static pscan_status scan_axis(file_job *job, pscan_dtype lib_t, int ndim, const 
 }
 
 static int run_scan(file_job *job) {
+  if (job->o.op_source)
+    return run_scan_user_op(job);
   const aio_array *in = &job->in[0];
   pscan_dtype out_t, lib_t;
   if (!scan_out_type(job, &out_t, &lib_t))
@@ -135,6 +138,8 @@ static int run_scan(file_job *job) {
 
 /* The scan's last element alone (pscan_reduce): one element of the scan's output type. */
 static int run_reduce(file_job *job) {
+  if (job->o.op_source)
+    return run_reduce_user_op(job);
   const aio_array *in = &job->in[0];
   pscan_dtype out_t, lib_t;
   if (!scan_out_type(job, &out_t, &lib_t))
@@ -287,26 +292,35 @@ static int run_reduce_by_key(file_job *job) {
 
 static const file_cmd scan_cmd = {
     "scan",
-    OPT_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE | OPT_AXIS, 1, 1, {ROLE_DATA}, "IN OUT",
+    OPT_OP | OPT_USER_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE | OPT_AXIS, 1, 1, {ROLE_DATA},
+    "IN OUT",
     "Writes the prefix scan of IN to OUT: out[i] = in[0] op ... op in[i] (inclusive), or\n"
     "init op in[0] op ... op in[i-1] with out[0] = init (--exclusive). Integer sums and products\n"
     "wrap around; float min and max propagate NaN. --out-dtype widens the accumulation and the\n"
     "output (i32 -> i64, u8 -> u64, f32 -> f64, ...). --init is read in the output type.\n"
     "A .npy IN of several dimensions is scanned along --axis K, each line on its own\n"
-    "(numpy.cumsum(x, axis=K)); OUT has IN's shape. --reverse scans from the end.",
+    "(numpy.cumsum(x, axis=K)); OUT has IN's shape. --reverse scans from the end.\n"
+    "--op-source scans with your own operator, compiled at run time (the system C compiler,\n"
+    "or NVRTC on the GPU; cached): an element of its type is one value of IN, or the last axis\n"
+    "of a .npy of 2+ dimensions (shape (n, 2) float32: n pairs); --init and --op-identity are\n"
+    "then an element's values, 'V,V'. The source must be valid C11 and CUDA C alike.",
     "  pscan scan data.npy prefix.npy                  inclusive sum, .npy in and out\n"
     "  pscan scan --op max --exclusive in.txt out.txt  running maximum before each element\n"
     "  pscan scan --dtype u8 --out-dtype u64 img.raw sums.npy   widen bytes while summing\n"
     "  seq 10 | pscan scan - -                         text from stdin to stdout\n"
-    "  pscan scan --axis 0 m.npy colsums.npy           running sums down each column\n",
+    "  pscan scan --axis 0 m.npy colsums.npy           running sums down each column\n"
+    "  pscan scan --op-source affine.c --op-type affine --op-fn compose --op-identity 1,0 \\\n"
+    "             ab.npy h.npy       h[t] = a[t] h[t-1] + b[t]: ab.npy (n, 2) f32, see docs/CLI.md\n",
     run_scan};
 
 static const file_cmd reduce_cmd = {
-    "reduce", OPT_OP | OPT_INIT | OPT_OUT_DTYPE, 1, 1, {ROLE_DATA}, "IN OUT",
+    "reduce", OPT_OP | OPT_USER_OP | OPT_INIT | OPT_OUT_DTYPE, 1, 1, {ROLE_DATA}, "IN OUT",
     "Writes one element to OUT: init op in[0] op ... op in[n-1] over all of IN (1-D), the\n"
     "last element of 'pscan scan' with IN read once and nothing else stored (pscan_reduce). An\n"
     "empty IN gives --init, or the op's identity. Types and --out-dtype as for scan; float sums\n"
-    "and products may differ from the scan's last element in the last bits (another order).",
+    "and products may differ from the scan's last element in the last bits (another order).\n"
+    "--op-source reduces with your own operator, as for scan (pscan_reduce_op): OUT is one\n"
+    "element, its values.",
     "  pscan reduce data.npy total.npy                 the sum, as a 1-element .npy\n"
     "  seq 100 | pscan reduce --out-dtype i64 - -      5050 on stdout\n"
     "  pscan reduce --op max in.txt -                  the largest element\n",

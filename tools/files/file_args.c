@@ -45,6 +45,7 @@ static bool bad_choice(const char *cmd, const char *opt, const char *v, const ch
 static bool set_op(const char *cmd, file_opts *o, const char *v) {
   int k = lookup(op_names, PSCAN_OP_COUNT, v);
   o->op = (pscan_op)k;
+  o->op_given = true;
   return k >= 0 || bad_choice(cmd, "--op", v, "sum prod min max and or xor");
 }
 
@@ -137,9 +138,41 @@ static bool set_reverse(const char *cmd, file_opts *o, const char *v) {
   return true;
 }
 
+static bool set_op_source(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd;
+  o->op_source = v;
+  return true;
+}
+static bool set_op_fn(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd;
+  o->op_fn = v;
+  return true;
+}
+static bool set_op_type(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd;
+  o->op_type = v;
+  return true;
+}
+static bool set_op_identity(const char *cmd, file_opts *o, const char *v) {
+  (void)cmd;
+  o->op_identity = v;
+  return true;
+}
+
 static const opt_def options[] = {
     {OPT_OP, "--op", "NAME", "sum prod min max and or xor (default sum; and/or/xor: integers)",
      set_op},
+    {OPT_USER_OP, "--op-source", "FILE", "your own operator instead of --op: C source that",
+     set_op_source},
+    {0, NULL, NULL, "  defines T FN(T a, T b) (associative), compiled at run time", NULL},
+    {OPT_USER_OP, "--op-fn", "FN", "the operator's function in --op-source (required with it)",
+     set_op_fn},
+    {OPT_USER_OP, "--op-type", "T", "its element type (default: the C type of IN's dtype; a",
+     set_op_type},
+    {0, NULL, NULL, "  struct's name when each element is the last axis of a .npy)", NULL},
+    {OPT_USER_OP, "--op-identity", "V,..", "its identity, the element's values in IN's dtype",
+     set_op_identity},
+    {0, NULL, NULL, "  (optional: faster on the GPU; lets --exclusive go without --init)", NULL},
     {OPT_EXCLUSIVE, "--exclusive", NULL, "exclusive: out[i] combines in[0..i-1], out[0] = init",
      set_exclusive},
     {OPT_INIT, "--init", "VALUE", "start value (default: the op's identity)", set_init},
@@ -222,8 +255,9 @@ static int match_option(const file_cmd *cmd, int argc, char **argv, int *i, file
 /* Fills o and the positional arguments; returns -1 (usage error), 0 (done: help), 1 (go on). */
 int file_parse_args(const file_cmd *cmd, int argc, char **argv, file_job *job) {
   file_opts *o = &job->o;
-  *o = (file_opts){PSCAN_SUM, false, NULL, NULL, NULL, -1, AIO_NO_TYPE, AIO_NO_TYPE,
-                   AIO_NO_TYPE, AIO_NO_TYPE, PSCAN_BACKEND_AUTO, 0, -1, false, false, false, -1};
+  *o = (file_opts){.op = PSCAN_SUM, .cmp = -1, .dtype = AIO_NO_TYPE, .key_dtype = AIO_NO_TYPE,
+                   .flags_dtype = AIO_NO_TYPE, .out_dtype = AIO_NO_TYPE,
+                   .backend = PSCAN_BACKEND_AUTO, .algo = -1, .axis = -1};
   const char *pos[MAX_IN + MAX_OUT];
   int npos = 0, want = cmd->nin + cmd->nout;
   for (int i = 1; i < argc; i++) {
@@ -247,6 +281,13 @@ int file_parse_args(const file_cmd *cmd, int argc, char **argv, file_job *job) {
     return cli_usage_error(cmd->name, "expected %s", cmd->args), -1;
   if ((cmd->opts & OPT_CMP) && (o->cmp < 0 || !o->value))
     return cli_usage_error(cmd->name, "--cmp and --value are required"), -1;
+  if (!o->op_source && (o->op_fn || o->op_type || o->op_identity))
+    return cli_usage_error(cmd->name, "--op-fn, --op-type and --op-identity go with --op-source"),
+           -1;
+  if (o->op_source && o->op_given)
+    return cli_usage_error(cmd->name, "--op and --op-source: give one operator"), -1;
+  if (o->op_source && !o->op_fn)
+    return cli_usage_error(cmd->name, "--op-source needs --op-fn (the operator's function)"), -1;
   for (int k = 0; k < cmd->nin; k++)
     job->in_path[k] = pos[k];
   for (int k = 0; k < cmd->nout; k++)

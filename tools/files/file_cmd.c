@@ -195,7 +195,8 @@ static bool load_inputs(file_job *job) {
     if (!check_type_option(job, k))
       return false;
   for (int k = 0; k < job->cmd->nin; k++)
-    if (job->in[k].ndim > 1 && !(job->cmd->opts & OPT_AXIS)) {
+    if (job->in[k].ndim > 1 && !(job->cmd->opts & OPT_AXIS) &&
+        !(job->o.op_source && job->in[k].ndim == 2)) { /* (n, K): n elements of K values */
       cli_error(job->cmd->name, "%s: %d dimensions; this command takes 1-D arrays",
                 job->in_path[k], job->in[k].ndim);
       return false;

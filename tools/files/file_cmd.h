@@ -19,7 +19,8 @@ enum {
   OPT_FLAGS_DTYPE = 1 << 6,
   OPT_COUNT_OUT = 1 << 7,
   OPT_COMMON = 1 << 8,
-  OPT_AXIS = 1 << 9 /* --axis and --reverse; inputs of any dimension (scan) */
+  OPT_AXIS = 1 << 9, /* --axis and --reverse; inputs of any dimension (scan) */
+  OPT_USER_OP = 1 << 10 /* --op-source, --op-fn, --op-type, --op-identity (cmd_user_op.c) */
 };
 
 typedef struct file_opts {
@@ -34,6 +35,9 @@ typedef struct file_opts {
   bool deterministic;
   bool axis_given, reverse; /* --axis K (axis), --reverse */
   int axis;
+  /* your own operator: the source file's path, its function and type, the identity's text */
+  const char *op_source, *op_fn, *op_type, *op_identity;
+  bool op_given; /* --op was given */
 } file_opts;
 
 /* What each input file is: the data, 0/1 flags, or keys; it decides the type option used for a
