@@ -11,24 +11,16 @@ Every refusal is checked for a non-zero exit, exactly one line on stderr naming 
 output file (nor temporary file) left behind. Ends with "N passed, N failed" like the C tests."""
 import itertools
 import os
-import random
-import shutil
 import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_check import check, finish  # noqa: E402
+from tool_check import check, finish, tool_run_setup  # noqa: E402
 from cli_formats import (CMPS, OPS, TYPES, axis_reference, identity, npy_bytes, read_npy,  # noqa: E402
                          read_npy_nd, read_raw, read_text, ref_scan, runs, wrap)
 
-PSCAN = sys.argv[1]
-WORK = sys.argv[2]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-SEED = int(os.environ.get("PSCAN_TEST_SEED", random.randrange(1 << 32)))
-print(f"seed {SEED} (PSCAN_TEST_SEED={SEED} reproduces this run)")
-rng = random.Random(SEED)
+PSCAN, WORK, rng = tool_run_setup()
 
 
 def path(name):

@@ -9,22 +9,14 @@ result is compared bit for bit with a Python loop. Its elements are the last axi
 array of u32 (shape (..., 2)). A scalar operator (an int sum) runs on text and .npy files.
 Every refusal exits non-zero with one line on stderr and leaves no output."""
 import os
-import random
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tool_check import check, finish  # noqa: E402
+from tool_check import check, finish, tool_run_setup  # noqa: E402
 from cli_formats import npy_bytes, read_npy, read_npy_nd  # noqa: E402
 
-PSCAN = sys.argv[1]
-WORK = sys.argv[2]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-SEED = int(os.environ.get("PSCAN_TEST_SEED", random.randrange(1 << 32)))
-print(f"seed {SEED} (PSCAN_TEST_SEED={SEED} reproduces this run)")
-rng = random.Random(SEED)
+PSCAN, WORK, rng = tool_run_setup()
 os.environ["PSCAN_CACHE_DIR"] = os.path.join(WORK, "op-cache")
 EXTRA = []  # ["--backend", "cuda"] on the GPU pass
 

@@ -15,6 +15,19 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def tool_run_setup():
+    """(PSCAN, WORK, rng) of a tool test run as `test.py PSCAN WORKDIR`: WORK made empty, and a
+    random.Random from PSCAN_TEST_SEED or a fresh seed, printed so that a run can be repeated."""
+    import random
+    import shutil
+    pscan, work = sys.argv[1], sys.argv[2]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    seed = int(os.environ.get("PSCAN_TEST_SEED", random.randrange(1 << 32)))
+    print(f"seed {seed} (PSCAN_TEST_SEED={seed} reproduces this run)")
+    return pscan, work, random.Random(seed)
+
+
 def read_csv(path, header):
     """The rows of the CSV at path (as dicts; [] when it is missing), after checking its first
     line against header."""

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "io/safe_out.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,18 @@ typedef struct opt_def {
   const char *name, *metavar, *help;
   /* v is NULL for a switch; returns false after a usage error */
   bool (*set)(const char *cmd, file_opts *o, const char *v);
+  /* set NULL: the value's text is stored as is, at this offset of file_opts (a const char *) */
+  size_t text_at;
 } opt_def;
+#define TEXT(field) NULL, offsetof(file_opts, field)
+
+/* Stores or parses option d's value v into o. */
+static bool set_option(const opt_def *d, const char *cmd, file_opts *o, const char *v) {
+  if (d->set)
+    return d->set(cmd, o, v);
+  memcpy((char *)o + d->text_at, &v, sizeof v);
+  return true;
+}
 
 static bool bad_choice(const char *cmd, const char *opt, const char *v, const char *choices) {
   cli_usage_error(cmd, "%s: unknown value '%s' (%s)", opt, v, choices);
@@ -99,21 +111,6 @@ static bool set_out_dtype(const char *cmd, file_opts *o, const char *v) {
 static bool set_threads(const char *cmd, file_opts *o, const char *v) {
   return cli_parse_int(cmd, "--threads", v, 0, CLI_MAX_THREADS, &o->threads);
 }
-static bool set_init(const char *cmd, file_opts *o, const char *v) {
-  (void)cmd;
-  o->init = v;
-  return true;
-}
-static bool set_value(const char *cmd, file_opts *o, const char *v) {
-  (void)cmd;
-  o->value = v;
-  return true;
-}
-static bool set_count_out(const char *cmd, file_opts *o, const char *v) {
-  (void)cmd;
-  o->count_out = v;
-  return true;
-}
 static bool set_exclusive(const char *cmd, file_opts *o, const char *v) {
   (void)cmd, (void)v;
   o->exclusive = true;
@@ -138,67 +135,47 @@ static bool set_reverse(const char *cmd, file_opts *o, const char *v) {
   return true;
 }
 
-static bool set_op_source(const char *cmd, file_opts *o, const char *v) {
-  (void)cmd;
-  o->op_source = v;
-  return true;
-}
-static bool set_op_fn(const char *cmd, file_opts *o, const char *v) {
-  (void)cmd;
-  o->op_fn = v;
-  return true;
-}
-static bool set_op_type(const char *cmd, file_opts *o, const char *v) {
-  (void)cmd;
-  o->op_type = v;
-  return true;
-}
-static bool set_op_identity(const char *cmd, file_opts *o, const char *v) {
-  (void)cmd;
-  o->op_identity = v;
-  return true;
-}
 
 static const opt_def options[] = {
     {OPT_OP, "--op", "NAME", "sum prod min max and or xor (default sum; and/or/xor: integers)",
-     set_op},
+     set_op, 0},
     {OPT_USER_OP, "--op-source", "FILE", "your own operator instead of --op: C source that",
-     set_op_source},
-    {0, NULL, NULL, "  defines T FN(T a, T b) (associative), compiled at run time", NULL},
+     TEXT(op_source)},
+    {0, NULL, NULL, "  defines T FN(T a, T b) (associative), compiled at run time", NULL, 0},
     {OPT_USER_OP, "--op-fn", "FN", "the operator's function in --op-source (required with it)",
-     set_op_fn},
+     TEXT(op_fn)},
     {OPT_USER_OP, "--op-type", "T", "its element type (default: the C type of IN's dtype; a",
-     set_op_type},
-    {0, NULL, NULL, "  struct's name when each element is the last axis of a .npy)", NULL},
+     TEXT(op_type)},
+    {0, NULL, NULL, "  struct's name when each element is the last axis of a .npy)", NULL, 0},
     {OPT_USER_OP, "--op-identity", "V,..", "its identity, the element's values in IN's dtype",
-     set_op_identity},
-    {0, NULL, NULL, "  (optional: faster on the GPU; lets --exclusive go without --init)", NULL},
+     TEXT(op_identity)},
+    {0, NULL, NULL, "  (optional: faster on the GPU; lets --exclusive go without --init)", NULL, 0},
     {OPT_EXCLUSIVE, "--exclusive", NULL, "exclusive: out[i] combines in[0..i-1], out[0] = init",
-     set_exclusive},
-    {OPT_INIT, "--init", "VALUE", "start value (default: the op's identity)", set_init},
+     set_exclusive, 0},
+    {OPT_INIT, "--init", "VALUE", "start value (default: the op's identity)", TEXT(init)},
     {OPT_AXIS, "--axis", "K", "scan along dimension K of a .npy array (-1: the last; needed",
-     set_axis},
-    {0, NULL, NULL, "  for 2 or more dimensions), every line on its own", NULL},
-    {OPT_AXIS, "--reverse", NULL, "scan from the end towards the start", set_reverse},
+     set_axis, 0},
+    {0, NULL, NULL, "  for 2 or more dimensions), every line on its own", NULL, 0},
+    {OPT_AXIS, "--reverse", NULL, "scan from the end towards the start", set_reverse, 0},
     {OPT_OUT_DTYPE, "--out-dtype", "T", "output type: IN's type or a wider one of its kind",
-     set_out_dtype},
-    {OPT_CMP, "--cmp", "CMP", "lt le gt ge eq ne: keep x where 'x CMP VALUE' (required)", set_cmp},
-    {OPT_CMP, "--value", "V", "the value compared with (required; in IN's type)", set_value},
+     set_out_dtype, 0},
+    {OPT_CMP, "--cmp", "CMP", "lt le gt ge eq ne: keep x where 'x CMP VALUE' (required)", set_cmp, 0},
+    {OPT_CMP, "--value", "V", "the value compared with (required; in IN's type)", TEXT(value)},
     {OPT_COUNT_OUT, "--count-out", "FILE", "write the number selected to FILE (else: stderr)",
-     set_count_out},
-    {OPT_COMMON, "--dtype", "T", "type of a text or raw data file (text default i64)", set_dtype},
+     TEXT(count_out)},
+    {OPT_COMMON, "--dtype", "T", "type of a text or raw data file (text default i64)", set_dtype, 0},
     {OPT_KEY_DTYPE, "--key-dtype", "T", "type of a text or raw KEYS file (default: --dtype)",
-     set_key_dtype},
+     set_key_dtype, 0},
     {OPT_FLAGS_DTYPE, "--flags-dtype", "T", "type of a text or raw FLAGS file (default u8)",
-     set_flags_dtype},
+     set_flags_dtype, 0},
     {OPT_COMMON, "--backend", "B", "auto cpu cuda (default auto: the GPU from 2^20 elements",
-     set_backend},
-    {0, NULL, NULL, "  when built with CUDA and a GPU is usable, else the CPU)", NULL},
-    {OPT_COMMON, "--threads", "N", "CPU worker threads, 0 = all cores (default 0)", set_threads},
+     set_backend, 0},
+    {0, NULL, NULL, "  when built with CUDA and a GPU is usable, else the CPU)", NULL, 0},
+    {OPT_COMMON, "--threads", "N", "CPU worker threads, 0 = all cores (default 0)", set_threads, 0},
     {OPT_COMMON, "--algo", "NAME", "scan algorithm: auto sequential decoupled-lookback chained",
-     set_algo},
-    {0, NULL, NULL, "  reduce-then-scan scan-then-propagate", NULL},
-    {OPT_COMMON, "--deterministic", NULL, "bitwise reproducible float results", set_deterministic},
+     set_algo, 0},
+    {0, NULL, NULL, "  reduce-then-scan scan-then-propagate", NULL, 0},
+    {OPT_COMMON, "--deterministic", NULL, "bitwise reproducible float results", set_deterministic, 0},
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
 
@@ -247,7 +224,7 @@ static int match_option(const file_cmd *cmd, int argc, char **argv, int *i, file
     else if (strcmp(argv[*i], d->name) != 0)
       r = 0;
     if (r != 0)
-      return r < 0 || !d->set(cmd->name, o, v) ? -1 : 1;
+      return r < 0 || !set_option(d, cmd->name, o, v) ? -1 : 1;
   }
   return 0;
 }
