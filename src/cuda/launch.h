@@ -57,6 +57,10 @@ typedef struct pscan__cuda_scan_params {
   unsigned stagger_ns;
   unsigned sm_count;
   unsigned stagger_rows;
+  /* The look-back asks for both status words of a predecessor at once instead of the aggregate
+     only after the inclusive prefix was missing (lookback.cuh NAME(poll)): launches of at most
+     host/state.h's eager_waves waves, whose tiles all look back at about the same time. */
+  int lb_eager;
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
   uint64_t segment_len; /* scan_lines: a line starts every segment_len items (lines back to back) */

@@ -8,6 +8,9 @@
 #ifndef PSCAN_CUDA_COMPACT_COMMON_CUH
 #define PSCAN_CUDA_COMPACT_COMMON_CUH
 
+/* The compaction launches never poll eagerly (scan/lookback.cuh, PSCAN__LB_EAGER). */
+#define PSCAN__LB_EAGER 0
+
 #include "../common.cuh"
 #include "../../internal.h"
 

@@ -88,6 +88,7 @@ static pscan_status launch_single_pass(pscan_ctx *ctx, const pscan__cuda_kernels
     p->tile_from_block = 0;
   }
   stagger_long_launch(st, p);
+  eager_short_launch(st, p);
   PSCAN__CHECK(launch(ctx, k->scan, p, p->num_tiles, "single-pass scan"));
   st->tile_base += p->num_tiles;
   return PSCAN_OK;

@@ -6,6 +6,8 @@
  * pscan_user_select (PREDICATE), each taking one pscan_user_params; with PSCAN_USER_AXIS the
  * axis kernels of user_axis.cuh (COMBINE), taking one pscan__user_axis_params. */
 #include "common.cuh"
+/* User launches never poll eagerly (lookback.cuh, PSCAN__LB_EAGER; jit_cuda.c). */
+#define PSCAN__LB_EAGER 0
 
 #if PSCAN_USER_AXIS
 /* The axis program (its own program, compiled on the first axis scan): user_axis.cuh only. */

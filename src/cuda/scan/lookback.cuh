@@ -7,6 +7,13 @@
  * inclusive prefix; every other tile publishes its aggregate first (status A), looks back, then
  * publishes its inclusive prefix (status P). */
 
+/* PSCAN__LB_EAGER 0 (set by an includer before the first inclusion) leaves the eager poll out of
+   its kernels, whose launches never ask for it (launch.h lb_eager): the compaction kernels and
+   the user kernels, where the unused branch cost registers (more spills in keys_kernel). */
+#ifndef PSCAN__LB_EAGER
+#define PSCAN__LB_EAGER 1
+#endif
+
 /* Spins (with backoff) until every lane's predecessor has published its aggregate or inclusive
    prefix; returns whether this lane's is the inclusive prefix. Lanes before tile 0 read as an
    inclusive identity and are never reached past tile 0, which always publishes a prefix. */
@@ -16,7 +23,14 @@ static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params 
   for (;;) {
     bool inclusive = true, ready = true;
     *v = NAME(identity)();
-    if (j >= 0) {
+    if (PSCAN__LB_EAGER && j >= 0 && p->lb_eager) { /* both requests at once: one round trip */
+      ACC_T a;
+      inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
+      ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, &a);
+      if (!inclusive)
+        *v = a;
+      ready = ready || inclusive;
+    } else if (j >= 0) {
       inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
       if (!inclusive)
         ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, v);
