@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Test of `pscan scan` and `pscan reduce` with your own operator (--op-source, --op-fn,
---op-type, --op-identity), run as a user runs them: usage `test_cli_user_op.py PSCAN WORKDIR`.
+--op-type, --op-identity) and of `pscan select` and `pscan partition` with your own predicate,
+run as a user runs them: usage `test_cli_user_op.py PSCAN WORKDIR`.
 PSCAN_TEST_SEED reproduces a run.
 
 The operator under test is the affine map on unsigned 32-bit integers, x -> a x + b (mod 2^32):
@@ -155,6 +156,39 @@ def test_reduce_and_scalars():
         check(read_npy(path("xo.npy")) == ("i32", [0] + want[:-1]), "int add exclusive: values")
 
 
+KEEP = AFFINE + "int keep(affine x) { return x.a > x.b; }\n"
+POSITIVE = "int positive(int x) { return x > 0; }\n"
+
+
+def test_select_partition():
+    """Predicates from source: kept elements in order (select), then the rest reversed
+    (partition), on (n, 2) pairs and on a scalar text file."""
+    for n in (0, 1, 5, 3000 + rng.randrange(2000)):
+        ms = maps(n)
+        inp = write_maps("s.npy", ms, f"({n}, 2)")
+        pred = ["--op-source", source("keep.c", KEEP), "--op-type", "affine", "--op-fn", "keep"]
+        kept = [m for m in ms if m[0] > m[1]]
+        if ok(["select"] + pred + [inp, path("s_out.npy")], f"select n={n}"):
+            _, shape, got = read_npy_nd(path("s_out.npy"))
+            check(tuple(shape) == (len(kept), 2) and pairs(got) == kept,
+                  f"select n={n}: {shape} {pairs(got)[:3]}, want {len(kept)} {kept[:3]}")
+        r = run(["partition"] + pred + [inp, path("p_out.npy")])
+        if check(r.returncode == 0, f"partition n={n}: {r.stderr.strip()}"):
+            _, shape, got = read_npy_nd(path("p_out.npy"))
+            want = kept + [m for m in ms if not m[0] > m[1]][::-1]
+            check(tuple(shape) == (n, 2) and pairs(got) == want, f"partition n={n}: order")
+            check(f"{len(kept)} of {n} selected" in r.stderr, f"partition n={n}: {r.stderr!r}")
+    xs = [rng.randrange(-50, 50) for _ in range(700)]
+    with open(path("sx.txt"), "w") as f:
+        f.write("\n".join(map(str, xs)) + "\n")
+    args = ["select", "--dtype", "i32", "--op-source", source("pos.c", POSITIVE), "--op-fn",
+            "positive", path("sx.txt"), path("sx_out.txt")]
+    if ok(args, "select int, text"):
+        with open(path("sx_out.txt")) as f:
+            check([int(v) for v in f.read().split()] == [x for x in xs if x > 0],
+                  "select int, text: values")
+
+
 def refused(args, what, code, needle):
     out = args[-1]
     if os.path.exists(out):
@@ -193,12 +227,22 @@ def test_refusals():
     refused(["scan"] + affine_args() + [x, out], "element size", 1, "sizeof(affine)")
     refused(["scan", "--op-source", path("none.c"), "--op-fn", "f", x, out], "no source file", 1,
             "none.c")
+    keep = ["--op-source", path("keep.c"), "--op-type", "affine", "--op-fn", "keep"]
+    refused(["select", "--cmp", "gt", "--value", "1"] + keep + [inp, out],
+            "--cmp and --op-source", 2, "give one predicate")
+    refused(["select", "--op-identity", "1,0"] + keep + [inp, out], "select --op-identity", 2,
+            "--op-identity")
+    refused(["select", "--op-source", path("affine.c"), "--op-type", "affine", "--op-fn",
+             "compose", inp, out], "an operator as a predicate", 1, "error")
 
 
 def test_help():
     r = run(["scan", "--help"])
     check(r.returncode == 0 and "--op-source" in r.stdout and "--op-identity" in r.stdout,
           "scan --help names --op-source")
+    r = run(["select", "--help"])
+    check(r.returncode == 0 and "int FN(T x)" in r.stdout and "--op-identity" not in r.stdout
+          and "every line on its own" not in r.stdout, "select --help: the predicate's options")
 
 
 def gpu_state():
@@ -207,7 +251,7 @@ def gpu_state():
 
 
 source("affine.c", AFFINE)
-TESTS = (test_flat, test_axis, test_reduce_and_scalars)
+TESTS = (test_flat, test_axis, test_reduce_and_scalars, test_select_partition)
 for test in TESTS + (test_refusals, test_help):
     test()
 STATE = gpu_state()

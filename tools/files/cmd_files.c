@@ -177,6 +177,8 @@ typedef pscan_status (*cmp_fn)(pscan_ctx *, const void *, void *, size_t, pscan_
 
 /* select_if and partition_if: out holds all n (partition) or the first *k (select). */
 static int run_cmp(file_job *job, cmp_fn fn, bool keep_all, size_t *k) {
+  if (job->o.op_source)
+    return run_select_user_op(job, keep_all, k);
   const aio_array *in = &job->in[0];
   uint64_t value[1];
   if (!job_parse_value(job, "--value", job->o.value, in->type, value))
@@ -292,18 +294,19 @@ static int run_reduce_by_key(file_job *job) {
 
 static const file_cmd scan_cmd = {
     "scan",
-    OPT_OP | OPT_USER_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE | OPT_AXIS, 1, 1, {ROLE_DATA},
-    "IN OUT",
+    OPT_OP | OPT_USER_OP | OPT_USER_IDENTITY | OPT_EXCLUSIVE | OPT_INIT | OPT_OUT_DTYPE | OPT_AXIS,
+    1, 1, {ROLE_DATA}, "IN OUT",
     "Writes the prefix scan of IN to OUT: out[i] = in[0] op ... op in[i] (inclusive), or\n"
     "init op in[0] op ... op in[i-1] with out[0] = init (--exclusive). Integer sums and products\n"
     "wrap around; float min and max propagate NaN. --out-dtype widens the accumulation and the\n"
     "output (i32 -> i64, u8 -> u64, f32 -> f64, ...). --init is read in the output type.\n"
     "A .npy IN of several dimensions is scanned along --axis K, each line on its own\n"
     "(numpy.cumsum(x, axis=K)); OUT has IN's shape. --reverse scans from the end.\n"
-    "--op-source scans with your own operator, compiled at run time (the system C compiler,\n"
-    "or NVRTC on the GPU; cached): an element of its type is one value of IN, or the last axis\n"
-    "of a .npy of 2+ dimensions (shape (n, 2) float32: n pairs); --init and --op-identity are\n"
-    "then an element's values, 'V,V'. The source must be valid C11 and CUDA C alike.",
+    "--op-source scans with your own operator T FN(T a, T b) (associative), compiled at run\n"
+    "time (the system C compiler, or NVRTC on the GPU; cached): an element of type T is one\n"
+    "value of IN, or the last axis of a .npy of 2+ dimensions (shape (n, 2) float32: n pairs);\n"
+    "--init and --op-identity are then an element's values, 'V,V'. The source must be valid\n"
+    "C11 and CUDA C alike.",
     "  pscan scan data.npy prefix.npy                  inclusive sum, .npy in and out\n"
     "  pscan scan --op max --exclusive in.txt out.txt  running maximum before each element\n"
     "  pscan scan --dtype u8 --out-dtype u64 img.raw sums.npy   widen bytes while summing\n"
@@ -314,7 +317,8 @@ static const file_cmd scan_cmd = {
     run_scan};
 
 static const file_cmd reduce_cmd = {
-    "reduce", OPT_OP | OPT_USER_OP | OPT_INIT | OPT_OUT_DTYPE, 1, 1, {ROLE_DATA}, "IN OUT",
+    "reduce", OPT_OP | OPT_USER_OP | OPT_USER_IDENTITY | OPT_INIT | OPT_OUT_DTYPE, 1, 1,
+    {ROLE_DATA}, "IN OUT",
     "Writes one element to OUT: init op in[0] op ... op in[n-1] over all of IN (1-D), the\n"
     "last element of 'pscan scan' with IN read once and nothing else stored (pscan_reduce). An\n"
     "empty IN gives --init, or the op's identity. Types and --out-dtype as for scan; float sums\n"
@@ -327,11 +331,14 @@ static const file_cmd reduce_cmd = {
     run_reduce};
 
 static const file_cmd select_cmd = {
-    "select", OPT_CMP, 1, 1, {ROLE_DATA},
+    "select", OPT_CMP | OPT_USER_OP, 1, 1, {ROLE_DATA},
     "IN OUT",
-    "Writes the elements x of IN for which 'x CMP VALUE' holds, in order (pscan_select_if).",
+    "Writes the elements x of IN for which 'x CMP VALUE' holds, in order (pscan_select_if).\n"
+    "Or your own predicate instead of --cmp and --value: --op-source FILE defines int FN(T x),\n"
+    "nonzero keeps x, compiled at run time; elements as for 'pscan scan --op-source'.",
     "  pscan select --cmp gt --value 0 in.npy positive.npy\n"
-    "  pscan select --cmp ne --value 7 --dtype i32 in.raw out.txt\n",
+    "  pscan select --cmp ne --value 7 --dtype i32 in.raw out.txt\n"
+    "  pscan select --op-source inside.c --op-type point --op-fn inside xy.npy kept.npy\n",
     run_select};
 
 static const file_cmd select_flagged_cmd = {
@@ -344,12 +351,13 @@ static const file_cmd select_flagged_cmd = {
     run_select_flagged};
 
 static const file_cmd partition_cmd = {
-    "partition", OPT_CMP | OPT_COUNT_OUT, 1, 1,
+    "partition", OPT_CMP | OPT_COUNT_OUT | OPT_USER_OP, 1, 1,
     {ROLE_DATA}, "IN OUT",
     "Writes all of IN to OUT: first the elements x with 'x CMP VALUE', in order, then the others\n"
     "in reverse order (pscan_partition_if). The number selected (where the second part starts)\n"
     "is printed on stderr as 'pscan partition: K of N selected', or written to --count-out FILE\n"
-    "(one u64, in FILE's format: 'K' as text, or a 1-element .npy) and then not printed.",
+    "(one u64, in FILE's format: 'K' as text, or a 1-element .npy) and then not printed.\n"
+    "--op-source: your own predicate instead, as for 'pscan select'.",
     "  pscan partition --cmp lt --value 100 in.npy out.npy\n"
     "  pscan partition --cmp ge --value 0.5 --count-out k.txt in.npy out.npy\n",
     run_partition};

@@ -1,5 +1,6 @@
-/* `pscan scan` and `pscan reduce` with your own operator: --op-source FILE --op-fn FN [--op-type
- * T] [--op-identity V,..]. The source is compiled at run time by the library (pscan_op_create:
+/* `pscan scan` and `pscan reduce` with your own operator, `pscan select` and `pscan partition`
+ * with your own predicate: --op-source FILE --op-fn FN [--op-type T] [--op-identity V,..]
+ * (operators only). The source is compiled at run time by the library (pscan_op_create:
  * the system C compiler for the CPU, NVRTC for the GPU; both cache what they compiled), so it
  * must be valid C11 and CUDA C alike, as pscan.h asks.
  *
@@ -126,11 +127,12 @@ static char *read_source(const file_job *job) {
 }
 
 /* The operator, compiled (or found in the cache) for the job's context; NULL after saying why. */
-static pscan_user_op *make_op(file_job *job, const uop_layout *l, const void *identity) {
+static pscan_user_op *make_op(file_job *job, const uop_layout *l, pscan_op_kind kind,
+                              const void *identity) {
   char *source = read_source(job);
   if (!source)
     return NULL;
-  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE,
+  pscan_op_desc d = {.kind = kind,
                      .source = source,
                      .type_name = job->o.op_type ? job->o.op_type : c_type_of(job->in[0].type),
                      .name = job->o.op_fn,
@@ -183,19 +185,21 @@ typedef struct uop_job {
   pscan_user_op *op;
 } uop_job;
 
-/* Lays out the elements, parses --op-identity and --init, compiles the operator: -1 to go on,
-   else the exit status (after saying why). */
-static int uop_begin(file_job *job, uop_job *u) {
+/* Lays out the elements, parses --op-identity and --init, compiles the operator (a COMBINE
+   one, or with predicate a PREDICATE): -1 to go on, else the exit status (after saying why). */
+static int uop_begin(file_job *job, uop_job *u, bool predicate) {
   *u = (uop_job){0};
   if (!layout_of(job, &u->l))
     return EXIT_USAGE;
+
   u->identity = malloc(u->l.elem_size);
   u->init = malloc(u->l.elem_size);
   if (!u->identity || !u->init)
     return cli_error(job->cmd->name, "out of memory"), 1;
   if (!element_values(job, &u->l, u->identity, u->init))
     return EXIT_USAGE;
-  u->op = make_op(job, &u->l, job->o.op_identity ? u->identity : NULL);
+  u->op = make_op(job, &u->l, predicate ? PSCAN_KIND_PREDICATE : PSCAN_KIND_COMBINE,
+                  job->o.op_identity ? u->identity : NULL);
   return u->op ? -1 : 1;
 }
 
@@ -208,7 +212,7 @@ static int uop_end(uop_job *u, int rc) {
 
 int run_scan_user_op(file_job *job) {
   uop_job u;
-  int rc = uop_begin(job, &u);
+  int rc = uop_begin(job, &u, false);
   if (rc < 0)
     rc = job_alloc_out(job, 0, job->in[0].type, job->in[0].n)
              ? scan_elements(job, &u.l, u.op, job->o.init ? u.init : NULL)
@@ -218,13 +222,34 @@ int run_scan_user_op(file_job *job) {
 
 int run_reduce_user_op(file_job *job) {
   uop_job u;
-  int rc = uop_begin(job, &u);
+  int rc = uop_begin(job, &u, false);
   if (rc < 0 && !job_alloc_host_out(job, 0, job->in[0].type, u.l.values)) /* the call waits */
     rc = 1;
   if (rc < 0) {
     pscan_status s = pscan_reduce_op(job->ctx, job->in_lib[0], u.l.n, u.op,
                                      job->o.init ? u.init : NULL, job->out[0]);
     rc = s == PSCAN_OK ? 0 : job_lib_error(job, s);
+  }
+  return uop_end(&u, rc);
+}
+
+int run_select_user_op(file_job *job, bool partition, size_t *k) {
+  uop_job u;
+  int rc = uop_begin(job, &u, true);
+  const aio_array *in = &job->in[0];
+  if (rc < 0 && !job_alloc_out(job, 0, in->type, in->n))
+    rc = 1;
+  if (rc < 0) {
+    pscan_status s = (partition ? pscan_partition_op : pscan_select_op)(
+        job->ctx, job->in_lib[0], job->out_lib[0], u.l.n, u.op, k);
+    rc = s == PSCAN_OK ? 0 : job_lib_error(job, s);
+  }
+  if (rc == 0) { /* OUT: the kept elements (select) or all of them, each of its values */
+    if (!partition)
+      job->out_n[0] = *k * u.l.values;
+    job->out_ndim[0] = in->ndim > 1 ? 2 : 1;
+    job->out_shape[0][0] = partition ? u.l.n : *k;
+    job->out_shape[0][1] = u.l.values;
   }
   return uop_end(&u, rc);
 }

@@ -1,4 +1,5 @@
-/* `pscan scan` and `pscan reduce` with your own operator (--op-source; cmd_user_op.c). */
+/* `pscan scan` and `pscan reduce` with your own operator, `pscan select` and `pscan partition`
+   with your own predicate (--op-source; cmd_user_op.c). */
 #ifndef PSCAN_TOOL_CMD_USER_OP_H
 #define PSCAN_TOOL_CMD_USER_OP_H
 
@@ -9,5 +10,8 @@
 int run_scan_user_op(file_job *job);
 /* The reduction alone (pscan_reduce_op): one element, written as its values. */
 int run_reduce_user_op(file_job *job);
+/* select (partition false: OUT the kept elements) or partition (all of them, the kept first)
+   with the predicate int FN(T x) compiled from --op-source; *k: the number kept. */
+int run_select_user_op(file_job *job, bool partition, size_t *k);
 
 #endif /* PSCAN_TOOL_CMD_USER_OP_H */

@@ -139,15 +139,15 @@ static bool set_reverse(const char *cmd, file_opts *o, const char *v) {
 static const opt_def options[] = {
     {OPT_OP, "--op", "NAME", "sum prod min max and or xor (default sum; and/or/xor: integers)",
      set_op, 0},
-    {OPT_USER_OP, "--op-source", "FILE", "your own operator instead of --op: C source that",
+    {OPT_USER_OP, "--op-source", "FILE", "your own operator or predicate: C source, compiled",
      TEXT(op_source)},
-    {0, NULL, NULL, "  defines T FN(T a, T b) (associative), compiled at run time", NULL, 0},
-    {OPT_USER_OP, "--op-fn", "FN", "the operator's function in --op-source (required with it)",
+    {0, NULL, NULL, "  at run time, that defines FN and its element type (see above)", NULL, 0},
+    {OPT_USER_OP, "--op-fn", "FN", "the function in --op-source (required with it)",
      TEXT(op_fn)},
     {OPT_USER_OP, "--op-type", "T", "its element type (default: the C type of IN's dtype; a",
      TEXT(op_type)},
     {0, NULL, NULL, "  struct's name when each element is the last axis of a .npy)", NULL, 0},
-    {OPT_USER_OP, "--op-identity", "V,..", "its identity, the element's values in IN's dtype",
+    {OPT_USER_IDENTITY, "--op-identity", "V,..", "its identity, the element's values in IN's dtype",
      TEXT(op_identity)},
     {0, NULL, NULL, "  (optional: faster on the GPU; lets --exclusive go without --init)", NULL, 0},
     {OPT_EXCLUSIVE, "--exclusive", NULL, "exclusive: out[i] combines in[0..i-1], out[0] = init",
@@ -159,7 +159,9 @@ static const opt_def options[] = {
     {OPT_AXIS, "--reverse", NULL, "scan from the end towards the start", set_reverse, 0},
     {OPT_OUT_DTYPE, "--out-dtype", "T", "output type: IN's type or a wider one of its kind",
      set_out_dtype, 0},
-    {OPT_CMP, "--cmp", "CMP", "lt le gt ge eq ne: keep x where 'x CMP VALUE' (required)", set_cmp, 0},
+    {OPT_CMP, "--cmp", "CMP", "lt le gt ge eq ne: keep x where 'x CMP VALUE' (required",
+     set_cmp, 0},
+    {0, NULL, NULL, "  unless --op-source gives a predicate)", NULL, 0},
     {OPT_CMP, "--value", "V", "the value compared with (required; in IN's type)", TEXT(value)},
     {OPT_COUNT_OUT, "--count-out", "FILE", "write the number selected to FILE (else: stderr)",
      TEXT(count_out)},
@@ -183,14 +185,17 @@ enum { NOPTIONS = sizeof options / sizeof options[0] };
 
 static void print_help(const file_cmd *cmd) {
   printf("usage: pscan %s [OPTIONS] %s\n\n%s\n\noptions:\n", cmd->name, cmd->args, cmd->about);
+  bool shown = false; /* the last option named: a continuation line (no name) goes with it */
   for (int k = 0; k < NOPTIONS; k++) {
     const opt_def *d = &options[k];
-    if (d->flag != 0 && !((cmd->opts | OPT_COMMON) & d->flag))
-      continue;
     if (!d->name) {
-      printf("  %-20s  %s\n", "", d->help);
+      if (shown)
+        printf("  %-20s  %s\n", "", d->help);
       continue;
     }
+    shown = ((cmd->opts | OPT_COMMON) & d->flag) != 0;
+    if (!shown)
+      continue;
     char left[40];
     snprintf(left, sizeof left, "%s%s%s", d->name, d->metavar ? " " : "",
              d->metavar ? d->metavar : "");
@@ -256,8 +261,10 @@ int file_parse_args(const file_cmd *cmd, int argc, char **argv, file_job *job) {
   }
   if (npos < want)
     return cli_usage_error(cmd->name, "expected %s", cmd->args), -1;
-  if ((cmd->opts & OPT_CMP) && (o->cmp < 0 || !o->value))
-    return cli_usage_error(cmd->name, "--cmp and --value are required"), -1;
+  if ((cmd->opts & OPT_CMP) && o->op_source && (o->cmp >= 0 || o->value))
+    return cli_usage_error(cmd->name, "--cmp/--value and --op-source: give one predicate"), -1;
+  if ((cmd->opts & OPT_CMP) && !o->op_source && (o->cmp < 0 || !o->value))
+    return cli_usage_error(cmd->name, "--cmp and --value are required (or --op-source)"), -1;
   if (!o->op_source && (o->op_fn || o->op_type || o->op_identity))
     return cli_usage_error(cmd->name, "--op-fn, --op-type and --op-identity go with --op-source"),
            -1;

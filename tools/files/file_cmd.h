@@ -20,7 +20,8 @@ enum {
   OPT_COUNT_OUT = 1 << 7,
   OPT_COMMON = 1 << 8,
   OPT_AXIS = 1 << 9, /* --axis and --reverse; inputs of any dimension (scan) */
-  OPT_USER_OP = 1 << 10 /* --op-source, --op-fn, --op-type, --op-identity (cmd_user_op.c) */
+  OPT_USER_OP = 1 << 10, /* --op-source, --op-fn, --op-type (cmd_user_op.c) */
+  OPT_USER_IDENTITY = 1 << 11 /* --op-identity (operators, not predicates) */
 };
 
 typedef struct file_opts {
