@@ -154,6 +154,11 @@ def test_reduce_and_scalars():
     if ok(["scan"] + add + ["--op-identity", "0", "--exclusive", path("x.npy"), path("xo.npy")],
           "int add, .npy, exclusive"):
         check(read_npy(path("xo.npy")) == ("i32", [0] + want[:-1]), "int add exclusive: values")
+    if ok(["scan"] + add + ["--reverse", path("x.npy"), path("xr.npy")], "int add, reversed"):
+        back = []
+        for x in reversed(xs):
+            back.append(x + (back[-1] if back else 0))
+        check(read_npy(path("xr.npy")) == ("i32", back[::-1]), "int add reversed: values")
 
 
 KEEP = AFFINE + "int keep(affine x) { return x.a > x.b; }\n"
