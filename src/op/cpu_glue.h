@@ -38,17 +38,6 @@ static const char pscan__uop_glue[] =
        (the rest goes to the sequential tail). */
     "enum { PSCAN_UOP_BLOCK = 65536, PSCAN_UOP_SHIFT = (256 + PSCAN_UOP_S - 1) / PSCAN_UOP_S,\n"
     "       PSCAN_UOP_BLOCK_N = PSCAN_UOP_BLOCK / PSCAN_UOP_S ? PSCAN_UOP_BLOCK / PSCAN_UOP_S : 1 };\n"
-    /* Software prefetch PSCAN_UOP_AHEAD bytes ahead of each lane's reads, one a 64-byte line
-       (at: the element at index i of a lane): the lanes are four streams that cross pages
-       every 4 KiB, where a hardware prefetcher stops. */
-    "#ifndef PSCAN_UOP_AHEAD\n#define PSCAN_UOP_AHEAD 1024\n#endif\n"
-    "static inline void pscan_uop_ahead(const char *at, pscan_uop_size i) {\n"
-    "  if (!PSCAN_UOP_AHEAD) return;\n"
-    "  if (PSCAN_UOP_S >= 64) for (int b = 0; b < PSCAN_UOP_S; b += 64)\n"
-    "    __builtin_prefetch((const char *)((pscan_uop_size)at + PSCAN_UOP_AHEAD + b), 0, 3);\n"
-    "  else if (i * PSCAN_UOP_S % 64 < PSCAN_UOP_S)\n"
-    "    __builtin_prefetch((const char *)((pscan_uop_size)at + PSCAN_UOP_AHEAD), 0, 3);\n"
-    "}\n"
     "static inline pscan_uop_size pscan_uop_quarter(pscan_uop_size n) {\n"
     "  pscan_uop_size q = n / PSCAN_UOP_LANES, off = q * PSCAN_UOP_S % 4096;\n"
     "  if (q < 64 + 2 * PSCAN_UOP_SHIFT) return 0;\n"
@@ -67,10 +56,7 @@ static const char pscan__uop_glue_combine[] =
     "  for (int j = 0; j < PSCAN_UOP_LANES; j++) r[j] = pscan_uop_ld(in + j * step);\n"
     "  for (pscan_uop_size i = 1; i < q; i++)\n"
     "    for (int j = 0; j < PSCAN_UOP_LANES; j++)\n"
-    "      if (j < lanes) {\n"
-    "        pscan_uop_ahead(in + j * step + i * PSCAN_UOP_S, i);\n"
-    "        r[j] = PSCAN_UOP_F(r[j], pscan_uop_ld(in + j * step + i * PSCAN_UOP_S));\n"
-    "      }\n"
+    "      if (j < lanes) r[j] = PSCAN_UOP_F(r[j], pscan_uop_ld(in + j * step + i * PSCAN_UOP_S));\n"
     "  for (int j = 0; j < lanes; j++) red[j] = r[j];\n"
     "}\n"
     /* The reduction, block by block as the scan goes; with memo, each block's first LANES - 1
@@ -102,19 +88,7 @@ static const char pscan__uop_glue_combine[] =
     "  pscan_uop_reduce_memo(acc, in, n, 0); }\n"
     /* The layout the caller of the memo forms must agree with: LANES and the block's bytes. */
     "PSCAN_UOP_EXPORT unsigned long long pscan_uop_layout(void) {\n"
-    "  return (unsigned long long)PSCAN_UOP_LANES << 32 | PSCAN_UOP_BLOCK; }\n"
-    "PSCAN_UOP_EXPORT void pscan_uop_propagate(void *out_, pscan_uop_size n, const void *carry) {\n"
-    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
-    "  for (pscan_uop_size i = 0; i < n; i++)\n"
-    "    pscan_uop_st(out + i * PSCAN_UOP_S, PSCAN_UOP_F(c, pscan_uop_ld(out + i * PSCAN_UOP_S)));\n"
-    "}\n"
-    "PSCAN_UOP_EXPORT void pscan_uop_propagate_excl(void *out_, pscan_uop_size n, const void *carry) {\n"
-    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
-    "  for (pscan_uop_size i = n - 1; i > 0; i--)\n"
-    "    pscan_uop_st(out + i * PSCAN_UOP_S,\n"
-    "                 PSCAN_UOP_F(c, pscan_uop_ld(out + (i - 1) * PSCAN_UOP_S)));\n"
-    "  pscan_uop_st(out, c);\n"
-    "}\n";
+    "  return (unsigned long long)PSCAN_UOP_LANES << 32 | PSCAN_UOP_BLOCK; }\n";
 
 /* COMBINE operators, continued (one string would pass the 4095 characters ISO C asks a compiler
    to support). */
@@ -134,7 +108,6 @@ static const char pscan__uop_glue_scan[] =
     "  for (pscan_uop_size i = 1; i < q; i++)\n"
     "    for (int j = 0; j < PSCAN_UOP_LANES; j++) {\n"
     "      pscan_uop_size at = j * step + i * PSCAN_UOP_S;\n"
-    "      pscan_uop_ahead(in + at, i);\n"
     "      pscan_uop_t x = pscan_uop_ld(in + at);\n"
     "      if (excl) { pscan_uop_st(out + at, acc[j]); acc[j] = PSCAN_UOP_F(acc[j], x); }\n"
     "      else { acc[j] = PSCAN_UOP_F(acc[j], x); pscan_uop_st(out + at, acc[j]); }\n"
@@ -181,7 +154,19 @@ static const char pscan__uop_glue_scan[] =
     "  pscan_uop_scan_any(out, in, n, carry, 0, memo); }\n"
     "PSCAN_UOP_EXPORT void pscan_uop_scan_excl(void *out, const void *in, pscan_uop_size n,\n"
     "                                          const void *carry, const void *memo) {\n"
-    "  pscan_uop_scan_any(out, in, n, carry, 1, memo); }\n";
+    "  pscan_uop_scan_any(out, in, n, carry, 1, memo); }\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_propagate(void *out_, pscan_uop_size n, const void *carry) {\n"
+    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
+    "  for (pscan_uop_size i = 0; i < n; i++)\n"
+    "    pscan_uop_st(out + i * PSCAN_UOP_S, PSCAN_UOP_F(c, pscan_uop_ld(out + i * PSCAN_UOP_S)));\n"
+    "}\n"
+    "PSCAN_UOP_EXPORT void pscan_uop_propagate_excl(void *out_, pscan_uop_size n, const void *carry) {\n"
+    "  char *out = out_; pscan_uop_t c = pscan_uop_ld(carry);\n"
+    "  for (pscan_uop_size i = n - 1; i > 0; i--)\n"
+    "    pscan_uop_st(out + i * PSCAN_UOP_S,\n"
+    "                 PSCAN_UOP_F(c, pscan_uop_ld(out + (i - 1) * PSCAN_UOP_S)));\n"
+    "  pscan_uop_st(out, c);\n"
+    "}\n";
 
 /* PREDICATE operators: the branch-free gather of the compaction family (compact_body.h). */
 static const char pscan__uop_glue_predicate[] =
