@@ -32,8 +32,7 @@ if has build; then
   done
 fi
 if has ab; then
-  IFS=';' read -ra settings <<<";${ENVS:-}"
-  [ -n "${ENVS:-}" ] || settings=("")
+  IFS=';' read -ra settings <<<";${ENVS:-}" # the first, empty, setting: none
   for round in $(seq 1 "$ROUNDS"); do
     for k in "${!trees[@]}"; do
       for e in "${!settings[@]}"; do

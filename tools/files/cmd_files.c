@@ -81,17 +81,7 @@ static bool scan_axis_shape(file_job *job, int *ndim, int64_t *shape) {
   *ndim = in->ndim > 1 ? in->ndim : 1;
   for (int d = 0; d < *ndim; d++)
     shape[d] = (int64_t)(in->ndim > 1 ? in->shape[d] : in->n);
-  if (*ndim > 1 && !job->o.axis_given) {
-    cli_usage_error(job->cmd->name, "%s has %d dimensions: say which to scan with --axis",
-                    job->in_path[0], *ndim);
-    return false;
-  }
-  if (job->o.axis_given && (job->o.axis >= *ndim || job->o.axis < -1)) {
-    cli_usage_error(job->cmd->name, "--axis %d: %s has %d dimension%s", job->o.axis,
-                    job->in_path[0], *ndim, *ndim > 1 ? "s" : "");
-    return false;
-  }
-  return true;
+  return job_check_axis(job, *ndim, "");
 }
 
 static pscan_status scan_axis(file_job *job, pscan_dtype lib_t, int ndim, const int64_t *shape,

@@ -61,18 +61,7 @@ static bool layout_of(const file_job *job, uop_layout *l) {
                     "their type in --op-source with --op-type", job->in_path[0], l->values);
     return false;
   }
-  if (l->ndim > 1 && !job->o.axis_given) {
-    cli_usage_error(job->cmd->name, "%s holds elements in %d dimensions: say which to scan "
-                    "with --axis", job->in_path[0], l->ndim);
-    return false;
-  }
-  if (job->o.axis_given && (job->o.axis >= l->ndim || job->o.axis < -1)) {
-    cli_usage_error(job->cmd->name, "--axis %d: %s holds elements in %d dimension%s (its last "
-                    "axis is the element)", job->o.axis, job->in_path[0], l->ndim,
-                    l->ndim > 1 ? "s" : "");
-    return false;
-  }
-  return true;
+  return job_check_axis(job, l->ndim, " of elements (its last axis is the element)");
 }
 
 /* Parses "V,V,..": exactly l->values values of t, into out (l->elem_size bytes). */
@@ -191,7 +180,6 @@ static int uop_begin(file_job *job, uop_job *u, bool predicate) {
   *u = (uop_job){0};
   if (!layout_of(job, &u->l))
     return EXIT_USAGE;
-
   u->identity = malloc(u->l.elem_size);
   u->init = malloc(u->l.elem_size);
   if (!u->identity || !u->init)

@@ -135,7 +135,6 @@ static bool set_reverse(const char *cmd, file_opts *o, const char *v) {
   return true;
 }
 
-
 static const opt_def options[] = {
     {OPT_OP, "--op", "NAME", "sum prod min max and or xor (default sum; and/or/xor: integers)",
      set_op, 0},

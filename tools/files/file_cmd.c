@@ -71,6 +71,20 @@ bool job_parse_value(const file_job *job, const char *opt, const char *text, psc
   return false;
 }
 
+bool job_check_axis(const file_job *job, int ndim, const char *note) {
+  if (ndim > 1 && !job->o.axis_given) {
+    cli_usage_error(job->cmd->name, "%s has %d dimensions%s: say which to scan with --axis",
+                    job->in_path[0], ndim, note);
+    return false;
+  }
+  if (job->o.axis_given && (job->o.axis >= ndim || job->o.axis < -1)) {
+    cli_usage_error(job->cmd->name, "--axis %d: %s has %d dimension%s%s", job->o.axis,
+                    job->in_path[0], ndim, ndim > 1 ? "s" : "", note);
+    return false;
+  }
+  return true;
+}
+
 /* Names the first input, as every failure message of a job does. */
 static const char *first_input(const file_job *job) {
   return strcmp(job->in_path[0], "-") == 0 ? "stdin" : job->in_path[0];

@@ -100,6 +100,10 @@ bool job_alloc_host_out(file_job *job, int k, pscan_dtype t, size_t n);
 /* For run: the pointer the library reads host[0..bytes) through: host itself on the CPU, a
    device copy on the GPU. false after printing why. */
 bool job_lib_input(file_job *job, const void *host, size_t bytes, const void **lib);
+/* For run: --axis against the first input's array of ndim dimensions (note: "" or words that
+   say what the dimensions are, added to the messages): a usage error when several dimensions
+   come without --axis or --axis is out of range. */
+bool job_check_axis(const file_job *job, int ndim, const char *note);
 /* For run: reports a failed library call, naming the first input; returns 1. */
 int job_lib_error(const file_job *job, pscan_status s);
 
