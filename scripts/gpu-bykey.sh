@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B of the by-key kernels (reduce_by_key, scan_by_key) on the device machine, in one call:
-#   scripts/gpu-bykey.sh [build] [test] [ab] [sweep]        (default: build test ab)
+#   scripts/gpu-bykey.sh [build] [test] [ab] [prof] [sweep]   (default: build test ab)
 # Side A is build-gpu run with the environment $A_ENV; side B is build-ab (the same tree built
 # with the CUDA flags $AB_FLAGS) if AB_FLAGS is set, else build-gpu run with $B_ENV. Default:
 # A_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=0, B_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000 (the by-key
@@ -14,6 +14,9 @@
 #        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
 #        and size: the median over rounds of B's GB/s over A's (min / median / max over the run
 #        lengths) and each side's worst x CUB.
+# prof:  ncu (--set full) of one by-key scan launch per key type of $PROF_TYPES (default i32 i64;
+#        values f32 / f64), n = $PROF_N (default 2^24), run length 1, from build-gpu with $A_ENV:
+#        the details page, the stall reasons and the instruction mix to $OUT.
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
@@ -100,6 +103,27 @@ for g in sorted(groups):
     print(f"{g[0]:14} {g[1]:4} 2^{g[2].bit_length() - 1:<5} {ratio[0]:6.3f} {statistics.median(ratio):5.3f} "
           f"{ratio[-1]:5.3f} |   {a[0]:5.2f}x  {a[1]:5.1f}% |   {b[0]:5.2f}x  {b[1]:5.1f}%")
 EOF
+fi
+if has prof; then
+  for t in ${PROF_TYPES:-i32 i64}; do
+    name=prof-scan_by_key-$t
+    log "ncu scan_by_key $t n=${PROF_N:-2^24} (env: $A_ENV)"
+    # the sweep's first point is run length 1: its warm-up launch is skipped, the first timed one kept
+    # shellcheck disable=SC2086
+    env $A_ENV ncu --clock-control none --set full --import-source no -k "regex:by_key_kernel" \
+      --launch-skip 1 --launch-count 1 -o "$OUT/$name" ./build-gpu/pscan bench --gpu --sweep \
+      --ops scan_by_key --types "$t" --sizes "${PROF_N:-2^24}" --reps 1 >"$OUT/$name.log" 2>&1 || status=1
+    ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
+    ncu --import "$OUT/$name.ncu-rep" --page raw --csv 2>&1 | python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
+    if "pcsamp_warps_issue_stalled" in k and not k.endswith("_not_issued") or k.startswith("dram__bytes") or "inst_executed_pipe" in k or k.startswith("smsp__inst_executed.") or k.startswith("sm__inst_executed.") or "local" in k and "sectors" in k:
+        print(k, v)' >"$OUT/$name-raw.txt"
+    grep -E "Function Name|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Block Limit|Local Memory" \
+      "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
+    rm -f "$OUT/$name.ncu-rep"
+  done
 fi
 if has sweep; then
   ln -sfn build-gpu build-sweep
