@@ -2,8 +2,11 @@
 # A/B of the by-key kernels (reduce_by_key, scan_by_key) on the device machine, in one call:
 #   scripts/gpu-bykey.sh [build] [test] [ab] [prof] [sweep]   (default: build test ab)
 # Side A is build-gpu run with the environment $A_ENV; side B is build-ab (the same tree built
-# with the CUDA flags $AB_FLAGS) if AB_FLAGS is set, else build-gpu run with $B_ENV. Default:
-# A_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=0, B_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000 (the by-key
+# with the CUDA flags $AB_FLAGS) if AB_FLAGS is set, else build-gpu run with $B_ENV. With
+# AB_TREE=DIR (a source tree, e.g. `git archive REV` unpacked into ab-base/ and carried), side B
+# is DIR's build (build-ab) instead, run with $B_ENV. Default:
+# A_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=0, B_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000, or $A_ENV
+# with AB_FLAGS or AB_TREE (set either to empty for none) (the by-key
 # scan of 8-byte values on full tiles / on half tiles at every size; host/compact.c).
 # build: build-gpu (and build-ab with $AB_FLAGS, side by side, -j8 each): the tool, the
 #        compaction and axis tests.
@@ -21,33 +24,34 @@
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
 AB_FLAGS=${AB_FLAGS:-}
-A_ENV=${A_ENV:-PSCAN_CUDA_BY_KEY_HALF_BELOW=0}
-B_ENV=${B_ENV:-PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000}
+AB_TREE=${AB_TREE:-}
+A_ENV=${A_ENV-PSCAN_CUDA_BY_KEY_HALF_BELOW=0}
+if [ -n "$AB_FLAGS$AB_TREE" ]; then B_ENV=${B_ENV-$A_ENV}; else B_ENV=${B_ENV-PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000}; fi
 AB_OPS=${AB_OPS:-reduce_by_key,scan_by_key}
 AB_SWEEP=${AB_SWEEP:---sizes 2^20,2^21,2^22,2^23,2^24}
 b_dir=build-gpu
-[ -n "$AB_FLAGS" ] && b_dir=build-ab
+[ -n "$AB_FLAGS$AB_TREE" ] && b_dir=build-ab
 ROUNDS=${ROUNDS:-3}
-log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), commit ${PSCAN_COMMIT:-?}; A: env $A_ENV; B: ${AB_FLAGS:+build with $AB_FLAGS}${AB_FLAGS:-env $B_ENV}"
+log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), commit ${PSCAN_COMMIT:-?}; A: env $A_ENV; B: ${AB_FLAGS:+build with $AB_FLAGS, }${AB_TREE:+tree $AB_TREE, }env $B_ENV"
 
 if has build; then
   t0=$SECONDS
-  build_one() { # dir, jobs, extra CUDA flags
-    cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=$3" &&
-      cmake --build "$1" -j"$2" --target pscan_tool test_compact test_axis
+  build_one() { # dir, jobs, extra CUDA flags, source tree, targets...
+    cmake -S "$4" -B "$1" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=$3" &&
+      cmake --build "$1" -j"$2" --target "${@:5}"
   }
-  if [ -n "$AB_FLAGS" ]; then
-    build_one build-ab 8 "$AB_FLAGS" >"$OUT/build-b.log" 2>&1 &
+  if [ -n "$AB_FLAGS$AB_TREE" ]; then
+    build_one build-ab 8 "$AB_FLAGS" "${AB_TREE:-.}" pscan_tool test_compact >"$OUT/build-b.log" 2>&1 &
     b=$!
   fi
-  build_one build-gpu "$([ -n "$AB_FLAGS" ] && echo 8 || echo 16)" "" >"$OUT/build-a.log" 2>&1 ||
-    { log "A BUILD FAILED"; tail -30 "$OUT/build-a.log"; exit 1; }
-  [ -z "$AB_FLAGS" ] || wait "$b" || { log "B BUILD FAILED"; tail -30 "$OUT/build-b.log"; exit 1; }
+  build_one build-gpu "$([ -n "$AB_FLAGS$AB_TREE" ] && echo 8 || echo 16)" "" . pscan_tool test_compact test_axis \
+    >"$OUT/build-a.log" 2>&1 || { log "A BUILD FAILED"; tail -30 "$OUT/build-a.log"; exit 1; }
+  [ -z "$AB_FLAGS$AB_TREE" ] || wait "$b" || { log "B BUILD FAILED"; tail -30 "$OUT/build-b.log"; exit 1; }
   log "built in $((SECONDS - t0)) s"
 fi
 if has test; then
-  for dir in build-gpu $([ -n "$AB_FLAGS" ] && echo build-ab); do
-    for t in test_compact test_axis; do
+  for dir in build-gpu $([ -n "$AB_FLAGS$AB_TREE" ] && echo build-ab); do
+    for t in test_compact $([ $dir = build-gpu ] && echo test_axis); do
       t0=$SECONDS
       PSCAN_TEST_QUICK=1 "./$dir/tests/$t" --backend cuda >"$OUT/$t-$dir.log" 2>&1 ||
         { status=1; log "$dir $t FAILED"; grep -m5 -iE "fail|mismatch" "$OUT/$t-$dir.log"; }
@@ -69,8 +73,7 @@ if has ab; then
       run=(env $A_ENV ./build-gpu/pscan)
       if [ $side = ab ]; then
         # shellcheck disable=SC2206
-        run=(env $B_ENV ./build-gpu/pscan)
-        [ -n "$AB_FLAGS" ] && run=("./$b_dir/pscan")
+        run=(env $B_ENV "./$b_dir/pscan")
       fi
       # shellcheck disable=SC2086 # AB_SWEEP is a list of arguments
       "${run[@]}" bench --gpu --sweep --ops "$AB_OPS" $AB_SWEEP --csv "$OUT/ab-$side-$round.csv" \

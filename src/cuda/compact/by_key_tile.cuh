@@ -59,17 +59,22 @@ typedef struct NAME(by_key_smem) {
 } NAME(by_key_smem);
 
 /* Bit i: this thread's item i starts a run (items past the end never do). The thread's keys are
-   read in 16-byte chunks, as integers of the key's size, and compared in the key's type. */
-#define PSCAN__HEADS_OF(KT)                                                                  \
+   read in 16-byte chunks, as integers of the key's size, and compared as EQ says: the key type's
+   test is made once, not per item. */
+#define PSCAN__HEADS_OF(KT, EQ)                                                              \
   do {                                                                                       \
     KT k[ITEMS];                                                                             \
     pscan__read_chunks(keys, first * (unsigned)sizeof(KT), ITEMS * (unsigned)sizeof(KT), k); \
+    KT prev_ = (KT)prev;                                                                     \
     _Pragma("unroll") for (unsigned i = 0; i < ITEMS; i++) {                                 \
-      if (i < mine && !pscan__keys_equal(prev, k[i], p->key_type))                           \
+      if (i < mine && !EQ(prev_, k[i]))                                                      \
         heads |= 1u << i;                                                                    \
-      prev = k[i];                                                                           \
+      prev_ = k[i];                                                                          \
     }                                                                                        \
   } while (0)
+#define PSCAN__BITS_EQ(a, b) ((a) == (b))
+#define PSCAN__F32_EQ(a, b) (__uint_as_float(a) == __uint_as_float(b))
+#define PSCAN__F64_EQ(a, b) (__longlong_as_double((long long)(a)) == __longlong_as_double((long long)(b)))
 
 static __device__ __forceinline__ unsigned NAME(head_mask)(const pscan__cuda_compact_params *p,
                                                            const NAME(by_key_smem) *sm,
@@ -81,16 +86,29 @@ static __device__ __forceinline__ unsigned NAME(head_mask)(const pscan__cuda_com
                                             : sm->key_before;
   unsigned heads = 0;
   switch (ks) {
-  case 1: PSCAN__HEADS_OF(uint8_t); break;
-  case 2: PSCAN__HEADS_OF(uint16_t); break;
-  case 4: PSCAN__HEADS_OF(uint32_t); break;
-  default: PSCAN__HEADS_OF(unsigned long long); break;
+  case 1: PSCAN__HEADS_OF(uint8_t, PSCAN__BITS_EQ); break;
+  case 2: PSCAN__HEADS_OF(uint16_t, PSCAN__BITS_EQ); break;
+  case 4:
+    if (p->key_type == PSCAN_F32)
+      PSCAN__HEADS_OF(uint32_t, PSCAN__F32_EQ);
+    else
+      PSCAN__HEADS_OF(uint32_t, PSCAN__BITS_EQ);
+    break;
+  default:
+    if (p->key_type == PSCAN_F64)
+      PSCAN__HEADS_OF(unsigned long long, PSCAN__F64_EQ);
+    else
+      PSCAN__HEADS_OF(unsigned long long, PSCAN__BITS_EQ);
+    break;
   }
   if (start == 0 && threadIdx.x == 0)
     heads |= 1u;
   return heads;
 }
 #undef PSCAN__HEADS_OF
+#undef PSCAN__BITS_EQ
+#undef PSCAN__F32_EQ
+#undef PSCAN__F64_EQ
 
 /* Segments by offsets (pscan_segmented_scan): the heads are the segment starts in the tile,
    in a bitmap of the tile in the keys' buffer (TILE bytes: a key of one byte); each thread takes
@@ -177,33 +195,62 @@ static __device__ __forceinline__ void NAME(write_values)(unsigned char *vals, c
   pscan__write_chunks(vals, threadIdx.x * ITEMS * (unsigned)sizeof(V_T), ITEMS * (unsigned)sizeof(V_T), v);
 }
 
+/* x continued over this thread's first `mine` items, each head restarting it: the value half of
+   the pair operator's fold (the count half is the heads' population count). */
+static __device__ __forceinline__ V_T NAME(fold_items)(V_T x, const V_T v[ITEMS], unsigned heads,
+                                                       unsigned mine) {
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++)
+    if (i < mine)
+      x = (heads >> i & 1u) ? v[i] : CX_OP(x, v[i]);
+  return x;
+}
+
 /* The tile's pairs: this thread's (heads, values since its last head) over its items, scanned
    across the block (block_pairs): the thread's exclusive prefix within the tile and the tile's
-   total. */
+   total. Heads lie only among the first `mine` items (head_mask, head_mask_offsets). */
 static __device__ __forceinline__ void NAME(tile_pairs)(NAME(by_key_smem) *sm,
                                                         const unsigned char *vals, unsigned heads,
                                                         unsigned mine, ACC_T *before, ACC_T *total,
                                                         const bool tile_sync) {
-  ACC_T agg = NAME(identity)();
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++)
-    if (i < mine)
-      agg = NAME(op)(agg, NAME(make)(heads >> i & 1u, v[i]));
-  NAME(block_pairs)(sm, (unsigned)agg.count, agg.x, before, total, tile_sync);
+  NAME(block_pairs)(sm, (unsigned)__popc(heads), NAME(fold_items)(CX_IDENTITY(), v, heads, mine),
+                    before, total, tile_sync);
 }
 
-/* The result of scan_by_key at an item, from the pair before it (carry) and the one through it. */
-static __device__ __forceinline__ V_T NAME(segment_result)(const pscan__cuda_compact_params *p,
-                                                           bool head, ACC_T carry, ACC_T through) {
+/* scan_by_key's results over this thread's items, in place in v, from the pair before the
+   thread (x: the values since the last head; seen: a head lies before, within the tile).
+   Results at and after the tile's first head are final; before it they are partial (the values
+   since the tile's start), completed by the tile's prefix later. exclusive and has_init are
+   constants at every call (NAME(segment_results_for)): one loop each, no per-item tests. */
+static __device__ __forceinline__ void NAME(segment_results)(V_T v[ITEMS], V_T x, bool seen,
+                                                             unsigned heads, unsigned mine,
+                                                             V_T init, const bool exclusive,
+                                                             const bool has_init) {
+#pragma unroll
+  for (unsigned i = 0; i < ITEMS; i++) {
+    if (i >= mine)
+      break;
+    const bool head = heads >> i & 1u;
+    const V_T through = head ? v[i] : CX_OP(x, v[i]);
+    seen = seen || head;
+    V_T r = through;
+    if (exclusive)
+      r = head ? (has_init ? init : VNAME(api_identity)()) : x;
+    if (has_init && seen && !(exclusive && head))
+      r = VNAME(op)(init, r);
+    v[i] = r;
+    x = through;
+  }
+}
+static __device__ __forceinline__ void NAME(segment_results_for)(const pscan__cuda_compact_params *p,
+                                                                 V_T v[ITEMS], ACC_T before,
+                                                                 unsigned heads, unsigned mine) {
   V_T init;
   memcpy(&init, &p->init, sizeof init);
-  if (!p->exclusive)
-    return p->has_init ? VNAME(op)(init, through.x) : through.x;
-  if (head)
-    return p->has_init ? init : VNAME(api_identity)();
-  return p->has_init ? VNAME(op)(init, carry.x) : carry.x;
+  const bool seen = before.count > 0;
+  NAME(segment_results)(v, before.x, seen, heads, mine, init, p->exclusive, p->has_init);
 }
 
 /* scan_by_key's second half. An item after the tile's first head (its run starts inside the
@@ -221,21 +268,9 @@ static __device__ __forceinline__ void NAME(scan_tile)(const pscan__cuda_compact
     sm->first_head = first + (unsigned)__ffs(heads) - 1; /* default (no head): valid */
   /* 1. Results from the thread's prefix within the tile. Before the first head they are partial
      (the values since the tile's start): the tile's prefix completes them below. */
-  ACC_T carry = before;
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++) {
-    if (i >= mine)
-      break;
-    const bool head = heads >> i & 1u;
-    const ACC_T through = NAME(op)(carry, NAME(make)(head, v[i]));
-    if (through.count > 0)
-      v[i] = NAME(segment_result)(p, head, carry, through);
-    else
-      v[i] = p->exclusive ? carry.x : through.x;
-    carry = through;
-  }
+  NAME(segment_results_for)(p, v, before, heads, mine);
   NAME(write_values)(vals, v);
   __syncthreads();
   /* 2. The final results go out: whole 16-byte chunks from the first head on. */
@@ -394,12 +429,17 @@ static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compa
     __syncthreads(); /* single-block mode: the buffers are reused by the next tile */
 }
 
+/* Blocks per multiprocessor the by-key kernels of 8-byte values are built for (registers); a
+   build may set it to try others. */
+#ifndef PSCAN__BY_KEY_MIN_BLOCKS_8
+#define PSCAN__BY_KEY_MIN_BLOCKS_8 (PSCAN__MIN_BLOCKS - 1)
+#endif
 /* 8-byte values take 32 registers a thread: four blocks per multiprocessor (five measured
    +3 points for reduce_by_key but -10 for scan_by_key). 4-byte values: six, in spite of spills
    (124 bytes for SUM), measured +1.2 to +2.1 points over five (docs/PERFORMANCE.md,
    "Blocks per multiprocessor"). */
 #define PSCAN__BY_KEY_KERNEL(KERNEL, COMPUTED_HEADS)                                            \
-  __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_BLOCKS - 1      \
+  __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__BY_KEY_MIN_BLOCKS_8     \
                                                                      : PSCAN__MIN_BLOCKS_HIGH)    \
       KERNEL(const pscan__cuda_compact_params p) {                                                \
     __shared__ NAME(by_key_smem) sm;                                                              \
