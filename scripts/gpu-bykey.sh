@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B of the by-key kernels (reduce_by_key, scan_by_key) on the device machine, in one call:
-#   scripts/gpu-bykey.sh [build] [test] [ab] [prof] [sweep]   (default: build test ab)
+#   scripts/gpu-bykey.sh [build] [test] [ab] [segab] [prof] [sweep]   (default: build test ab)
 # Side A is build-gpu run with the environment $A_ENV; side B is build-ab (the same tree built
 # with the CUDA flags $AB_FLAGS) if AB_FLAGS is set, else build-gpu run with $B_ENV. With
 # AB_TREE=DIR (a source tree, e.g. `git archive REV` unpacked into ab-base/ and carried), side B
@@ -17,6 +17,9 @@
 #        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
 #        and size: the median over rounds of B's GB/s over A's (min / median / max over the run
 #        lengths) and each side's worst x CUB.
+# segab: the segmented scans (pscan_axis_bench --gpu --segments-only, f32 and f64) by both sides,
+#        alternating, $ROUNDS rounds: each run's lines to segab-*.txt, the per-shape median over
+#        rounds of B's time over A's to the summary.
 # prof:  ncu (--set full) of one by-key scan launch per key type of $PROF_TYPES (default i32 i64;
 #        values f32 / f64), n = $PROF_N (default 2^24), run length 1, from build-gpu with $A_ENV:
 #        the details page, the stall reasons and the instruction mix to $OUT.
@@ -41,10 +44,10 @@ if has build; then
       cmake --build "$1" -j"$2" --target "${@:5}"
   }
   if [ -n "$AB_FLAGS$AB_TREE" ]; then
-    build_one build-ab 8 "$AB_FLAGS" "${AB_TREE:-.}" pscan_tool test_compact >"$OUT/build-b.log" 2>&1 &
+    build_one build-ab 8 "$AB_FLAGS" "${AB_TREE:-.}" pscan_tool test_compact pscan_axis_bench >"$OUT/build-b.log" 2>&1 &
     b=$!
   fi
-  build_one build-gpu "$([ -n "$AB_FLAGS$AB_TREE" ] && echo 8 || echo 16)" "" . pscan_tool test_compact test_axis \
+  build_one build-gpu "$([ -n "$AB_FLAGS$AB_TREE" ] && echo 8 || echo 16)" "" . pscan_tool test_compact test_axis pscan_axis_bench \
     >"$OUT/build-a.log" 2>&1 || { log "A BUILD FAILED"; tail -30 "$OUT/build-a.log"; exit 1; }
   [ -z "$AB_FLAGS$AB_TREE" ] || wait "$b" || { log "B BUILD FAILED"; tail -30 "$OUT/build-b.log"; exit 1; }
   log "built in $((SECONDS - t0)) s"
@@ -105,6 +108,39 @@ for g in sorted(groups):
     a, b = worst("gpu"), worst("ab")
     print(f"{g[0]:14} {g[1]:4} 2^{g[2].bit_length() - 1:<5} {ratio[0]:6.3f} {statistics.median(ratio):5.3f} "
           f"{ratio[-1]:5.3f} |   {a[0]:5.2f}x  {a[1]:5.1f}% |   {b[0]:5.2f}x  {b[1]:5.1f}%")
+EOF
+fi
+if has segab; then
+  for round in $(seq "$ROUNDS"); do
+    for side in gpu ab; do
+      for t in f32 f64; do
+        dir=build-gpu env=$A_ENV
+        [ $side = ab ] && dir=$b_dir env=$B_ENV
+        # shellcheck disable=SC2086
+        env $env "./$dir/pscan_axis_bench" --gpu --segments-only --type $t --reps 21 \
+          >"$OUT/segab-$side-$t-$round.txt" 2>&1 || { status=1; log "segab $side $t round $round FAILED"; }
+      done
+    done
+  done
+  python3 - "$OUT" "$ROUNDS" <<'EOF' | tee -a "$OUT/bykey-summary.txt"
+import re, statistics, sys, collections
+out, rounds = sys.argv[1], int(sys.argv[2])
+ms = collections.defaultdict(list)
+for side in ("gpu", "ab"):
+    for t in ("f32", "f64"):
+        for r in range(1, rounds + 1):
+            for line in open(f"{out}/segab-{side}-{t}-{r}.txt"):
+                m = re.match(r"gpu\s+(\S+)\s+(\S+)\s+(.*?)\s+(-?\d+)\s+(\d+)\s+pscan\s+([\d.]+) ms\s+copy\s+([\d.]+) ms", line)
+                if m:
+                    ms[(side, m.group(2), m.group(3).strip(), m.group(4))].append((float(m.group(6)), float(m.group(7))))
+print("segments: type, shape, k | B/A time (median over rounds) | A % of copy | B % of copy")
+for key in sorted(k for k in ms if k[0] == "gpu"):
+    b = ("ab",) + key[1:]
+    if b not in ms:
+        continue
+    a_t = statistics.median(x[0] for x in ms[key]); b_t = statistics.median(x[0] for x in ms[b])
+    a_c = statistics.median(x[1] for x in ms[key]); b_c = statistics.median(x[1] for x in ms[b])
+    print(f"{key[1]:4} {key[2]:28} {key[3]:>6} | {b_t / a_t:6.3f} | {100 * a_c / a_t:5.1f}% | {100 * b_c / b_t:5.1f}%")
 EOF
 fi
 if has prof; then

@@ -379,20 +379,21 @@ static __device__ __forceinline__ void NAME(reduce_tile_gathered)(
   NAME(close_last_run)(p, tile, tile_before, total, threadIdx.x == 0);
 }
 
-/* One tile. computed_heads (a constant in each kernel): the heads come from the offsets instead
-   of keys; the keyed kernel is compiled without that code (with it, the
-   by-key scan lost 2-4 points at 2^28: docs/PERFORMANCE.md, "The restructuring at the same
-   speed"). */
+/* One tile. computed_heads and scan (constants in each kernel): the heads come from the offsets
+   instead of keys; the tile is scanned (scan_by_key, segments) rather than reduced. Each kernel
+   is compiled without the other paths' code (with the offsets' code the by-key scan lost 2-4
+   points at 2^28: docs/PERFORMANCE.md, "The restructuring at the same speed"; with the
+   reduction's, its registers spilled: "One kernel per by-key path"). */
 static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compact_params *p,
                                                          NAME(by_key_smem) *sm,
                                                          unsigned long long tile, ACC_T *running,
-                                                         const bool computed_heads) {
+                                                         const bool computed_heads,
+                                                         const bool scan) {
   const unsigned long long n = p->lb.n, start = tile * (unsigned long long)TILE;
   const unsigned valid = pscan__tile_items(n, start, TILE);
   const unsigned first = threadIdx.x * ITEMS;
   const unsigned mine = pscan__thread_items(valid, first, ITEMS);
   const unsigned ks = (unsigned)p->key_size;
-  const bool scan = p->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   unsigned char *keys = pscan__by_key_tiles, *vals = pscan__by_key_tiles + TILE * ks;
   /* 1. Read the tile's keys and values (and the key before the tile) once, both in flight; by
      segments, the values while the heads come from the offsets. */
@@ -438,7 +439,7 @@ static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compa
    +3 points for reduce_by_key but -10 for scan_by_key). 4-byte values: six, in spite of spills
    (124 bytes for SUM), measured +1.2 to +2.1 points over five (docs/PERFORMANCE.md,
    "Blocks per multiprocessor"). */
-#define PSCAN__BY_KEY_KERNEL(KERNEL, COMPUTED_HEADS)                                            \
+#define PSCAN__BY_KEY_KERNEL(KERNEL, COMPUTED_HEADS, SCAN)                                      \
   __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__BY_KEY_MIN_BLOCKS_8     \
                                                                      : PSCAN__MIN_BLOCKS_HIGH)    \
       KERNEL(const pscan__cuda_compact_params p) {                                                \
@@ -447,7 +448,7 @@ static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compa
     if (p.lb.mode == PSCAN__MODE_SINGLE) {                                                        \
       ACC_T running = NAME(identity)();                                                           \
       for (unsigned long long tile = 0; tile < p.lb.num_tiles; tile++)                            \
-        NAME(by_key_tile)(&p, &sm, tile, &running, COMPUTED_HEADS);                               \
+        NAME(by_key_tile)(&p, &sm, tile, &running, COMPUTED_HEADS, SCAN);                         \
       return;                                                                                     \
     }                                                                                             \
     NAME(by_key_tile)(&p, &sm,                                                                    \
@@ -457,12 +458,13 @@ static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compa
                                              p.in ? (unsigned)p.key_size : (unsigned)sizeof(V_T), \
                                              p.in ? p.vals_in : NULL,                             \
                                              p.in ? (unsigned)sizeof(V_T) : 0u),                  \
-                      NULL, COMPUTED_HEADS);                                                      \
+                      NULL, COMPUTED_HEADS, SCAN);                                                \
   }
-/* Keys (scan_by_key, the deterministic or chained reduce_by_key); heads from offsets (segmented
-   scans: p.in is NULL). */
-PSCAN__BY_KEY_KERNEL(NAME(by_key_kernel), false)
-PSCAN__BY_KEY_KERNEL(NAME(by_key_heads_kernel), true)
+/* scan_by_key; segmented scans (heads from offsets, p.in is NULL); the deterministic or chained
+   reduce_by_key. */
+PSCAN__BY_KEY_KERNEL(NAME(by_key_kernel), false, true)
+PSCAN__BY_KEY_KERNEL(NAME(by_key_heads_kernel), true, true)
+PSCAN__BY_KEY_KERNEL(NAME(by_key_reduce_kernel), false, false)
 #undef PSCAN__BY_KEY_KERNEL
 
 #include "by_key_heads.cuh"
@@ -475,16 +477,17 @@ static int NAME(launch_by_key)(const pscan__cuda_compact_params *p, uint64_t gri
     return NAME(launch_rbk)(p, grid, stream, taken);
   *taken = p->lb.mode == PSCAN__MODE_SINGLE ? 0 : grid; /* one tile per block */
   const size_t smem = (size_t)TILE * ((size_t)p->key_size + sizeof(V_T));
-  const int computed_heads = p->offsets != NULL;
-  const void *kernel = computed_heads ? (const void *)NAME(by_key_heads_kernel)
-                                      : (const void *)NAME(by_key_kernel);
-  static int opted_in[2]; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
-  if (!opted_in[computed_heads]) {
+  const int which = p->offsets ? 1 : p->kind == PSCAN__COMPACT_REDUCE_BY_KEY ? 2 : 0;
+  const void *kernel = which == 1   ? (const void *)NAME(by_key_heads_kernel)
+                       : which == 2 ? (const void *)NAME(by_key_reduce_kernel)
+                                    : (const void *)NAME(by_key_kernel);
+  static int opted_in[3]; /* above 48 KB a kernel must opt in (once; repeating it is harmless) */
+  if (!opted_in[which]) {
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          TILE * (8 + (int)sizeof(V_T)));
     if (e != cudaSuccess)
       return (int)e;
-    opted_in[computed_heads] = 1;
+    opted_in[which] = 1;
   }
   pscan__cuda_compact_params q = *p;
   if (q.lb.stagger_ns)
