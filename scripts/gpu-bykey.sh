@@ -17,7 +17,7 @@
 #        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
 #        and size: the median over rounds of B's GB/s over A's (min / median / max over the run
 #        lengths) and each side's worst x CUB.
-# segab: the segmented scans (pscan_axis_bench --gpu --segments-only, f32 and f64) by both sides,
+# segab: the segmented scans (pscan_axis_bench --gpu --segments-only: f32 and i32) by both sides,
 #        alternating, $ROUNDS rounds: each run's lines to segab-*.txt, the per-shape median over
 #        rounds of B's time over A's to the summary.
 # prof:  ncu (--set full) of one by-key scan launch per key type of $PROF_TYPES (default i32 i64;
@@ -113,13 +113,11 @@ fi
 if has segab; then
   for round in $(seq "$ROUNDS"); do
     for side in gpu ab; do
-      for t in f32 f64; do
-        dir=build-gpu env=$A_ENV
-        [ $side = ab ] && dir=$b_dir env=$B_ENV
-        # shellcheck disable=SC2086
-        env $env "./$dir/pscan_axis_bench" --gpu --segments-only --type $t --reps 21 \
-          >"$OUT/segab-$side-$t-$round.txt" 2>&1 || { status=1; log "segab $side $t round $round FAILED"; }
-      done
+      dir=build-gpu env=$A_ENV
+      [ $side = ab ] && dir=$b_dir env=$B_ENV
+      # shellcheck disable=SC2086
+      env $env "./$dir/pscan_axis_bench" --gpu --segments-only --reps 21 \
+        >"$OUT/segab-$side-$round.txt" 2>&1 || { status=1; log "segab $side round $round FAILED"; }
     done
   done
   python3 - "$OUT" "$ROUNDS" <<'EOF' | tee -a "$OUT/bykey-summary.txt"
@@ -127,12 +125,11 @@ import re, statistics, sys, collections
 out, rounds = sys.argv[1], int(sys.argv[2])
 ms = collections.defaultdict(list)
 for side in ("gpu", "ab"):
-    for t in ("f32", "f64"):
-        for r in range(1, rounds + 1):
-            for line in open(f"{out}/segab-{side}-{t}-{r}.txt"):
-                m = re.match(r"gpu\s+(\S+)\s+(\S+)\s+(.*?)\s+(-?\d+)\s+(\d+)\s+pscan\s+([\d.]+) ms\s+copy\s+([\d.]+) ms", line)
-                if m:
-                    ms[(side, m.group(2), m.group(3).strip(), m.group(4))].append((float(m.group(6)), float(m.group(7))))
+    for r in range(1, rounds + 1):
+        for line in open(f"{out}/segab-{side}-{r}.txt"):
+            m = re.match(r"gpu\s+(\S+)\s+(\S+)\s+(.*?)\s+(-?\d+)\s+(\d+)\s+pscan\s+([\d.]+) ms\s+copy\s+([\d.]+) ms", line)
+            if m:
+                ms[(side, m.group(2), m.group(3).strip(), m.group(4))].append((float(m.group(6)), float(m.group(7))))
 print("segments: type, shape, k | B/A time (median over rounds) | A % of copy | B % of copy")
 for key in sorted(k for k in ms if k[0] == "gpu"):
     b = ("ab",) + key[1:]
