@@ -10,8 +10,9 @@
  * stores the keys and run values at their ranks. A tile of more heads waits for the prefix the
  * look-back warp hands back and stores as reduce_tile_direct does.
  *
- * Deterministic mode keeps by_key_kernel (its ordered look-back needs the whole block's scratch
- * only there); scan_by_key too (a tile's results are the whole tile). */
+ * Deterministic mode keeps by_key_reduce_kernel (by_key_tile.cuh: its ordered look-back needs
+ * the whole block's scratch only there); scan_by_key keeps by_key_kernel (a tile's results are
+ * the whole tile). */
 
 enum { NAME(RBK_SPARSE) = PSCAN__THREADS };
 /* Blocks per multiprocessor the kernel is built for (its register bound). */

@@ -222,8 +222,8 @@ static __device__ __forceinline__ void NAME(tile_pairs)(NAME(by_key_smem) *sm,
 /* scan_by_key's results over this thread's items, in place in v, from the pair before the
    thread (x: the values since the last head; seen: a head lies before, within the tile).
    Results at and after the tile's first head are final; before it they are partial (the values
-   since the tile's start), completed by the tile's prefix later. exclusive and has_init are
-   constants at every call (NAME(segment_results_for)): one loop each, no per-item tests. */
+   since the tile's start), completed by the tile's prefix later. (A copy of the loop for each
+   exclusive / has_init pair spilled more: docs/PERFORMANCE.md, "One kernel per by-key path".) */
 static __device__ __forceinline__ void NAME(segment_results)(V_T v[ITEMS], V_T x, bool seen,
                                                              unsigned heads, unsigned mine,
                                                              V_T init, const bool exclusive,
@@ -430,17 +430,12 @@ static __device__ __forceinline__ void NAME(by_key_tile)(const pscan__cuda_compa
     __syncthreads(); /* single-block mode: the buffers are reused by the next tile */
 }
 
-/* Blocks per multiprocessor the by-key kernels of 8-byte values are built for (registers); a
-   build may set it to try others. */
-#ifndef PSCAN__BY_KEY_MIN_BLOCKS_8
-#define PSCAN__BY_KEY_MIN_BLOCKS_8 (PSCAN__MIN_BLOCKS - 1)
-#endif
 /* 8-byte values take 32 registers a thread: four blocks per multiprocessor (five measured
-   +3 points for reduce_by_key but -10 for scan_by_key). 4-byte values: six, in spite of spills
-   (124 bytes for SUM), measured +1.2 to +2.1 points over five (docs/PERFORMANCE.md,
-   "Blocks per multiprocessor"). */
+   +3 points for reduce_by_key but -10 for scan_by_key). 4-byte values: six, measured +1.2 to
+   +2.1 points over five (docs/PERFORMANCE.md, "Blocks per multiprocessor"; spills then 124
+   bytes for SUM, 8 since "One kernel per by-key path"). */
 #define PSCAN__BY_KEY_KERNEL(KERNEL, COMPUTED_HEADS, SCAN)                                      \
-  __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__BY_KEY_MIN_BLOCKS_8     \
+  __global__ void __launch_bounds__(PSCAN__THREADS, sizeof(V_T) == 8 ? PSCAN__MIN_BLOCKS - 1      \
                                                                      : PSCAN__MIN_BLOCKS_HIGH)    \
       KERNEL(const pscan__cuda_compact_params p) {                                                \
     __shared__ NAME(by_key_smem) sm;                                                              \
