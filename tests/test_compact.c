@@ -99,12 +99,15 @@ static const char *const op_names[] = {"select_if", "select_flagged", "partition
 
 /* ---- one checked call ---- */
 
+int deterministic;
+
 pscan_ctx *ctx_for(const config *c) {
   static pscan_ctx *ctx;
   if (backend->device) { /* one context: SKIP (77) where the backend cannot run */
     if (!ctx)
       ctx = test_backend_ctx(backend, 0);
     test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
+    test_set(ctx, PSCAN_PARAM_DETERMINISTIC, deterministic);
     return ctx;
   }
   static int threads = -1;
@@ -115,6 +118,7 @@ pscan_ctx *ctx_for(const config *c) {
   }
   test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, c->part);
   test_set(ctx, PSCAN_PARAM_ALGO, c->algo);
+  test_set(ctx, PSCAN_PARAM_DETERMINISTIC, deterministic);
   return ctx;
 }
 
@@ -395,6 +399,7 @@ static const phase phases[] = {
     {test_by_key, ON_BOTH, NULL},
     {test_by_key_heads_per_tile, ON_BOTH, "reduce_by_key"},
     {test_scan_by_key, ON_BOTH, "scan_by_key"},
+    {test_by_key_deterministic, ON_BOTH, NULL},
     {test_exact_runs, ON_BOTH, "exact runs"},
     {test_geometric_runs, ON_BOTH, NULL},
     {test_run_edges, ON_HOST, NULL},

@@ -34,6 +34,7 @@ typedef struct config {
   int64_t part;
   int algo;
 } config;
+extern int deterministic; /* PSCAN_PARAM_DETERMINISTIC of ctx_for's contexts (default 0) */
 
 enum { SLACK = 16 }; /* poisoned elements past n */
 
@@ -52,6 +53,7 @@ void test_heads_per_tile(void);
 void test_by_key(void);
 void test_by_key_heads_per_tile(void);
 void test_scan_by_key(void);
+void test_by_key_deterministic(void);
 void test_exact_runs(void);
 void test_geometric_runs(void);
 void test_run_edges(void);

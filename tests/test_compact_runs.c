@@ -161,6 +161,29 @@ void test_scan_by_key(void) {
       }
 }
 
+/* reduce_by_key and scan_by_key of float sums and products in deterministic mode (on CUDA the
+   by-key kernels' ordered look-back; reduce_by_key leaves its look-back-warp kernel for
+   by_key_reduce_kernel), exact on these values (integers below 100 in runs shorter than 2^17
+   items, products of +-1), at sizes around the by-key tiles (2048 and 4096 items). */
+void test_by_key_deterministic(void) {
+  static const pscan_dtype key_types[] = {PSCAN_I32, PSCAN_I64}, val_types[] = {PSCAN_F32, PSCAN_F64};
+  static const pscan_op ops[] = {PSCAN_SUM, PSCAN_PROD};
+  const config c = {2, 0, PSCAN_ALGO_AUTO};
+  const size_t sizes[] = {1, 2047, 2049, 4095, 4097, 5 * 4096 + 3,
+                          1 + (size_t)test_below(&rng, quick ? 20000 : 100000)};
+  unsigned variant = 0;
+  deterministic = 1;
+  for (size_t k = 0; k < 2; k++)
+    for (size_t v = 0; v < 2; v++)
+      for (size_t o = 0; o < 2; o++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++, variant++) {
+          by_key_case(&c, key_types[k], val_types[v], ops[o], sizes[si], (int)(variant % 3));
+          scan_by_key_case(&c, key_types[k], val_types[v], ops[o], sizes[si], (int)(variant % 3),
+                           variant);
+        }
+  deterministic = 0;
+}
+
 /* ---- exact run lengths at tile boundaries ----
    Every op on data in runs of exactly L items (L = 1, 2, 3, tile - 1, tile + 1): for unique,
    run-length encoding and the by-key ops, runs of equal keys; for the selections, runs of kept
