@@ -466,6 +466,21 @@ PSCAN_API pscan_status pscan_select_op(pscan_ctx *ctx, const void *in, void *out
                                        const pscan_user_op *pred, size_t *num_selected);
 PSCAN_API pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *out, size_t n,
                                           const pscan_user_op *pred, size_t *num_selected);
+/* Extension: reduce_by_key and scan_by_key with a COMBINE operator on the values, which are
+   elements of its type (any alignment); keys of a built-in type, compared as in
+   pscan_reduce_by_key. Same semantics, overlap rules and statuses as those two (the operator need
+   not be commutative: each run is reduced / scanned in order); scan_by_key_op's exclusive scan
+   without init needs the desc's identity, as pscan_scan_op's does. CPU backend, elements of at
+   most 8 bytes (a run's value rides in the single-pass look-back's 8-byte slot): anything else,
+   and the CUDA backend, is PSCAN_ERR_UNSUPPORTED, nothing written. */
+PSCAN_API pscan_status pscan_reduce_by_key_op(pscan_ctx *ctx, const void *keys_in,
+                                              pscan_dtype key_type, const void *vals_in,
+                                              void *keys_out, void *vals_out, size_t n,
+                                              const pscan_user_op *op, size_t *num_runs);
+PSCAN_API pscan_status pscan_scan_by_key_op(pscan_ctx *ctx, const void *keys, pscan_dtype key_type,
+                                            const void *in, void *out, size_t n,
+                                            const pscan_user_op *op, int exclusive,
+                                            const void *init);
 /* The full compiler log (warnings and errors) of the last operator compile on ctx: the C
    compiler's output on the CPU, NVRTC's on the GPU; "" when none ran (a cache hit, host_fn).
    Valid until the next pscan_op_create on ctx or its destruction; never NULL. The C compiler is

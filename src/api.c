@@ -286,17 +286,25 @@ pscan_status pscan_run_length_encode(pscan_ctx *ctx, const void *in, void *uniqu
   return run_compact(ctx, fn, &call);
 }
 
-pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtype key_type,
-                                 const void *vals_in, pscan_dtype val_type, void *keys_out,
-                                 void *vals_out, size_t n, pscan_op op, size_t *num_runs) {
-  static const char fn[] = "pscan_reduce_by_key";
+/* The values of a by-key call: a built-in type and operator, or a user operator's elements
+   (user: its backend form; any alignment, type and op unused). */
+typedef struct by_key_values {
+  pscan_dtype type;
+  pscan_op op;
+  size_t size;
+  void *user;
+} by_key_values;
+
+static pscan_status reduce_by_key(pscan_ctx *ctx, const char *fn, const void *keys_in,
+                                  pscan_dtype key_type, const void *vals_in, void *keys_out,
+                                  void *vals_out, size_t n, const by_key_values *v,
+                                  size_t *num_runs) {
   PSCAN__CHECK(check_compaction(ctx, fn, keys_in, keys_out, n, (int)key_type, num_runs));
-  PSCAN__CHECK(check_compaction(ctx, fn, vals_in, vals_out, n, (int)val_type, num_runs));
-  PSCAN__CHECK(check_op(ctx, fn, (int)op, val_type));
+  PSCAN__CHECK(check_buffers(ctx, fn, vals_in, v->size, vals_out, v->size, n, !v->user));
   if (n) {
     /* Not in place (pscan.h): the values are read again after the look-back. No output may
        share a byte with an input or with the other output. */
-    size_t kb = n * pscan_dtype_size(key_type), vb = n * pscan_dtype_size(val_type);
+    size_t kb = n * pscan_dtype_size(key_type), vb = n * v->size;
     if (ranges_overlap(keys_out, kb, keys_in, kb) || ranges_overlap(keys_out, kb, vals_in, vb) ||
         ranges_overlap(vals_out, vb, keys_in, kb) || ranges_overlap(vals_out, vb, vals_in, vb) ||
         ranges_overlap(keys_out, kb, vals_out, vb))
@@ -305,32 +313,28 @@ pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtyp
   }
   pscan__compact_call call = {.kind = PSCAN__COMPACT_REDUCE_BY_KEY, .in = keys_in, .out = keys_out,
                               .n = n, .type = key_type, .size = pscan_dtype_size(key_type),
-                              .vals_in = vals_in, .vals_out = vals_out, .val_type = val_type,
-                              .val_size = pscan_dtype_size(val_type), .op = op,
-                              .num_selected = num_runs};
+                              .vals_in = vals_in, .vals_out = vals_out, .val_type = v->type,
+                              .val_size = v->size, .op = v->op, .num_selected = num_runs,
+                              .user_value = v->user};
   return run_compact(ctx, fn, &call);
 }
 
-pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dtype key_type,
-                               const void *in, void *out, size_t n, pscan_dtype val_type,
-                               pscan_op op, int exclusive, const void *init) {
-  static const char fn[] = "pscan_scan_by_key";
-  if (!ctx)
-    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+static pscan_status scan_by_key(pscan_ctx *ctx, const char *fn, const void *keys,
+                                pscan_dtype key_type, const void *in, void *out, size_t n,
+                                const by_key_values *v, int exclusive, const void *init) {
   PSCAN__CHECK(check_dtype(ctx, fn, "key_type", (int)key_type));
   if (n && !keys)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: keys is NULL", fn);
   if (n)
     PSCAN__CHECK(check_aligned(ctx, fn, "keys", keys, pscan_dtype_size(key_type)));
-  PSCAN__CHECK(check_compaction(ctx, fn, in, out, n, (int)val_type, &n));
-  PSCAN__CHECK(check_op(ctx, fn, (int)op, val_type));
+  PSCAN__CHECK(check_buffers(ctx, fn, in, v->size, out, v->size, n, !v->user));
   if (exclusive != 0 && exclusive != 1)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
                 exclusive);
   if (n) {
     /* out == in is an in-place scan (each partition writes only its own range, which it reads
        itself); keys are read by every partition while out is written, so they may not overlap. */
-    if (ranges_overlap(keys, n * pscan_dtype_size(key_type), out, n * pscan_dtype_size(val_type)))
+    if (ranges_overlap(keys, n * pscan_dtype_size(key_type), out, n * v->size))
       return FAIL(ctx, PSCAN_ERR_OVERLAP, "%s: keys and out overlap", fn);
     if (ctx->backend->check_memory)
       PSCAN__CHECK(ctx->backend->check_memory(ctx, keys, "keys"));
@@ -340,14 +344,84 @@ pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dtype key
                 ctx->backend->name);
   if (n == 0)
     return PSCAN_OK;
-  /* init is read once, here (it may lie inside out). */
+  /* init is read once, here (it may lie inside out); values are at most 8 bytes. */
   uint64_t init_copy = 0;
   if (init)
-    memcpy(&init_copy, init, pscan_dtype_size(val_type));
+    memcpy(&init_copy, init, v->size);
   pscan__compact_call call = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .in = keys, .n = n,
                               .type = key_type, .size = pscan_dtype_size(key_type),
-                              .vals_in = in, .vals_out = out, .val_type = val_type,
-                              .val_size = pscan_dtype_size(val_type), .op = op,
-                              .exclusive = exclusive, .init = init ? &init_copy : NULL};
+                              .vals_in = in, .vals_out = out, .val_type = v->type,
+                              .val_size = v->size, .op = v->op, .exclusive = exclusive,
+                              .init = init ? &init_copy : NULL, .user_value = v->user};
   return pscan__call_done(ctx, ctx->backend->compact(ctx, &call));
+}
+
+/* The built-in values' type and operator, checked. */
+static pscan_status builtin_values(pscan_ctx *ctx, const char *fn, pscan_dtype type, pscan_op op,
+                                   by_key_values *v) {
+  if (!ctx)
+    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  PSCAN__CHECK(check_dtype(ctx, fn, "type", (int)type));
+  PSCAN__CHECK(check_op(ctx, fn, (int)op, type));
+  *v = (by_key_values){.type = type, .op = op, .size = pscan_dtype_size(type)};
+  return PSCAN_OK;
+}
+
+/* A user operator's values, checked: a COMBINE operator of ctx with elements of at most 8 bytes
+   (the look-back's slot for a run's value: pscan.h). */
+static pscan_status user_values(pscan_ctx *ctx, const char *fn, const pscan_user_op *op,
+                                by_key_values *v) {
+  if (!ctx)
+    return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+  PSCAN__CHECK(pscan__op_check(ctx, fn, op, PSCAN_KIND_COMBINE));
+  size_t size = pscan__op_elem_size(op);
+  if (size > sizeof(uint64_t))
+    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED,
+                "%s: elements of %zu bytes; by-key user operators take at most 8", fn, size);
+  *v = (by_key_values){.type = PSCAN_U8, .op = PSCAN_SUM, .size = size, .user = pscan__op_impl(op)};
+  return PSCAN_OK;
+}
+
+pscan_status pscan_reduce_by_key(pscan_ctx *ctx, const void *keys_in, pscan_dtype key_type,
+                                 const void *vals_in, pscan_dtype val_type, void *keys_out,
+                                 void *vals_out, size_t n, pscan_op op, size_t *num_runs) {
+  static const char fn[] = "pscan_reduce_by_key";
+  by_key_values v = {0};
+  PSCAN__CHECK(builtin_values(ctx, fn, val_type, op, &v));
+  return reduce_by_key(ctx, fn, keys_in, key_type, vals_in, keys_out, vals_out, n, &v, num_runs);
+}
+
+pscan_status pscan_reduce_by_key_op(pscan_ctx *ctx, const void *keys_in, pscan_dtype key_type,
+                                    const void *vals_in, void *keys_out, void *vals_out, size_t n,
+                                    const pscan_user_op *op, size_t *num_runs) {
+  static const char fn[] = "pscan_reduce_by_key_op";
+  by_key_values v = {0};
+  PSCAN__CHECK(user_values(ctx, fn, op, &v));
+  return reduce_by_key(ctx, fn, keys_in, key_type, vals_in, keys_out, vals_out, n, &v, num_runs);
+}
+
+pscan_status pscan_scan_by_key(pscan_ctx *ctx, const void *keys, pscan_dtype key_type,
+                               const void *in, void *out, size_t n, pscan_dtype val_type,
+                               pscan_op op, int exclusive, const void *init) {
+  static const char fn[] = "pscan_scan_by_key";
+  by_key_values v = {0};
+  PSCAN__CHECK(builtin_values(ctx, fn, val_type, op, &v));
+  return scan_by_key(ctx, fn, keys, key_type, in, out, n, &v, exclusive, init);
+}
+
+pscan_status pscan_scan_by_key_op(pscan_ctx *ctx, const void *keys, pscan_dtype key_type,
+                                  const void *in, void *out, size_t n, const pscan_user_op *op,
+                                  int exclusive, const void *init) {
+  static const char fn[] = "pscan_scan_by_key_op";
+  by_key_values v = {0};
+  PSCAN__CHECK(user_values(ctx, fn, op, &v));
+  /* Without init, an exclusive run starts from the identity: given as init, which every run
+     starts from (identity ⊕ x is x). */
+  if (exclusive == 1 && !init) {
+    init = pscan__op_identity(op);
+    if (!init)
+      return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT,
+                  "%s: an exclusive scan needs init or an operator with an identity", fn);
+  }
+  return scan_by_key(ctx, fn, keys, key_type, in, out, n, &v, exclusive, init);
 }

@@ -88,6 +88,10 @@ typedef struct pscan__compact_call {
   const int64_t *offsets;
   size_t num_segments;
   const uint64_t *tile_segment;
+  /* REDUCE_BY_KEY / SCAN_BY_KEY with a user operator on the values (pscan_reduce_by_key_op):
+     the backend's compiled form (pscan__op_impl); val_size is then its element size, and
+     val_type and op are unused. */
+  void *user_value;
 } pscan__compact_call;
 
 /* One validated scan along an axis (pscan_scan_axis) or by segments (pscan_segmented_scan);

@@ -470,6 +470,7 @@ int main(void) {
   test_identity_both_ways();
   test_refusals();
   test_axis();
+  test_by_key_op();
 #ifndef TEST_USER_OP_ON_CUDA
   test_deterministic();
   test_internal_seam();

@@ -1,6 +1,7 @@
 /* What the parts of the user operator suite share (one program, test_user_op; with
  * TEST_USER_OP_ON_CUDA, test_cuda_user_op_api): test_user_op.c holds the calls and main,
- * test_user_op_axis.c and (CPU build only) test_user_op_cpu.c more cases. */
+ * test_user_op_axis.c, test_user_op_by_key.c and (CPU build only) test_user_op_cpu.c more
+ * cases. */
 #ifndef TEST_USER_OP_H
 #define TEST_USER_OP_H
 
@@ -37,6 +38,9 @@ void check_scan(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op, size_
 
 /* ---- test_user_op_axis.c ---- */
 void test_axis(void);
+
+/* ---- test_user_op_by_key.c ---- */
+void test_by_key_op(void);
 
 /* ---- test_user_op_cpu.c (the CPU build only) ---- */
 #ifndef TEST_USER_OP_ON_CUDA

@@ -345,7 +345,8 @@ static pscan_status cpu_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   pscan__cpu_compact_op op;
   pscan__cpu_count_op(&op, c);
   if (c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY) {
-    op.value = pscan__cpu_builtin_op(c->val_type, c->val_type, c->op);
+    op.value = c->user_value ? pscan__cpu_op_kernels(c->user_value)
+                             : pscan__cpu_builtin_op(c->val_type, c->val_type, c->op);
     if (!op.value)
       return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CPU kernel for %s %s",
                          pscan__dtype_name(c->val_type), pscan__op_name(c->op));

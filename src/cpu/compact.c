@@ -242,7 +242,8 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
   char *out = c->out;
   (void)nthreads;
   by_key_simd simd = {NULL, NULL, NULL};
-  if (by_key && pscan__cpu_avx512_allowed() && !(seg_scan && (c->exclusive || c->init))) {
+  if (by_key && !c->user_value && pscan__cpu_avx512_allowed() &&
+      !(seg_scan && (c->exclusive || c->init))) {
     simd.heads = pscan__cpu_avx512_heads(c->type);
     simd.sum = pscan__cpu_avx512_seg_sum(c->val_type, c->op);
     simd.reduce_runs = pscan__cpu_avx512_reduce_runs(c->type, c->val_type, c->op);

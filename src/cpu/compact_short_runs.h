@@ -20,14 +20,16 @@
    acc_size <= 8. */
 enum { SHORT_RUN = 16, SHORT_SEGMENT = 3, STREAM_SEGMENT = 1024 };
 
-/* memcpy of one value of vs bytes (1, 2, 4 or 8) with a constant size, so that it compiles to a
-   move rather than a call. */
+/* memcpy of one value of vs bytes with a constant size where it is 1, 2, 4 or 8 (every built-in
+   type), so that it compiles to a move rather than a call; a user operator's element may have
+   any size up to 8. */
 static inline void copy_val(void *dst, const void *src, size_t vs) {
   switch (vs) {
   case 1: memcpy(dst, src, 1); break;
   case 2: memcpy(dst, src, 2); break;
   case 4: memcpy(dst, src, 4); break;
-  default: memcpy(dst, src, 8); break;
+  case 8: memcpy(dst, src, 8); break;
+  default: memcpy(dst, src, vs); break; /* a user operator's 3, 5, 6 or 7 bytes */
   }
 }
 

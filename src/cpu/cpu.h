@@ -136,7 +136,8 @@ const char *pscan__cpu_op_target(pscan_ctx *ctx, const pscan_op_desc *desc);
 /* The host combine of a CPU user operator (impl from pscan__op_impl), for engines written against
    pscan_combine_fn (the axis scans): its host_fn, or a call into the compiled operator. */
 void pscan__cpu_op_host_combine(void *impl, pscan_combine_fn *fn, void **user);
-/* Its kernels (pscan__cpu_op), for engines written against those. */
+/* Its kernels (pscan__cpu_op), for engines written against those (the by-key operations), for
+   one call: each fetch starts a call, so no reduction memo of an earlier one is taken. */
 const pscan__cpu_op *pscan__cpu_op_kernels(void *impl);
 
 /* Cores this process may run on (its affinity mask). */

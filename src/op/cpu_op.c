@@ -184,7 +184,11 @@ void pscan__cpu_op_host_combine(void *impl, pscan_combine_fn *fn, void **user) {
   *user = u->base.user_fn ? u->base.user : u;
 }
 
-const pscan__cpu_op *pscan__cpu_op_kernels(void *impl) { return &((cpu_uop *)impl)->base; }
+const pscan__cpu_op *pscan__cpu_op_kernels(void *impl) {
+  cpu_uop *u = impl;
+  u->call = atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed) + 1; /* a new call's memo */
+  return &u->base;
+}
 
 pscan_status pscan__cpu_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
                                 int exclusive, const void *init) {

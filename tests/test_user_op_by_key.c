@@ -1,0 +1,266 @@
+/* The user operator suite's by-key cases (test_user_op.c says what the suite covers; shared
+ * pieces in test_user_op.h): pscan_reduce_by_key_op and pscan_scan_by_key_op against a sequential
+ * loop over the runs of equal keys, for the operators of at most 8 bytes (the affine map, which
+ * is not commutative, arg-max, a 3-byte and a 1-byte one), compiled and as host_fn, on 1 and 3
+ * threads with small and default partitions, runs of 1, up to 3, up to 50 items and one run,
+ * sizes 0, 1, 2, around the partitions and random (the suite's printed seed); inclusive, with
+ * init, exclusive with init and with the identity, in place. Then the refusals: elements over 8
+ * bytes, a predicate, overlapping buffers, an exclusive scan with neither init nor identity;
+ * nothing written. The CUDA program checks that both calls are refused there. */
+#include "test_user_op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TEST_USER_OP_ON_CUDA
+
+/* Keys in runs of 1 to max_run items; neighbouring runs differ. */
+static void fill_keys(test_rng *r, int32_t *keys, size_t n, size_t max_run) {
+  int32_t key = (int32_t)test_below(r, 100);
+  size_t left = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (left == 0) {
+      key += 1 + (int32_t)test_below(r, 3);
+      left = 1 + (size_t)test_below(r, max_run);
+    }
+    keys[i] = key;
+    left--;
+  }
+}
+
+/* *acc = *acc ⊕ *x through the reference function (which may not allow out to alias). */
+static void combine_into(const uo_case *c, void *acc, const void *x) {
+  char r[64];
+  c->fn(r, acc, x, NULL);
+  memcpy(acc, r, c->size);
+}
+
+static bool same(const uo_case *c, const void *a, const void *b) {
+  return c->equal ? c->equal(a, b) : memcmp(a, b, c->size) == 0;
+}
+
+static size_t uo_ref_reduce_by_key(const uo_case *c, const int32_t *keys, const char *vals, size_t n,
+                                int32_t *keys_out, char *vals_out) {
+  size_t s = c->size, runs = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || keys[i] != keys[i - 1]) {
+      keys_out[runs] = keys[i];
+      memcpy(vals_out + runs++ * s, vals + i * s, s);
+    } else {
+      combine_into(c, vals_out + (runs - 1) * s, vals + i * s);
+    }
+  }
+  return runs;
+}
+
+/* Each run scanned alone: init ⊕ (its values so far), exclusive from init (or the identity). */
+static void uo_ref_scan_by_key(const uo_case *c, const int32_t *keys, const char *vals, char *out,
+                            size_t n, int exclusive, const void *init) {
+  size_t s = c->size;
+  char acc[64];
+  bool have = false;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || keys[i] != keys[i - 1])
+      have = false;
+    char *o = out + i * s;
+    if (exclusive) {
+      memcpy(o, init ? init : c->identity, s);
+      if (have && init)
+        combine_into(c, o, acc);
+      else if (have)
+        memcpy(o, acc, s);
+    }
+    if (have)
+      combine_into(c, acc, vals + i * s);
+    else
+      memcpy(acc, vals + i * s, s);
+    have = true;
+    if (!exclusive) {
+      memcpy(o, init ? init : acc, s);
+      if (init)
+        combine_into(c, o, acc);
+    }
+  }
+}
+
+/* One reduce_by_key_op and one scan_by_key_op (mode: 0 inclusive, 1 with init, 2 exclusive
+   with init, 3 exclusive from the identity; in place by the variant) of n values. */
+static void check_by_key(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op, size_t n,
+                         size_t max_run, unsigned variant, test_rng *rng, const char *how) {
+  size_t s = c->size;
+  int32_t *keys = test_malloc((n + 1) * sizeof *keys);
+  int32_t *keys_out = test_malloc((n + SLACK) * sizeof *keys), *keys_want = test_malloc((n + 1) * 4);
+  char *vals = test_malloc((n + 1) * s), *out = test_malloc((n + SLACK) * s);
+  char *want = test_malloc((n + 1) * s), init[64];
+  fill_keys(rng, keys, n, max_run);
+  for (size_t i = 0; i < n; i++)
+    c->fill(rng, vals + i * s);
+  c->fill(rng, init);
+
+  size_t runs = uo_ref_reduce_by_key(c, keys, vals, n, keys_want, want), count = (size_t)-1;
+  test_poison(keys_out, (n + SLACK) * sizeof *keys);
+  test_poison(out, (n + SLACK) * s);
+  pscan_status st = pscan_reduce_by_key_op(ctx, keys, PSCAN_I32, vals, keys_out, out, n, op, &count);
+  bool ok = st == PSCAN_OK && count == runs && memcmp(keys_out, keys_want, runs * 4) == 0 &&
+            test_is_poisoned(out + runs * s, (n + SLACK - runs) * s) &&
+            test_is_poisoned(keys_out + runs, (n + SLACK - runs) * sizeof *keys);
+  for (size_t r = 0; ok && r < runs; r++)
+    ok = same(c, out + r * s, want + r * s);
+  CHECK(ok, "reduce_by_key_op %s %s n %zu runs <= %zu: %s, %zu runs (want %zu)", c->label, how, n,
+        max_run, pscan_status_name(st), count, runs);
+
+  int mode = (int)(variant % 4);
+  bool in_place = variant & 4;
+  if (mode == 3 && !c->identity)
+    mode = 2;
+  int exclusive = mode >= 2;
+  const void *from = mode == 1 || mode == 2 ? init : NULL;
+  uo_ref_scan_by_key(c, keys, vals, want, n, exclusive, from);
+  test_poison(out, (n + SLACK) * s);
+  if (in_place)
+    memcpy(out, vals, n * s);
+  st = pscan_scan_by_key_op(ctx, keys, PSCAN_I32, in_place ? out : vals, out, n, op, exclusive,
+                            from);
+  size_t bad = n;
+  ok = st == PSCAN_OK && test_is_poisoned(out + n * s, SLACK * s);
+  for (size_t i = 0; ok && i < n; i++)
+    if (!same(c, out + i * s, want + i * s))
+      ok = false, bad = i;
+  CHECK(ok, "scan_by_key_op %s %s n %zu runs <= %zu mode %d%s: %s, first wrong at %zu", c->label,
+        how, n, max_run, mode, in_place ? " in place" : "", pscan_status_name(st), bad);
+  free(keys), free(keys_out), free(keys_want), free(vals), free(out), free(want);
+}
+
+static void by_key_case(const uo_case *c, bool host, test_rng *rng) {
+  static const struct {
+    int threads;
+    int64_t partition;
+  } cfgs[] = {{1, 0}, {3, 7}, {3, 64}, {3, 0}};
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
+                     .name = c->name, .elem_size = c->size, .identity = c->identity,
+                     .host_fn = host ? c->fn : NULL};
+  unsigned variant = 0;
+  for (size_t k = 0; k < sizeof cfgs / sizeof *cfgs; k++) {
+    pscan_ctx *ctx = make_ctx(cfgs[k].threads);
+    test_set(ctx, PSCAN_PARAM_EXPERIMENTAL_PARTITION_SIZE, cfgs[k].partition);
+    pscan_user_op *op = NULL;
+    CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
+    size_t p = cfgs[k].partition ? (size_t)cfgs[k].partition : 4096;
+    const size_t sizes[] = {0, 1, 2, p - 1, p, p + 1, 3 * p + 2,
+                            1 + (size_t)test_below(rng, quick ? 20000 : 200000)};
+    const size_t max_runs[] = {1, 3, 50, SIZE_MAX};
+    char how[64];
+    snprintf(how, sizeof how, "%s, %d threads, partition %lld", host ? "host_fn" : "compiled",
+             cfgs[k].threads, (long long)cfgs[k].partition);
+    for (size_t si = 0; op && si < sizeof sizes / sizeof *sizes; si++)
+      for (size_t ri = 0; ri < 4; ri++)
+        check_by_key(ctx, c, op, sizes[si], max_runs[ri], variant++, rng, how);
+    pscan_op_destroy(op);
+    pscan_destroy(ctx);
+  }
+}
+
+/* Refused calls write nothing. */
+static void by_key_refusals(void) {
+  pscan_ctx *ctx = make_ctx(2);
+  enum { N = 100 };
+  int32_t keys[N], keys_out[N];
+  _Alignas(16) char vals[N * 16];
+  _Alignas(16) char out[N * 16];
+  size_t count = 7;
+  for (size_t i = 0; i < N; i++)
+    keys[i] = (int32_t)(i / 3);
+  memset(vals, 1, sizeof vals);
+  const uo_case *f32 = &uo_cases[0], *f64 = &uo_cases[1];
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = f64->source,
+                     .type_name = f64->type_name, .name = f64->name, .elem_size = f64->size};
+  pscan_user_op *wide = NULL, *affine = NULL, *noid = NULL, *pred = NULL;
+  CHECK_STATUS(pscan_op_create(ctx, &d, &wide), PSCAN_OK);
+  d = (pscan_op_desc){.kind = PSCAN_KIND_COMBINE, .source = f32->source,
+                      .type_name = f32->type_name, .name = f32->name, .elem_size = f32->size,
+                      .identity = f32->identity};
+  CHECK_STATUS(pscan_op_create(ctx, &d, &affine), PSCAN_OK);
+  d.identity = NULL;
+  CHECK_STATUS(pscan_op_create(ctx, &d, &noid), PSCAN_OK);
+  d = (pscan_op_desc){.kind = PSCAN_KIND_PREDICATE, .source = "int pos(int x) { return x > 0; }",
+                      .type_name = "int", .name = "pos", .elem_size = 4};
+  CHECK_STATUS(pscan_op_create(ctx, &d, &pred), PSCAN_OK);
+  test_poison(out, sizeof out);
+  test_poison(keys_out, sizeof keys_out);
+  CHECK_STATUS(pscan_reduce_by_key_op(ctx, keys, PSCAN_I32, vals, keys_out, out, N, wide, &count),
+               PSCAN_ERR_UNSUPPORTED);
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, keys, PSCAN_I32, vals, out, N, wide, 0, NULL),
+               PSCAN_ERR_UNSUPPORTED);
+  CHECK_STATUS(pscan_reduce_by_key_op(ctx, keys, PSCAN_I32, vals, keys_out, out, N, pred, &count),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, keys, PSCAN_I32, vals, out, N, NULL, 0, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, keys, PSCAN_I32, vals, out, N, noid, 1, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, keys, PSCAN_I32, vals, out, N, affine, 2, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, keys, (pscan_dtype)99, vals, out, N, affine, 0, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(pscan_reduce_by_key_op(ctx, keys, PSCAN_I32, vals, keys_out, out, N, affine, NULL),
+               PSCAN_ERR_INVALID_ARGUMENT);
+  /* out over the values shifted by one element; keys_out over the values */
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, keys, PSCAN_I32, vals, vals + 8, N - 1, affine, 0, NULL),
+               PSCAN_ERR_OVERLAP);
+  CHECK_STATUS(pscan_reduce_by_key_op(ctx, keys, PSCAN_I32, vals, (int32_t *)(void *)vals, out, N,
+                                      affine, &count),
+               PSCAN_ERR_OVERLAP);
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, keys, PSCAN_I32, keys, keys_out, N / 2, affine, 0, NULL),
+               PSCAN_OK); /* keys as values: inputs may overlap each other */
+  test_poison(keys_out, sizeof keys_out);
+  CHECK(test_is_poisoned(out, sizeof out) && count == 7, "a refused by-key call wrote");
+  pscan_op_destroy(wide), pscan_op_destroy(affine), pscan_op_destroy(noid), pscan_op_destroy(pred);
+  pscan_destroy(ctx);
+}
+
+void test_by_key_op(void) {
+  test_rng rng = test_fork(seed, 5000);
+  for (int i = 0; i < UO_NCASES; i++)
+    if (uo_cases[i].size <= 8) {
+      by_key_case(&uo_cases[i], false, &rng);
+      if (!quick || i == 0)
+        by_key_case(&uo_cases[i], true, &rng);
+    }
+  by_key_refusals();
+}
+
+#else
+
+/* The CUDA backend refuses user operators on by-key values, writing nothing. */
+void test_by_key_op(void) {
+  pscan_ctx *ctx = make_ctx(1);
+  const uo_case *c = &uo_cases[0];
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
+                     .name = c->name, .elem_size = c->size, .identity = c->identity};
+  pscan_user_op *op = NULL;
+  CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
+  enum { N = 1000 };
+  int32_t keys[N];
+  for (size_t i = 0; i < N; i++)
+    keys[i] = (int32_t)(i / 10);
+  char *vals = test_malloc(N * c->size);
+  test_poison(vals, N * c->size);
+  void *dk = dev_copy(keys, sizeof keys), *dv = dev_copy(vals, N * c->size);
+  void *dko = dev_copy(keys, sizeof keys), *dvo = dev_copy(vals, N * c->size);
+  size_t count = 7;
+  CHECK_STATUS(pscan_reduce_by_key_op(ctx, dk, PSCAN_I32, dv, dko, dvo, N, op, &count),
+               PSCAN_ERR_UNSUPPORTED);
+  CHECK_STATUS(pscan_scan_by_key_op(ctx, dk, PSCAN_I32, dv, dvo, N, op, 0, NULL),
+               PSCAN_ERR_UNSUPPORTED);
+  dev_back(vals, dvo, N * c->size);
+  CHECK(test_is_poisoned(vals, N * c->size) && count == 7, "a refused by-key call wrote");
+  free(vals);
+  CUDA_OK(cudaFree(dk));
+  CUDA_OK(cudaFree(dv));
+  CUDA_OK(cudaFree(dko));
+  CUDA_OK(cudaFree(dvo));
+  pscan_op_destroy(op);
+  pscan_destroy(ctx);
+}
+
+#endif
