@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Test of `pscan scan` and `pscan reduce` with your own operator (--op-source, --op-fn,
---op-type, --op-identity) and of `pscan select` and `pscan partition` with your own predicate,
-run as a user runs them: usage `test_cli_user_op.py PSCAN WORKDIR`.
+"""Test of `pscan scan`, `pscan reduce`, `pscan scan-by-key` and `pscan reduce-by-key` with your
+own operator (--op-source, --op-fn, --op-type, --op-identity) and of `pscan select` and
+`pscan partition` with your own predicate, run as a user runs them: usage
+`test_cli_user_op.py PSCAN WORKDIR`.
 PSCAN_TEST_SEED reproduces a run.
 
 The operator under test is the affine map on unsigned 32-bit integers, x -> a x + b (mod 2^32):
@@ -194,6 +195,71 @@ def test_select_partition():
                   "select int, text: values")
 
 
+def write_keys(name, n):
+    """i32 keys in runs of 1 to 20 (neighbouring runs differ); the list and the file."""
+    keys, k = [], 0
+    while len(keys) < n:
+        k += 1 + rng.randrange(3)
+        keys += [k] * (1 + rng.randrange(20))
+    keys = keys[:n]
+    with open(path(name), "wb") as f:
+        f.write(npy_bytes(keys, "i32", shape=f"({n},)"))
+    return keys, path(name)
+
+
+def runs_of(keys, ms, exclusive=False, init=None):
+    """Each run of equal keys scanned alone (init, or the identity (1, 0), starting every run)."""
+    out, start = [], 0
+    for i in range(1, len(keys) + 1):
+        if i == len(keys) or keys[i] != keys[i - 1]:
+            out += ref_line(ms[start:i], exclusive, init)
+            start = i
+    return out
+
+
+def test_by_key():
+    """scan-by-key and reduce-by-key of (n, 2) u32 maps by i32 keys; on the GPU, a refusal."""
+    for n in (1, 2, 33, 3000 + rng.randrange(3000)):
+        ms = maps(n)
+        keys, kp = write_keys("k.npy", n)
+        inp = write_maps("m.npy", ms, f"({n}, 2)")
+        if EXTRA:
+            refused(["scan-by-key"] + affine_args() + [kp, inp, path("o.npy")],
+                    f"scan-by-key on the GPU n={n}", 1, "CPU backend only")
+            continue
+        for flags, excl, init in (([], False, None),
+                                  (["--exclusive", "--op-identity", "1,0"], True, (1, 0)),
+                                  (["--exclusive", "--init", "3,5"], True, (3, 5)),
+                                  (["--init", "7,1"], False, (7, 1))):
+            what = f"scan-by-key n={n} {' '.join(flags)}"
+            if ok(["scan-by-key"] + affine_args(flags) + [kp, inp, path("o.npy")], what):
+                dtype, shape, got = read_npy_nd(path("o.npy"))
+                want = runs_of(keys, ms, excl, init)
+                check(dtype == "u32" and tuple(shape) == (n, 2) and pairs(got) == want,
+                      f"{what}: {dtype} {shape} {pairs(got)[:3]}..., want {want[:3]}...")
+        what = f"reduce-by-key n={n}"
+        if ok(["reduce-by-key"] + affine_args() + [kp, inp, path("ko.npy"), path("vo.npy")],
+              what):
+            heads = [i for i in range(n) if i == 0 or keys[i] != keys[i - 1]]
+            ends = heads[1:] + [n]
+            want = [runs_of(keys, ms)[e - 1] for e in ends]
+            _, kshape, kgot = read_npy_nd(path("ko.npy"))
+            _, vshape, vgot = read_npy_nd(path("vo.npy"))
+            check(kgot == [keys[h] for h in heads] and tuple(vshape) == (len(heads), 2) and
+                  pairs(vgot) == want, f"{what}: {kshape} {vshape}, {len(heads)} runs")
+    if EXTRA:
+        return
+    keys, kp = write_keys("k.npy", 10)
+    inp = write_maps("m.npy", maps(9), "(9, 2)")
+    refused(["scan-by-key"] + affine_args() + [kp, inp, path("never.npy")],
+            "scan-by-key, 10 keys for 9 maps", 1, "9 elements")
+    wide = write_maps("w.npy", maps(20), "(10, 4)")
+    wide_src = source("wide.c", AFFINE.replace("unsigned", "unsigned long long"))
+    refused(["reduce-by-key", "--op-source", wide_src, "--op-type", "affine", "--op-fn",
+             "compose", kp, wide, path("ko.npy"), path("never.npy")],
+            "reduce-by-key, 16-byte elements", 1, "at most 8")
+
+
 def refused(args, what, code, needle):
     out = args[-1]
     if os.path.exists(out):
@@ -256,7 +322,7 @@ def gpu_state():
 
 
 source("affine.c", AFFINE)
-TESTS = (test_flat, test_axis, test_reduce_and_scalars, test_select_partition)
+TESTS = (test_flat, test_axis, test_reduce_and_scalars, test_select_partition, test_by_key)
 for test in TESTS + (test_refusals, test_help):
     test()
 STATE = gpu_state()

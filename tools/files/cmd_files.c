@@ -147,6 +147,8 @@ static int run_reduce(file_job *job) {
 }
 
 static int run_scan_by_key(file_job *job) {
+  if (job->o.op_source)
+    return run_scan_by_key_user_op(job);
   const aio_array *keys = &job->in[0], *vals = &job->in[1];
   if (!check_op(job, vals->type, job->in_path[1]))
     return EXIT_USAGE;
@@ -267,6 +269,8 @@ static int run_rle(file_job *job) {
 }
 
 static int run_reduce_by_key(file_job *job) {
+  if (job->o.op_source)
+    return run_reduce_by_key_user_op(job);
   const aio_array *keys = &job->in[0], *vals = &job->in[1];
   if (!check_op(job, vals->type, job->in_path[1]))
     return EXIT_USAGE;
@@ -368,7 +372,7 @@ static const file_cmd rle_cmd = {
     run_rle};
 
 static const file_cmd reduce_by_key_cmd = {
-    "reduce-by-key", OPT_OP | OPT_KEY_DTYPE, 2, 2,
+    "reduce-by-key", OPT_OP | OPT_USER_OP | OPT_KEY_DTYPE, 2, 2,
     {ROLE_KEYS, ROLE_DATA}, "KEYS VALS KEYS_OUT VALS_OUT",
     "For each run of equal consecutive keys in KEYS, writes the key to KEYS_OUT and the op-\n"
     "reduction of the matching elements of VALS (same length) to VALS_OUT (pscan_reduce_by_key).",
@@ -378,11 +382,13 @@ static const file_cmd reduce_by_key_cmd = {
 
 static const file_cmd scan_by_key_cmd = {
     "scan-by-key",
-    OPT_OP | OPT_EXCLUSIVE | OPT_INIT | OPT_KEY_DTYPE, 2, 1, {ROLE_KEYS, ROLE_DATA}, "KEYS VALS OUT",
+    OPT_OP | OPT_USER_OP | OPT_USER_IDENTITY | OPT_EXCLUSIVE | OPT_INIT | OPT_KEY_DTYPE, 2, 1,
+    {ROLE_KEYS, ROLE_DATA}, "KEYS VALS OUT",
     "Scans VALS, restarting at each run of equal consecutive keys in KEYS (same length)\n"
     "(pscan_scan_by_key). --init, in VALS' type, starts every segment.",
     "  pscan scan-by-key keys.npy vals.npy out.npy\n"
-    "  pscan scan-by-key --exclusive --op prod keys.txt vals.txt out.txt\n",
+    "  pscan scan-by-key --exclusive --op prod keys.txt vals.txt out.txt\n"
+    "  pscan scan-by-key --op-source affine.c --op-type affine --op-fn compose ids.npy ab.npy h.npy\n",
     run_scan_by_key};
 
 /* The entry points named in main.c's command table. */

@@ -1,13 +1,13 @@
-/* `pscan scan` and `pscan reduce` with your own operator, `pscan select` and `pscan partition`
- * with your own predicate: --op-source FILE --op-fn FN [--op-type T] [--op-identity V,..]
- * (operators only). The source is compiled at run time by the library (pscan_op_create:
+/* `pscan scan`, `pscan reduce`, `pscan scan-by-key` and `pscan reduce-by-key` with your own
+ * operator, `pscan select` and `pscan partition` with your own predicate: --op-source FILE
+ * --op-fn FN [--op-type T] [--op-identity V,..] (operators only). The source is compiled at run time by the library (pscan_op_create:
  * the system C compiler for the CPU, NVRTC for the GPU; both cache what they compiled), so it
  * must be valid C11 and CUDA C alike, as pscan.h asks.
  *
- * An element of the operator's type is K consecutive values of IN's dtype: the last axis of a
- * .npy array of two or more dimensions (shape (n, 2) float32: n affine maps (a, b)), else one
- * value. The elements form an array of IN's other dimensions, scanned along --axis as
- * pscan_scan_axis scans; the output has IN's type and shape. */
+ * An element of the operator's type is K consecutive values of IN's dtype (VALS' for the by-key
+ * commands): the last axis of a .npy array of two or more dimensions (shape (n, 2) float32: n
+ * affine maps (a, b)), else one value. The elements form an array of IN's other dimensions,
+ * scanned along --axis as pscan_scan_axis scans; the output has IN's type and shape. */
 #define _POSIX_C_SOURCE 200809L
 #include "cmd_user_op.h"
 #include "cli/cli.h"
@@ -36,9 +36,10 @@ static const char *c_type_of(pscan_dtype t) {
   return names[t];
 }
 
-/* Also the checks of the options against the layout (usage errors). */
-static bool layout_of(const file_job *job, uop_layout *l) {
-  const aio_array *in = &job->in[0];
+/* The elements of input `data`; also the checks of the options against the layout (usage
+   errors). */
+static bool layout_of(const file_job *job, int data, uop_layout *l) {
+  const aio_array *in = &job->in[data];
   if (job->o.out_dtype != AIO_NO_TYPE) {
     cli_usage_error(job->cmd->name, "--out-dtype does not apply to --op-source: the output has "
                     "the operator's type");
@@ -48,7 +49,7 @@ static bool layout_of(const file_job *job, uop_layout *l) {
   l->values = last_axis ? in->shape[in->ndim - 1] : 1;
   if (l->values == 0) {
     cli_usage_error(job->cmd->name, "%s: its last axis, the elements of --op-type, is empty",
-                    job->in_path[0]);
+                    job->in_path[data]);
     return false;
   }
   l->elem_size = l->values * pscan_dtype_size(in->type);
@@ -58,7 +59,7 @@ static bool layout_of(const file_job *job, uop_layout *l) {
     l->shape[d] = (int64_t)(last_axis ? in->shape[d] : in->n);
   if (l->values > 1 && !job->o.op_type) {
     cli_usage_error(job->cmd->name, "%s: each element holds %zu values (its last axis): name "
-                    "their type in --op-source with --op-type", job->in_path[0], l->values);
+                    "their type in --op-source with --op-type", job->in_path[data], l->values);
     return false;
   }
   return job_check_axis(job, l->ndim, " of elements (its last axis is the element)");
@@ -116,14 +117,14 @@ static char *read_source(const file_job *job) {
 }
 
 /* The operator, compiled (or found in the cache) for the job's context; NULL after saying why. */
-static pscan_user_op *make_op(file_job *job, const uop_layout *l, pscan_op_kind kind,
-                              const void *identity) {
+static pscan_user_op *make_op(file_job *job, const uop_layout *l, pscan_dtype t,
+                              pscan_op_kind kind, const void *identity) {
   char *source = read_source(job);
   if (!source)
     return NULL;
   pscan_op_desc d = {.kind = kind,
                      .source = source,
-                     .type_name = job->o.op_type ? job->o.op_type : c_type_of(job->in[0].type),
+                     .type_name = job->o.op_type ? job->o.op_type : c_type_of(t),
                      .name = job->o.op_fn,
                      .elem_size = l->elem_size,
                      .identity = identity};
@@ -138,9 +139,9 @@ static pscan_user_op *make_op(file_job *job, const uop_layout *l, pscan_op_kind 
   return op;
 }
 
-/* --op-identity and --init as elements (NULL where not given); false after a usage error. */
-static bool element_values(const file_job *job, const uop_layout *l, char *identity, char *init) {
-  pscan_dtype t = job->in[0].type;
+/* --op-identity and --init as elements of values of t; false after a usage error. */
+static bool element_values(const file_job *job, const uop_layout *l, pscan_dtype t,
+                           char *identity, char *init) {
   return (!job->o.op_identity ||
           parse_values(job, "--op-identity", job->o.op_identity, t, l, identity)) &&
          (!job->o.init || parse_values(job, "--init", job->o.init, t, l, init));
@@ -167,26 +168,28 @@ static int scan_elements(file_job *job, const uop_layout *l, const pscan_user_op
   return s == PSCAN_OK ? 0 : job_lib_error(job, s);
 }
 
-/* What both commands hold: the layout, the identity's and init's elements, the operator. */
+/* What every command holds: the layout, the identity's and init's elements, the operator. */
 typedef struct uop_job {
   uop_layout l;
   char *identity, *init; /* l.elem_size bytes each */
   pscan_user_op *op;
 } uop_job;
 
-/* Lays out the elements, parses --op-identity and --init, compiles the operator (a COMBINE
-   one, or with predicate a PREDICATE): -1 to go on, else the exit status (after saying why). */
-static int uop_begin(file_job *job, uop_job *u, bool predicate) {
+/* Lays out the elements of input `data`, parses --op-identity and --init, compiles the
+   operator (a COMBINE one, or with predicate a PREDICATE): -1 to go on, else the exit status
+   (after saying why). */
+static int uop_begin(file_job *job, uop_job *u, bool predicate, int data) {
   *u = (uop_job){0};
-  if (!layout_of(job, &u->l))
+  if (!layout_of(job, data, &u->l))
     return EXIT_USAGE;
   u->identity = malloc(u->l.elem_size);
   u->init = malloc(u->l.elem_size);
   if (!u->identity || !u->init)
     return cli_error(job->cmd->name, "out of memory"), 1;
-  if (!element_values(job, &u->l, u->identity, u->init))
+  pscan_dtype t = job->in[data].type;
+  if (!element_values(job, &u->l, t, u->identity, u->init))
     return EXIT_USAGE;
-  u->op = make_op(job, &u->l, predicate ? PSCAN_KIND_PREDICATE : PSCAN_KIND_COMBINE,
+  u->op = make_op(job, &u->l, t, predicate ? PSCAN_KIND_PREDICATE : PSCAN_KIND_COMBINE,
                   job->o.op_identity ? u->identity : NULL);
   return u->op ? -1 : 1;
 }
@@ -200,7 +203,7 @@ static int uop_end(uop_job *u, int rc) {
 
 int run_scan_user_op(file_job *job) {
   uop_job u;
-  int rc = uop_begin(job, &u, false);
+  int rc = uop_begin(job, &u, false, 0);
   if (rc < 0)
     rc = job_alloc_out(job, 0, job->in[0].type, job->in[0].n)
              ? scan_elements(job, &u.l, u.op, job->o.init ? u.init : NULL)
@@ -210,7 +213,7 @@ int run_scan_user_op(file_job *job) {
 
 int run_reduce_user_op(file_job *job) {
   uop_job u;
-  int rc = uop_begin(job, &u, false);
+  int rc = uop_begin(job, &u, false, 0);
   if (rc < 0 && !job_alloc_host_out(job, 0, job->in[0].type, u.l.values)) /* the call waits */
     rc = 1;
   if (rc < 0) {
@@ -223,7 +226,7 @@ int run_reduce_user_op(file_job *job) {
 
 int run_select_user_op(file_job *job, bool partition, size_t *k) {
   uop_job u;
-  int rc = uop_begin(job, &u, true);
+  int rc = uop_begin(job, &u, true, 0);
   const aio_array *in = &job->in[0];
   if (rc < 0 && !job_alloc_out(job, 0, in->type, in->n))
     rc = 1;
@@ -238,6 +241,52 @@ int run_select_user_op(file_job *job, bool partition, size_t *k) {
     job->out_ndim[0] = in->ndim > 1 ? 2 : 1;
     job->out_shape[0][0] = partition ? u.l.n : *k;
     job->out_shape[0][1] = u.l.values;
+  }
+  return uop_end(&u, rc);
+}
+
+/* VALS_OUT (output 1 of reduce-by-key) or OUT (scan-by-key) as VALS is laid out: runs (or n)
+   elements of l->values values. */
+static void shape_like_vals(file_job *job, int out, const uop_layout *l, size_t elements) {
+  job->out_n[out] = elements * l->values;
+  job->out_ndim[out] = job->in[1].ndim;
+  job->out_shape[out][0] = elements;
+  job->out_shape[out][1] = l->values;
+}
+
+int run_scan_by_key_user_op(file_job *job) {
+  uop_job u;
+  int rc = uop_begin(job, &u, false, 1);
+  const aio_array *keys = &job->in[0], *vals = &job->in[1];
+  if (rc < 0 && !job_alloc_out(job, 0, vals->type, vals->n))
+    rc = 1;
+  if (rc < 0) {
+    pscan_status s = pscan_scan_by_key_op(job->ctx, job->in_lib[0], keys->type, job->in_lib[1],
+                                          job->out_lib[0], u.l.n, u.op, job->o.exclusive,
+                                          job->o.init ? u.init : NULL);
+    rc = s == PSCAN_OK ? 0 : job_lib_error(job, s);
+  }
+  if (rc == 0)
+    shape_like_vals(job, 0, &u.l, u.l.n);
+  return uop_end(&u, rc);
+}
+
+int run_reduce_by_key_user_op(file_job *job) {
+  uop_job u;
+  int rc = uop_begin(job, &u, false, 1);
+  const aio_array *keys = &job->in[0], *vals = &job->in[1];
+  if (rc < 0 && (!job_alloc_out(job, 0, keys->type, keys->n) ||
+                 !job_alloc_out(job, 1, vals->type, vals->n)))
+    rc = 1;
+  size_t runs = 0;
+  if (rc < 0) {
+    pscan_status s = pscan_reduce_by_key_op(job->ctx, job->in_lib[0], keys->type, job->in_lib[1],
+                                            job->out_lib[0], job->out_lib[1], u.l.n, u.op, &runs);
+    rc = s == PSCAN_OK ? 0 : job_lib_error(job, s);
+  }
+  if (rc == 0) {
+    job->out_n[0] = runs;
+    shape_like_vals(job, 1, &u.l, runs);
   }
   return uop_end(&u, rc);
 }

@@ -1,5 +1,6 @@
-/* `pscan scan` and `pscan reduce` with your own operator, `pscan select` and `pscan partition`
-   with your own predicate (--op-source; cmd_user_op.c). */
+/* `pscan scan`, `pscan reduce`, `pscan scan-by-key` and `pscan reduce-by-key` with your own
+   operator, `pscan select` and `pscan partition` with your own predicate (--op-source;
+   cmd_user_op.c). */
 #ifndef PSCAN_TOOL_CMD_USER_OP_H
 #define PSCAN_TOOL_CMD_USER_OP_H
 
@@ -13,5 +14,10 @@ int run_reduce_user_op(file_job *job);
 /* select (partition false: OUT the kept elements) or partition (all of them, the kept first)
    with the predicate int FN(T x) compiled from --op-source; *k: the number kept. */
 int run_select_user_op(file_job *job, bool partition, size_t *k);
+
+/* The by-key commands with the operator on VALS' elements (pscan_scan_by_key_op,
+   pscan_reduce_by_key_op): KEYS holds one key per element. */
+int run_scan_by_key_user_op(file_job *job);
+int run_reduce_by_key_user_op(file_job *job);
 
 #endif /* PSCAN_TOOL_CMD_USER_OP_H */

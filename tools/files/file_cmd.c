@@ -196,6 +196,15 @@ static bool widen_bool_values(file_job *job, int k) {
   return true;
 }
 
+/* Input k as elements of --op-source's type: a 2-D data array, (n, K), n elements of K values. */
+static bool user_elements(const file_job *job, int k) {
+  return job->o.op_source && job->cmd->roles[k] == ROLE_DATA && job->in[k].ndim == 2;
+}
+static size_t elements_of(const file_job *job, int k) {
+  const aio_array *a = &job->in[k];
+  return user_elements(job, k) && a->shape[1] ? a->n / a->shape[1] : a->n;
+}
+
 static bool load_inputs(file_job *job) {
   for (int k = 0; k < job->cmd->nin; k++) {
     aio_err err;
@@ -209,16 +218,15 @@ static bool load_inputs(file_job *job) {
     if (!check_type_option(job, k))
       return false;
   for (int k = 0; k < job->cmd->nin; k++)
-    if (job->in[k].ndim > 1 && !(job->cmd->opts & OPT_AXIS) &&
-        !(job->o.op_source && job->in[k].ndim == 2)) { /* (n, K): n elements of K values */
+    if (job->in[k].ndim > 1 && !(job->cmd->opts & OPT_AXIS) && !user_elements(job, k)) {
       cli_error(job->cmd->name, "%s: %d dimensions; this command takes 1-D arrays",
                 job->in_path[k], job->in[k].ndim);
       return false;
     }
   for (int k = 1; k < job->cmd->nin; k++)
-    if (job->in[k].n != job->in[0].n) {
-      cli_error(job->cmd->name, "%s: %zu elements, but %s has %zu", job->in_path[k], job->in[k].n,
-                job->in_path[0], job->in[0].n);
+    if (elements_of(job, k) != elements_of(job, 0)) {
+      cli_error(job->cmd->name, "%s: %zu elements, but %s has %zu", job->in_path[k],
+                elements_of(job, k), job->in_path[0], elements_of(job, 0));
       return false;
     }
   for (int k = 0; k < job->cmd->nin; k++)
