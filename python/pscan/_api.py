@@ -423,7 +423,23 @@ def segmented_scan(x, offsets, op="sum", exclusive=False, reverse=False, init=No
 def scan_by_key(keys, x, op="sum", exclusive=False, init=None, *, out=None, ctx=None,
                 stream=None):
     """A scan of x (one-dimensional) that restarts at every run of equal consecutive keys.
-    The result has x's dtype."""
+    The result has x's dtype.
+
+    op: a built-in operator's name, or a pscan.Op of kind "combine" on x's elements (a
+    structured dtype, or the rows of an (n, K) x; keys then holds n keys): CPU arrays, elements
+    of at most 8 bytes (other cases raise pscan.UnsupportedError)."""
+    if isinstance(op, Op):
+        call, kc, esize = _by_key_user(keys, x, op, "scan_by_key")
+        result = _out(call, out, call.shape, call.dt)
+        init_b = None if init is None else _value_bytes(init, op.dtype, "init")
+        if call.shape[0] == 0:
+            return A.finish(result)
+        c = call.core_ctx(ctx, stream)
+        _core.scan_by_key(c, A.for_core(kc.x, kc.fam), _code(kc.dt, "keys"),
+                          A.for_core(call.x, call.fam), A.for_core(A.inner(result), call.fam),
+                          0, 0, bool(exclusive), init_b, op._handle(c), esize)
+        call.done(c)
+        return A.finish(result)
     call, kc = _flat_pair(keys, x)
     opc = _op_code(op)
     if opc in _BITWISE and call.dt.kind == "f":
@@ -450,6 +466,29 @@ def _flat_pair(keys, x):
         raise E.InvalidArgumentError(detail=f"keys has {kc.shape[0]} items, x {call.shape[0]}")
     _code(call.dt)
     return call, kc
+
+
+def _by_key_user(keys, x, op, fn):
+    """The call of a combine Op on the values x of a by-key operation: (call over n elements,
+    one-dimensional or (n, K), the keys' call, the element size)."""
+    call, esize, elem_last = _user_call(x, op, fn)
+    if elem_last and (len(call.shape) != 2 or call.shape[-1] * call.dt.itemsize != esize):
+        raise E.InvalidArgumentError(detail=f"x: an (n, K) array whose rows are {op.dtype} "
+                                     "elements, or a one-dimensional array of them")
+    if not elem_last and len(call.shape) != 1:
+        raise E.InvalidArgumentError(detail="x: one-dimensional")
+    call.x = A.contiguous_1d(call.x, call.fam)
+    if elem_last:
+        call.x = call.x.reshape(-1, call.shape[-1])
+    call.shape = A.shape(call.x)
+    kc = _Call(keys)
+    call.same_device(kc, "keys")
+    kc.x = A.contiguous_1d(kc.x, kc.fam)
+    kc.shape = A.shape(kc.x)
+    if kc.shape[0] != call.shape[0]:
+        raise E.InvalidArgumentError(detail=f"keys has {kc.shape[0]} items, x {call.shape[0]} "
+                                     "elements")
+    return call, kc, esize
 
 
 # ---- user operators -------------------------------------------------------------------------

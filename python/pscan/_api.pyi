@@ -55,6 +55,6 @@ def segmented_scan(x: Array, offsets: Union[Array, Sequence[int]], op: OpName = 
                    exclusive: bool = False, reverse: bool = False, init: Any = None, *,
                    out: Optional[Array] = None, ctx: Optional[Context] = None,
                    stream: Optional[Stream] = None) -> Array: ...
-def scan_by_key(keys: Array, x: Array, op: OpName = "sum", exclusive: bool = False,
+def scan_by_key(keys: Array, x: Array, op: Union[OpName, Op] = "sum", exclusive: bool = False,
                 init: Any = None, *, out: Optional[Array] = None, ctx: Optional[Context] = None,
                 stream: Optional[Stream] = None) -> Array: ...

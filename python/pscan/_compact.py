@@ -9,7 +9,8 @@ import numpy as np
 from . import _arrays as A
 from . import _core
 from . import _errors as E
-from ._api import _BITWISE, _CMPS, Op, _Call, _code, _flat_pair, _op_code, _value_bytes
+from ._api import (_BITWISE, _CMPS, Op, _by_key_user, _Call, _code, _flat_pair, _op_code,
+                   _value_bytes)
 
 # ---- compaction -----------------------------------------------------------------------------
 
@@ -135,7 +136,22 @@ def run_length_encode(x, *, ctx=None, stream=None):
 
 def reduce_by_key(keys, vals, op="sum", *, ctx=None, stream=None):
     """(unique_keys, reductions): one entry per run of equal consecutive keys, its values
-    reduced with op (in the values' dtype)."""
+    reduced with op (in the values' dtype). op: a built-in operator's name, or a pscan.Op of
+    kind "combine" on vals' elements (a structured dtype, or the rows of an (n, K) vals):
+    CPU arrays, elements of at most 8 bytes (other cases raise pscan.UnsupportedError)."""
+    if isinstance(op, Op):
+        call, kc, esize = _by_key_user(keys, vals, op, "reduce_by_key")
+        ko = A.empty(call.x, call.fam, call.dev, kc.shape, kc.dt)
+        vo = A.empty(call.x, call.fam, call.dev, call.shape, call.dt)
+        if call.shape[0] == 0:
+            return A.finish(ko), A.finish(vo)
+        c = call.core_ctx(ctx, stream)
+        k = _core.reduce_by_key(c, A.for_core(kc.x, kc.fam), _code(kc.dt, "keys"),
+                                A.for_core(call.x, call.fam), 0,
+                                A.for_core(A.inner(ko), call.fam),
+                                A.for_core(A.inner(vo), call.fam), 0, op._handle(c), esize)
+        call.done(c)
+        return _prefix(ko, k), _prefix(vo, k)
     call, kc = _flat_pair(keys, vals)
     opc = _op_code(op)
     if opc in _BITWISE and call.dt.kind == "f":

@@ -317,14 +317,20 @@ void segmented_scan(Ctx &c, nb::handle in_h, nb::handle out_h, nb::handle off_h,
   });
 }
 
+// With user_op, x's elements are the operator's (esize bytes) and type and op are unused.
 void scan_by_key(Ctx &c, nb::handle keys_h, int key_type, nb::handle in_h, nb::handle out_h,
-                 int type, int op, bool exclusive, nb::object init_h) {
+                 int type, int op, bool exclusive, nb::object init_h, uintptr_t user_op,
+                 size_t esize) {
   View keys = view_of(keys_h, "keys"), in = view_of(in_h, "x"), out = view_of(out_h, "out");
-  size_t n = flat(in, type_size(type), "x");
-  if (flat(keys, type_size(key_type), "keys") != n || flat(out, type_size(type), "out") != n)
+  size_t vs = user_op ? esize : type_size(type);
+  size_t n = flat(in, vs, "x");
+  if (flat(keys, type_size(key_type), "keys") != n || flat(out, vs, "out") != n)
     refuse("keys, x and out must have the same length");
-  const void *init = bytes_ptr(init_h, type_size(type), "init");
+  const void *init = bytes_ptr(init_h, vs, "init");
   c.run([&](pscan_ctx *x) {
+    if (user_op)
+      return pscan_scan_by_key_op(x, keys.ptr, (pscan_dtype)key_type, in.ptr, out.ptr, n,
+                                  as_op(user_op), exclusive, init);
     return pscan_scan_by_key(x, keys.ptr, (pscan_dtype)key_type, in.ptr, out.ptr, n,
                              (pscan_dtype)type, (pscan_op)op, exclusive, init);
   });
@@ -397,17 +403,22 @@ size_t run_length_encode(Ctx &c, nb::handle in_h, nb::handle uniq_h, nb::handle 
   return k;
 }
 
+// With user_op, the values are the operator's elements (esize bytes); val_type and op unused.
 size_t reduce_by_key(Ctx &c, nb::handle keys_h, int key_type, nb::handle vals_h, int val_type,
-                     nb::handle keys_out_h, nb::handle vals_out_h, int op) {
+                     nb::handle keys_out_h, nb::handle vals_out_h, int op, uintptr_t user_op,
+                     size_t esize) {
   View keys = view_of(keys_h, "keys"), vals = view_of(vals_h, "values");
   View ko = view_of(keys_out_h, "keys_out"), vo = view_of(vals_out_h, "values_out");
-  size_t ks = type_size(key_type), vs = type_size(val_type);
+  size_t ks = type_size(key_type), vs = user_op ? esize : type_size(val_type);
   size_t n = flat(keys, ks, "keys");
   if (flat(vals, vs, "values") != n || flat(ko, ks, "keys_out") != n ||
       flat(vo, vs, "values_out") != n)
     refuse("keys, values and the outputs must have the same length");
   size_t k = 0;
   c.run([&](pscan_ctx *x) {
+    if (user_op)
+      return pscan_reduce_by_key_op(x, keys.ptr, (pscan_dtype)key_type, vals.ptr, ko.ptr, vo.ptr,
+                                    n, as_op(user_op), &k);
     return pscan_reduce_by_key(x, keys.ptr, (pscan_dtype)key_type, vals.ptr, (pscan_dtype)val_type,
                                ko.ptr, vo.ptr, n, (pscan_op)op, &k);
   });
@@ -473,13 +484,14 @@ NB_MODULE(_core, m) {
   m.def("segmented_scan", &segmented_scan, "ctx"_a, "x"_a, "out"_a, "offsets"_a, "type"_a, "op"_a,
         "exclusive"_a, "reverse"_a, "init"_a.none());
   m.def("scan_by_key", &scan_by_key, "ctx"_a, "keys"_a, "key_type"_a, "x"_a, "out"_a, "type"_a,
-        "op"_a, "exclusive"_a, "init"_a.none());
+        "op"_a, "exclusive"_a, "init"_a.none(), "user_op"_a = 0, "esize"_a = 0);
   m.def("select", &select_if, "ctx"_a, "x"_a, "out"_a, "type"_a, "pred"_a, "esize"_a, "cmp"_a,
         "value"_a.none(), "partition"_a);
   m.def("select_flagged", &select_flagged);
   m.def("unique", &unique);
   m.def("run_length_encode", &run_length_encode);
-  m.def("reduce_by_key", &reduce_by_key);
+  m.def("reduce_by_key", &reduce_by_key, "ctx"_a, "keys"_a, "key_type"_a, "vals"_a, "val_type"_a,
+        "keys_out"_a, "vals_out"_a, "op"_a, "user_op"_a = 0, "esize"_a = 0);
   m.def("user_op", &user_op, "ctx"_a, "kind"_a, "source"_a, "type_name"_a, "name"_a,
         "elem_size"_a, "identity"_a.none());
 }

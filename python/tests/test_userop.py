@@ -121,3 +121,60 @@ def test_reduce_with_an_op(rng):
     pred = pscan.Op(POSITIVE_SRC, "affine", "positive_b", AFFINE, kind="predicate")
     with pytest.raises(pscan.InvalidArgumentError):
         pscan.reduce(x, pred)
+
+
+AFFINE_U32_SRC = """
+typedef struct { unsigned a, b; } affine32;
+affine32 compose32(affine32 x, affine32 y) { affine32 r = { x.a * y.a, y.a * x.b + y.b }; return r; }
+"""
+AFFINE_U32 = np.dtype([("a", "u4"), ("b", "u4")])
+
+
+def runs_loop(keys, m, exclusive=False, init=None):
+    """Each run of equal keys scanned alone, affine maps mod 2^32 (exact, not commutative)."""
+    out = np.empty((len(keys), 2), np.uint64)
+    acc = None
+    for i in range(len(keys)):
+        if i == 0 or keys[i] != keys[i - 1]:
+            acc = init
+        x = (int(m[i, 0]), int(m[i, 1]))
+        if exclusive:
+            out[i] = acc
+        acc = x if acc is None else ((acc[0] * x[0]) & 0xFFFFFFFF, (x[0] * acc[1] + x[1]) & 0xFFFFFFFF)
+        if not exclusive:
+            out[i] = acc
+    return out.astype(np.uint32)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5000])
+def test_by_key_with_an_op(rng, n):
+    keys = np.repeat(np.arange(n), rng.integers(1, 9, n))[:n].astype(np.int32)
+    m = rng.integers(0, 2**32, (n, 2), dtype=np.uint64).astype(np.uint32)
+    op = pscan.Op(AFFINE_U32_SRC, "affine32", "compose32", AFFINE_U32, identity=(1, 0))
+    r = pscan.scan_by_key(keys, m, op)
+    assert r.shape == (n, 2) and r.dtype == np.uint32
+    np.testing.assert_array_equal(r, runs_loop(keys, m))
+    e = pscan.scan_by_key(keys, m, op, exclusive=True)
+    np.testing.assert_array_equal(e, runs_loop(keys, m, exclusive=True, init=(1, 0)))
+    i = pscan.scan_by_key(keys, m, op, init=(3, 5))
+    np.testing.assert_array_equal(i, runs_loop(keys, m, init=(3, 5)))
+    s = np.empty(n, AFFINE_U32)  # the same maps as a structured array
+    s["a"], s["b"] = m[:, 0], m[:, 1]
+    rs = pscan.scan_by_key(keys, s, op)
+    assert rs.dtype == AFFINE_U32 and rs.shape == (n,)
+    np.testing.assert_array_equal(np.stack([rs["a"], rs["b"]], axis=-1), r)
+    ko, vo = pscan.reduce_by_key(keys, m, op)
+    heads = np.r_[True, keys[1:] != keys[:-1]] if n else np.zeros(0, bool)
+    ends = np.r_[np.nonzero(heads)[0][1:] - 1, n - 1] if n else np.zeros(0, int)
+    np.testing.assert_array_equal(ko, keys[heads])
+    assert vo.shape == (len(ko), 2)
+    np.testing.assert_array_equal(vo, r[ends])
+
+
+def test_by_key_op_refusals(rng):
+    keys = np.zeros(10, np.int32)
+    with pytest.raises(pscan.UnsupportedError, match="at most 8"):  # 16-byte elements
+        pscan.scan_by_key(keys, np.ones((10, 2)), affine_op())
+    with pytest.raises(ValueError, match="keys has 9 items"):
+        pscan.reduce_by_key(keys[:9], np.ones((10, 2), np.uint32),
+                            pscan.Op(AFFINE_U32_SRC, "affine32", "compose32", AFFINE_U32))
