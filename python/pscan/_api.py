@@ -428,28 +428,24 @@ def scan_by_key(keys, x, op="sum", exclusive=False, init=None, *, out=None, ctx=
     op: a built-in operator's name, or a pscan.Op of kind "combine" on x's elements (a
     structured dtype, or the rows of an (n, K) x; keys then holds n keys): CPU arrays, elements
     of at most 8 bytes (other cases raise pscan.UnsupportedError)."""
-    if isinstance(op, Op):
+    if isinstance(op, Op):  # x's elements are the Op's: no type code, no op code
         call, kc, esize = _by_key_user(keys, x, op, "scan_by_key")
-        result = _out(call, out, call.shape, call.dt)
+        tc = opc = 0
         init_b = None if init is None else _value_bytes(init, op.dtype, "init")
-        if call.shape[0] == 0:
-            return A.finish(result)
-        c = call.core_ctx(ctx, stream)
-        _core.scan_by_key(c, A.for_core(kc.x, kc.fam), _code(kc.dt, "keys"),
-                          A.for_core(call.x, call.fam), A.for_core(A.inner(result), call.fam),
-                          0, 0, bool(exclusive), init_b, op._handle(c), esize)
-        call.done(c)
-        return A.finish(result)
-    call, kc = _flat_pair(keys, x)
-    opc = _op_code(op)
-    if opc in _BITWISE and call.dt.kind == "f":
-        raise E.DTypeError(detail=f"op {op!r} is for integers and bool")
+    else:
+        call, kc = _flat_pair(keys, x)
+        tc, opc, esize = _code(call.dt), _op_code(op), 0
+        if opc in _BITWISE and call.dt.kind == "f":
+            raise E.DTypeError(detail=f"op {op!r} is for integers and bool")
+        init_b = None if init is None else _value_bytes(init, call.dt, "init")
     result = _out(call, out, call.shape, call.dt)
-    init_b = None if init is None else _value_bytes(init, call.dt, "init")
+    kcode = _code(kc.dt, "keys")
+    if call.shape[0] == 0:
+        return A.finish(result)
     c = call.core_ctx(ctx, stream)
-    _core.scan_by_key(c, A.for_core(kc.x, kc.fam), _code(kc.dt, "keys"),
-                      A.for_core(call.x, call.fam), A.for_core(A.inner(result), call.fam),
-                      _code(call.dt), opc, bool(exclusive), init_b)
+    _core.scan_by_key(c, A.for_core(kc.x, kc.fam), kcode, A.for_core(call.x, call.fam),
+                      A.for_core(A.inner(result), call.fam), tc, opc, bool(exclusive), init_b,
+                      op._handle(c) if esize else 0, esize)
     call.done(c)
     return A.finish(result)
 

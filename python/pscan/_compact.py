@@ -139,31 +139,22 @@ def reduce_by_key(keys, vals, op="sum", *, ctx=None, stream=None):
     reduced with op (in the values' dtype). op: a built-in operator's name, or a pscan.Op of
     kind "combine" on vals' elements (a structured dtype, or the rows of an (n, K) vals):
     CPU arrays, elements of at most 8 bytes (other cases raise pscan.UnsupportedError)."""
-    if isinstance(op, Op):
+    if isinstance(op, Op):  # the values are the Op's elements: no type code, no op code
         call, kc, esize = _by_key_user(keys, vals, op, "reduce_by_key")
-        ko = A.empty(call.x, call.fam, call.dev, kc.shape, kc.dt)
-        vo = A.empty(call.x, call.fam, call.dev, call.shape, call.dt)
-        if call.shape[0] == 0:
-            return A.finish(ko), A.finish(vo)
-        c = call.core_ctx(ctx, stream)
-        k = _core.reduce_by_key(c, A.for_core(kc.x, kc.fam), _code(kc.dt, "keys"),
-                                A.for_core(call.x, call.fam), 0,
-                                A.for_core(A.inner(ko), call.fam),
-                                A.for_core(A.inner(vo), call.fam), 0, op._handle(c), esize)
-        call.done(c)
-        return _prefix(ko, k), _prefix(vo, k)
-    call, kc = _flat_pair(keys, vals)
-    opc = _op_code(op)
-    if opc in _BITWISE and call.dt.kind == "f":
-        raise E.DTypeError(detail=f"op {op!r} is for integers and bool")
-    ko = A.empty(call.x, call.fam, call.dev, call.shape, kc.dt)
+        vtc = opc = 0
+    else:
+        call, kc = _flat_pair(keys, vals)
+        vtc, opc, esize = _code(call.dt), _op_code(op), 0
+        if opc in _BITWISE and call.dt.kind == "f":
+            raise E.DTypeError(detail=f"op {op!r} is for integers and bool")
+    ko = A.empty(call.x, call.fam, call.dev, kc.shape, kc.dt)
     vo = A.empty(call.x, call.fam, call.dev, call.shape, call.dt)
     if call.shape[0] == 0:
         return A.finish(ko), A.finish(vo)
     c = call.core_ctx(ctx, stream)
     k = _core.reduce_by_key(c, A.for_core(kc.x, kc.fam), _code(kc.dt, "keys"),
-                            A.for_core(call.x, call.fam), _code(call.dt),
-                            A.for_core(A.inner(ko), call.fam), A.for_core(A.inner(vo), call.fam),
-                            opc)
+                            A.for_core(call.x, call.fam), vtc, A.for_core(A.inner(ko), call.fam),
+                            A.for_core(A.inner(vo), call.fam), opc,
+                            op._handle(c) if esize else 0, esize)
     call.done(c)
     return _prefix(ko, k), _prefix(vo, k)
