@@ -471,8 +471,8 @@ PSCAN_API pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *
    pscan_reduce_by_key. Same semantics, overlap rules and statuses as those two (the operator need
    not be commutative: each run is reduced / scanned in order); scan_by_key_op's exclusive scan
    without init needs the desc's identity, as pscan_scan_op's does. CPU backend, elements of at
-   most 8 bytes (a run's value rides in the single-pass look-back's 8-byte slot): anything else,
-   and the CUDA backend, is PSCAN_ERR_UNSUPPORTED, nothing written. */
+   most 64 bytes (a run's value travels in the single-pass look-back): wider elements, and the
+   CUDA backend, are PSCAN_ERR_UNSUPPORTED, nothing written. */
 PSCAN_API pscan_status pscan_reduce_by_key_op(pscan_ctx *ctx, const void *keys_in,
                                               pscan_dtype key_type, const void *vals_in,
                                               void *keys_out, void *vals_out, size_t n,

@@ -344,15 +344,15 @@ static pscan_status scan_by_key(pscan_ctx *ctx, const char *fn, const void *keys
                 ctx->backend->name);
   if (n == 0)
     return PSCAN_OK;
-  /* init is read once, here (it may lie inside out); values are at most 8 bytes. */
-  uint64_t init_copy = 0;
+  /* init is read once, here (it may lie inside out). */
+  _Alignas(8) unsigned char init_copy[PSCAN__BY_KEY_VALUE_MAX] = {0};
   if (init)
-    memcpy(&init_copy, init, v->size);
+    memcpy(init_copy, init, v->size);
   pscan__compact_call call = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .in = keys, .n = n,
                               .type = key_type, .size = pscan_dtype_size(key_type),
                               .vals_in = in, .vals_out = out, .val_type = v->type,
                               .val_size = v->size, .op = v->op, .exclusive = exclusive,
-                              .init = init ? &init_copy : NULL, .user_value = v->user};
+                              .init = init ? init_copy : NULL, .user_value = v->user};
   return pscan__call_done(ctx, ctx->backend->compact(ctx, &call));
 }
 
@@ -367,17 +367,17 @@ static pscan_status builtin_values(pscan_ctx *ctx, const char *fn, pscan_dtype t
   return PSCAN_OK;
 }
 
-/* A user operator's values, checked: a COMBINE operator of ctx with elements of at most 8 bytes
-   (the look-back's slot for a run's value: pscan.h). */
+/* A user operator's values, checked: a COMBINE operator of ctx with elements of at most
+   PSCAN__BY_KEY_VALUE_MAX bytes (what the CPU's look-back carries for a run's value). */
 static pscan_status user_values(pscan_ctx *ctx, const char *fn, const pscan_user_op *op,
                                 by_key_values *v) {
   if (!ctx)
     return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
   PSCAN__CHECK(pscan__op_check(ctx, fn, op, PSCAN_KIND_COMBINE));
   size_t size = pscan__op_elem_size(op);
-  if (size > sizeof(uint64_t))
-    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED,
-                "%s: elements of %zu bytes; by-key user operators take at most 8", fn, size);
+  if (size > PSCAN__BY_KEY_VALUE_MAX)
+    return FAIL(ctx, PSCAN_ERR_UNSUPPORTED, "%s: elements of %zu bytes; by-key user operators take "
+                "at most %d", fn, size, PSCAN__BY_KEY_VALUE_MAX);
   *v = (by_key_values){.type = PSCAN_U8, .op = PSCAN_SUM, .size = size, .user = pscan__op_impl(op)};
   return PSCAN_OK;
 }

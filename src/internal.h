@@ -89,10 +89,12 @@ typedef struct pscan__compact_call {
   size_t num_segments;
   const uint64_t *tile_segment;
   /* REDUCE_BY_KEY / SCAN_BY_KEY with a user operator on the values (pscan_reduce_by_key_op):
-     the backend's compiled form (pscan__op_impl); val_size is then its element size, and
-     val_type and op are unused. */
+     the backend's compiled form (pscan__op_impl); val_size is then its element size (at most
+     PSCAN__BY_KEY_VALUE_MAX), and val_type and op are unused. */
   void *user_value;
 } pscan__compact_call;
+/* The widest by-key value (a user operator's element): the CPU's look-back carries one. */
+#define PSCAN__BY_KEY_VALUE_MAX 64
 
 /* One validated scan along an axis (pscan_scan_axis) or by segments (pscan_segmented_scan);
    api_axis.c fills it. Views: element (i_0, ..., i_{ndim-1}) of in is at

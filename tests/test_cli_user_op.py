@@ -253,11 +253,12 @@ def test_by_key():
     inp = write_maps("m.npy", maps(9), "(9, 2)")
     refused(["scan-by-key"] + affine_args() + [kp, inp, path("never.npy")],
             "scan-by-key, 10 keys for 9 maps", 1, "9 elements")
-    wide = write_maps("w.npy", maps(20), "(10, 4)")
-    wide_src = source("wide.c", AFFINE.replace("unsigned", "unsigned long long"))
-    refused(["reduce-by-key", "--op-source", wide_src, "--op-type", "affine", "--op-fn",
-             "compose", kp, wide, path("ko.npy"), path("never.npy")],
-            "reduce-by-key, 16-byte elements", 1, "at most 8")
+    wide = write_maps("w.npy", maps(90), "(10, 18)")
+    wide_src = source("wide.c", "typedef struct { unsigned m[18]; } big;\n"
+                      "big right(big a, big b) { (void)a; return b; }\n")
+    refused(["reduce-by-key", "--op-source", wide_src, "--op-type", "big", "--op-fn", "right",
+             kp, wide, path("ko.npy"), path("never.npy")], "reduce-by-key, 72-byte elements", 1,
+            "at most 64")
 
 
 def refused(args, what, code, needle):

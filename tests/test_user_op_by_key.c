@@ -1,11 +1,12 @@
 /* The user operator suite's by-key cases (test_user_op.c says what the suite covers; shared
  * pieces in test_user_op.h): pscan_reduce_by_key_op and pscan_scan_by_key_op against a sequential
- * loop over the runs of equal keys, for the operators of at most 8 bytes (the affine map, which
- * is not commutative, arg-max, a 3-byte and a 1-byte one), compiled and as host_fn, on 1 and 3
+ * loop over the runs of equal keys, for every operator of user_ops.h (affine maps of f32 and f64
+ * and 2x2 / 3x3 matrices, which are not commutative, complex numbers, arg-max, a 3-byte and a
+ * 1-byte one), compiled and as host_fn, on 1 and 3
  * threads with small and default partitions, runs of 1, up to 3, up to 50 items and one run,
  * sizes 0, 1, 2, around the partitions and random (the suite's printed seed); inclusive, with
- * init, exclusive with init and with the identity, in place. Then the refusals: elements over 8
- * bytes, a predicate, overlapping buffers, an exclusive scan with neither init nor identity;
+ * init, exclusive with init and with the identity, in place. Then the refusals: elements over
+ * 64 bytes, a predicate, overlapping buffers, an exclusive scan with neither init nor identity;
  * nothing written. The CUDA program checks that both calls are refused there. */
 #include "test_user_op.h"
 
@@ -40,8 +41,8 @@ static bool same(const uo_case *c, const void *a, const void *b) {
   return c->equal ? c->equal(a, b) : memcmp(a, b, c->size) == 0;
 }
 
-static size_t uo_ref_reduce_by_key(const uo_case *c, const int32_t *keys, const char *vals, size_t n,
-                                int32_t *keys_out, char *vals_out) {
+static size_t uo_ref_reduce_by_key(const uo_case *c, const int32_t *keys, const char *vals,
+                                   size_t n, int32_t *keys_out, char *vals_out) {
   size_t s = c->size, runs = 0;
   for (size_t i = 0; i < n; i++) {
     if (i == 0 || keys[i] != keys[i - 1]) {
@@ -90,7 +91,8 @@ static void check_by_key(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *
                          size_t max_run, unsigned variant, test_rng *rng, const char *how) {
   size_t s = c->size;
   int32_t *keys = test_malloc((n + 1) * sizeof *keys);
-  int32_t *keys_out = test_malloc((n + SLACK) * sizeof *keys), *keys_want = test_malloc((n + 1) * 4);
+  int32_t *keys_out = test_malloc((n + SLACK) * sizeof *keys);
+  int32_t *keys_want = test_malloc((n + 1) * sizeof *keys);
   char *vals = test_malloc((n + 1) * s), *out = test_malloc((n + SLACK) * s);
   char *want = test_malloc((n + 1) * s), init[64];
   fill_keys(rng, keys, n, max_run);
@@ -101,7 +103,8 @@ static void check_by_key(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *
   size_t runs = uo_ref_reduce_by_key(c, keys, vals, n, keys_want, want), count = (size_t)-1;
   test_poison(keys_out, (n + SLACK) * sizeof *keys);
   test_poison(out, (n + SLACK) * s);
-  pscan_status st = pscan_reduce_by_key_op(ctx, keys, PSCAN_I32, vals, keys_out, out, n, op, &count);
+  pscan_status st =
+      pscan_reduce_by_key_op(ctx, keys, PSCAN_I32, vals, keys_out, out, n, op, &count);
   bool ok = st == PSCAN_OK && count == runs && memcmp(keys_out, keys_want, runs * 4) == 0 &&
             test_is_poisoned(out + runs * s, (n + SLACK - runs) * s) &&
             test_is_poisoned(keys_out + runs, (n + SLACK - runs) * sizeof *keys);
@@ -166,15 +169,17 @@ static void by_key_refusals(void) {
   pscan_ctx *ctx = make_ctx(2);
   enum { N = 100 };
   int32_t keys[N], keys_out[N];
-  _Alignas(16) char vals[N * 16];
-  _Alignas(16) char out[N * 16];
+  _Alignas(16) char vals[N * 72];
+  _Alignas(16) char out[N * 72];
   size_t count = 7;
   for (size_t i = 0; i < N; i++)
     keys[i] = (int32_t)(i / 3);
   memset(vals, 1, sizeof vals);
-  const uo_case *f32 = &uo_cases[0], *f64 = &uo_cases[1];
-  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = f64->source,
-                     .type_name = f64->type_name, .name = f64->name, .elem_size = f64->size};
+  const uo_case *f32 = &uo_cases[0];
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE,
+                     .source = "typedef struct { unsigned m[18]; } big;\n"
+                               "big keep_right(big a, big b) { (void)a; return b; }\n",
+                     .type_name = "big", .name = "keep_right", .elem_size = 72};
   pscan_user_op *wide = NULL, *affine = NULL, *noid = NULL, *pred = NULL;
   CHECK_STATUS(pscan_op_create(ctx, &d, &wide), PSCAN_OK);
   d = (pscan_op_desc){.kind = PSCAN_KIND_COMBINE, .source = f32->source,
@@ -220,12 +225,11 @@ static void by_key_refusals(void) {
 
 void test_by_key_op(void) {
   test_rng rng = test_fork(seed, 5000);
-  for (int i = 0; i < UO_NCASES; i++)
-    if (uo_cases[i].size <= 8) {
-      by_key_case(&uo_cases[i], false, &rng);
-      if (!quick || i == 0)
-        by_key_case(&uo_cases[i], true, &rng);
-    }
+  for (int i = 0; i < UO_NCASES; i++) {
+    by_key_case(&uo_cases[i], false, &rng);
+    if (!quick || i == 0)
+      by_key_case(&uo_cases[i], true, &rng);
+  }
   by_key_refusals();
 }
 

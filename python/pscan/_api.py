@@ -427,7 +427,7 @@ def scan_by_key(keys, x, op="sum", exclusive=False, init=None, *, out=None, ctx=
 
     op: a built-in operator's name, or a pscan.Op of kind "combine" on x's elements (a
     structured dtype, or the rows of an (n, K) x; keys then holds n keys): CPU arrays, elements
-    of at most 8 bytes (other cases raise pscan.UnsupportedError)."""
+    of at most 64 bytes (other cases raise pscan.UnsupportedError)."""
     if isinstance(op, Op):  # x's elements are the Op's: no type code, no op code
         call, kc, esize = _by_key_user(keys, x, op, "scan_by_key")
         tc = opc = 0

@@ -125,7 +125,10 @@ def test_reduce_with_an_op(rng):
 
 AFFINE_U32_SRC = """
 typedef struct { unsigned a, b; } affine32;
-affine32 compose32(affine32 x, affine32 y) { affine32 r = { x.a * y.a, y.a * x.b + y.b }; return r; }
+affine32 compose32(affine32 x, affine32 y) {
+  affine32 r = { x.a * y.a, y.a * x.b + y.b };
+  return r;
+}
 """
 AFFINE_U32 = np.dtype([("a", "u4"), ("b", "u4")])
 
@@ -140,7 +143,8 @@ def runs_loop(keys, m, exclusive=False, init=None):
         x = (int(m[i, 0]), int(m[i, 1]))
         if exclusive:
             out[i] = acc
-        acc = x if acc is None else ((acc[0] * x[0]) & 0xFFFFFFFF, (x[0] * acc[1] + x[1]) & 0xFFFFFFFF)
+        acc = x if acc is None else ((acc[0] * x[0]) & 0xFFFFFFFF,
+                                     (x[0] * acc[1] + x[1]) & 0xFFFFFFFF)
         if not exclusive:
             out[i] = acc
     return out.astype(np.uint32)
@@ -171,10 +175,28 @@ def test_by_key_with_an_op(rng, n):
     np.testing.assert_array_equal(vo, r[ends])
 
 
+def test_by_key_op_wide_elements(rng):
+    """16-byte affine maps of float64 (integer-valued: exact) by key, and 72-byte ones refused."""
+    n = 3000
+    keys = np.repeat(np.arange(n), rng.integers(1, 12, n))[:n]
+    x = np.empty(n, AFFINE)
+    x["a"], x["b"] = rng.choice([-1.0, 1.0], n), rng.integers(-50, 51, n).astype(float)
+    r = pscan.scan_by_key(keys, x, affine_op())
+    want = np.empty((n, 2))
+    for i in range(n):
+        start = i == 0 or keys[i] != keys[i - 1]
+        A, B = (x["a"][i], x["b"][i]) if start else (A * x["a"][i], x["a"][i] * B + x["b"][i])
+        want[i] = (A, B)
+    np.testing.assert_array_equal(np.stack([r["a"], r["b"]], axis=-1), want)
+    big = pscan.Op("typedef struct { double v[9]; } nine;\n"
+                   "nine right(nine a, nine b) { (void)a; return b; }\n", "nine", "right",
+                   np.dtype([("v", "f8", 9)]))
+    with pytest.raises(pscan.UnsupportedError, match="at most 64"):
+        pscan.scan_by_key(np.zeros(10, np.int32), np.ones((10, 9)), big)
+
+
 def test_by_key_op_refusals(rng):
     keys = np.zeros(10, np.int32)
-    with pytest.raises(pscan.UnsupportedError, match="at most 8"):  # 16-byte elements
-        pscan.scan_by_key(keys, np.ones((10, 2)), affine_op())
     with pytest.raises(ValueError, match="keys has 9 items"):
         pscan.reduce_by_key(keys[:9], np.ones((10, 2), np.uint32),
                             pscan.Op(AFFINE_U32_SRC, "affine32", "compose32", AFFINE_U32))

@@ -164,12 +164,13 @@ static pscan_status size_mad(pscan_ctx *ctx, size_t a, size_t b, size_t c, size_
   return PSCAN_OK;
 }
 
-/* Scratch: partition descriptors (status word + 2 accumulators, on their own cache lines), then
-   per-thread slots of 4 accumulators followed by extra_per_thread bytes (pscan__thread_extra). */
+/* Scratch: partition descriptors (status word + 2 accumulators + the compaction's last-element
+   slot, on their own cache lines), then per-thread slots of 4 accumulators followed by
+   extra_per_thread bytes (pscan__thread_extra). */
 static pscan_status layout_scratch(pscan_ctx *ctx, cpu_state *st, pscan__cpu_job *job,
                                    size_t extra_per_thread) {
   size_t acc = job->op->acc_size, desc_bytes = 0, total = 0;
-  PSCAN__CHECK(size_mad(ctx, 2, acc, sizeof(uint64_t) + 63, &job->desc_stride));
+  PSCAN__CHECK(size_mad(ctx, 2, acc, 2 * sizeof(uint64_t) + 63, &job->desc_stride));
   PSCAN__CHECK(size_mad(ctx, 4, acc, 63, &job->scratch_stride));
   job->desc_stride &= ~(size_t)63;
   job->scratch_stride &= ~(size_t)63;

@@ -91,26 +91,25 @@ static void count_combine(const pscan__cpu_op *op, void *out, const void *a, con
 
 /* Run-length encoding and the by-key operations: the pair of compact_pass.h. */
 static void runs_combine(const pscan__cpu_op *op, void *out, const void *a, const void *b) {
-  (void)op;
   pair x, y;
-  memcpy(&x, a, sizeof x);
-  memcpy(&y, b, sizeof y);
+  memcpy(&x, a, op->acc_size);
+  memcpy(&y, b, op->acc_size);
   x.x = y.count ? y.x : x.x;
   x.count += y.count;
-  memcpy(out, &x, sizeof x);
+  memcpy(out, &x, op->acc_size);
 }
 
 static void by_key_combine(const pscan__cpu_op *op, void *out, const void *a, const void *b) {
   const pscan__cpu_op *value = ((const pscan__cpu_compact_op *)(const void *)op)->value;
   pair x, y;
-  memcpy(&x, a, sizeof x);
-  memcpy(&y, b, sizeof y);
+  memcpy(&x, a, op->acc_size);
+  memcpy(&y, b, op->acc_size);
   if (y.count)
-    x.x = y.x;
+    memcpy(x.v, y.v, op->acc_size - sizeof x.count);
   else
-    value->combine(value, &x.x, &x.x, &y.x);
+    value->combine(value, x.v, x.v, y.v);
   x.count += y.count;
-  memcpy(out, &x, sizeof x);
+  memcpy(out, &x, op->acc_size);
 }
 
 void pscan__cpu_count_op(pscan__cpu_compact_op *cop, const pscan__compact_call *call) {
@@ -121,7 +120,9 @@ void pscan__cpu_count_op(pscan__cpu_compact_op *cop, const pscan__compact_call *
                 : call->kind == PSCAN__COMPACT_SCAN_BY_KEY   ? by_key_combine
                                                              : count_combine;
   op->in_size = call->size;
-  op->acc_size = has_positions(call) ? sizeof(pair) : sizeof(size_t);
+  /* the count, then a position or a value: 8 bytes, or a wider user value's (rounded up) */
+  size_t second = call->kind == PSCAN__COMPACT_RUN_LENGTH ? 8 : (call->val_size + 7) / 8 * 8;
+  op->acc_size = has_positions(call) ? sizeof(size_t) + (second > 8 ? second : 8) : sizeof(size_t);
 }
 
 /* The per-thread extra space: KERNEL_SCRATCH bytes for the scan kernels (scan_by_key), then the
@@ -209,7 +210,7 @@ static const char *gather(const pscan__cpu_job *job, const pscan__compact_call *
 pair pscan__cpu_compact_look_back(pscan__cpu_job *job, const pscan__compact_call *c, size_t k,
                                   pair agg, char *excl_slot, pair *through) {
   memcpy(pscan__lb_aggregate(job, k), &agg, job->op->acc_size);
-  pair before = {0, 0};
+  pair before = {0, {0}};
   if (k > 0) {
     pscan__lb_publish(job, k, PSCAN__STATUS_A);
     pscan__lb_look_back(job, k, excl_slot);
@@ -265,17 +266,17 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
     /* 1. Read the whole partition once: gather and count. */
     size_t kept = 0, *pos = NULL;
     const char *items = gather(job, c, k, buf, pos_buf, &kept, &pos);
-    pair agg = {kept, kept && pos ? pos[kept - 1] : 0};
+    pair agg = {kept, {.x = kept && pos ? pos[kept - 1] : 0}};
     const char *vals = by_key ? (const char *)c->vals_in + start * vs : NULL;
     if (by_key) { /* the values since the last head (all of them without a head) */
       size_t last = kept ? pos[kept - 1] : start;
-      vop->reduce(vop, vals + (last - start) * vs, start + len - last, &agg.x);
+      vop->reduce(vop, vals + (last - start) * vs, start + len - last, agg.v);
     }
     /* 2. Publish, look back, publish the inclusive prefix. */
     pair through, before = pscan__cpu_compact_look_back(job, c, k, agg, excl_slot, &through);
     /* 3. Write (in place: see the top of the file for why this cannot clobber unread input). */
     if (seg_scan) {
-      pscan__cpu_scan_segments(c, vop, start, len, pos, kept, k > 0 ? &before.x : NULL,
+      pscan__cpu_scan_segments(c, vop, start, len, pos, kept, k > 0 ? before.v : NULL,
                                kernel_scratch, job->stream);
       continue;
     }
@@ -294,14 +295,15 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
          slots: vals_out from run before.count on, or, where the output is streamed, a stage
          over the positions (slot i - 1 ends at byte i * vs <= 8 i, below pos[i], which is still
          to be read) that goes out in one streamed copy, as the counts of run-length encoding
-         do. */
+         do (values of at most 8 bytes: a wider user value goes straight out). */
       char *vals_out = c->vals_out;
-      char *slots = job->stream ? (char *)(void *)pos : vals_out + before.count * vs;
+      bool staged = job->stream && vs <= sizeof(size_t);
+      char *slots = staged ? (char *)(void *)pos : vals_out + before.count * vs;
       for (size_t i = 0; i < kept; i++) {
         size_t r = before.count + i;
         if (r == 0)
           continue;
-        uint64_t acc;
+        _Alignas(8) unsigned char acc[PSCAN__BY_KEY_VALUE_MAX];
         if (i > 0 && pos[i] - pos[i - 1] == 1) {
           /* A stretch of runs of one item (heads i .. m - 1 one apart): their reductions are
              their values, consecutive in vals: one copy. */
@@ -311,22 +313,22 @@ static void compact_partitions(void *arg, int tid, int nthreads) {
           continue;
         }
         if (i > 0) {
-          run_reduce(vop, vals + (pos[i - 1] - start) * vs, pos[i] - pos[i - 1], vs, &acc);
-          copy_val(slots + (i - 1) * vs, &acc, vs);
+          run_reduce(vop, vals + (pos[i - 1] - start) * vs, pos[i] - pos[i - 1], vs, acc);
+          copy_val(slots + (i - 1) * vs, acc, vs);
           continue;
         }
         if (pos[0] > start) {
-          run_reduce(vop, vals, pos[0] - start, vs, &acc);
-          vop->combine(vop, &acc, &before.x, &acc);
+          run_reduce(vop, vals, pos[0] - start, vs, acc);
+          vop->combine(vop, acc, before.v, acc);
         } else {
-          acc = before.x;
+          copy_val(acc, before.v, vs);
         }
-        copy_val(vals_out + (r - 1) * vs, &acc, vs);
+        copy_val(vals_out + (r - 1) * vs, acc, vs);
       }
-      if (job->stream && kept > 1)
+      if (staged && kept > 1)
         copy_out(vals_out + before.count * vs, slots, (kept - 1) * vs, true);
       if (k == job->nparts - 1)
-        memcpy(vals_out + (through.count - 1) * vs, &through.x, vs);
+        memcpy(vals_out + (through.count - 1) * vs, through.v, vs);
     }
   }
   end_streams(job->stream);

@@ -29,13 +29,18 @@ typedef struct portable_kernels {
 /* Indexed by pscan_dtype (the order of PSCAN_TYPES); compact.c stamps them. */
 extern const portable_kernels pscan__cpu_compact_portable[PSCAN_DTYPE_COUNT];
 
-/* A count and a second word: run-length encoding: the position of the last run head (the right
+/* A count and a second part: run-length encoding: the position of the last run head (the right
    operand's wins when it has any run: the rightmost head); reduce_by_key: the reduction of the
    values since the last run head (the right operand's alone when it has a head, else the left's
-   continued by it). Both are associative. Only count is used by the other kinds. */
+   continued by it). Both are associative. Only count is used by the other kinds. The look-back
+   moves the first acc_size bytes (pscan__cpu_count_op): 16 but for a user operator's values
+   wider than 8 bytes. */
 typedef struct pair {
   size_t count;
-  uint64_t x; /* a position, or a value's bits (in its first val_size bytes) */
+  union {
+    uint64_t x;                               /* a position, or a built-in value's bits */
+    unsigned char v[PSCAN__BY_KEY_VALUE_MAX]; /* a value's val_size bytes */
+  };
 } pair;
 
 static inline bool has_positions(const pscan__compact_call *call) {
@@ -44,10 +49,8 @@ static inline bool has_positions(const pscan__compact_call *call) {
 }
 
 /* The descriptor's slot for the partition's last input element (unique, run-length encoding, the
-   by-key operations), announced with status L, after the aggregate and the prefix: 8 + 2 * 16 + 8
-   bytes fit the 64-byte descriptor backend.c lays out. */
-_Static_assert(sizeof(uint64_t) + 2 * sizeof(pair) + sizeof(uint64_t) <= 64,
-               "status word, aggregate, prefix and last element fit one descriptor");
+   by-key operations), announced with status L, after the aggregate and the prefix (backend.c
+   lays out 8 bytes for it after the two accumulators). */
 static inline char *last_slot(const pscan__cpu_job *job, size_t k) {
   return pscan__lb_prefix(job, k) + job->op->acc_size;
 }

@@ -21,7 +21,7 @@ void pscan__cpu_by_key_partition_simd(pscan__cpu_job *job, const pscan__compact_
      whether item 0 is a head (nothing before it in the partition), so the predecessor's last key
      is needed only after it */
   pscan__cpu_reduce_runs_fn fused = seg_scan ? NULL : f->reduce_runs;
-  pair agg = {0, 0};
+  pair agg = {0, {0}};
   size_t tails = 0;
   size_t kept = fused ? fused(in, vals, len, buf, stage, &tails, &agg.x)
                       : f->heads(in, len, seg_scan ? NULL : buf, NULL, start, bits);
@@ -130,7 +130,7 @@ void pscan__cpu_rle_partition(pscan__cpu_job *job, const pscan__compact_call *c,
     first_head = !pscan__cpu_compact_portable[c->type].equal(buf, last_slot(job, k - 1));
   }
   size_t kept = heads - (first_head ? 0 : 1), nlens = heads - 1;
-  pair agg = {kept, start + last_head};
+  pair agg = {kept, {.x = start + last_head}};
   pair through, before = pscan__cpu_compact_look_back(job, c, k, agg, excl_slot, &through);
   uint64_t *counts = c->counts_out;
   if (kept)

@@ -6,24 +6,24 @@
    when inclusive; the identity *ident when exclusive). */
 static void short_scan(const pscan__cpu_op *vop, int exclusive, const char *in, char *out,
                        size_t len, size_t vs, const void *from, const void *ident) {
-  uint64_t acc, x;
+  _Alignas(8) unsigned char acc[PSCAN__BY_KEY_VALUE_MAX], x[PSCAN__BY_KEY_VALUE_MAX];
   if (exclusive) {
-    copy_val(&acc, from ? from : ident, vs);
+    copy_val(acc, from ? from : ident, vs);
     for (size_t j = 0; j < len; j++) {
-      copy_val(&x, in + j * vs, vs); /* read before the write: in place */
-      copy_val(out + j * vs, &acc, vs);
-      vop->combine(vop, &acc, &acc, &x);
+      copy_val(x, in + j * vs, vs); /* read before the write: in place */
+      copy_val(out + j * vs, acc, vs);
+      vop->combine(vop, acc, acc, x);
     }
     return;
   }
   if (from)
-    vop->combine(vop, &acc, from, in);
+    vop->combine(vop, acc, from, in);
   else
-    copy_val(&acc, in, vs);
-  copy_val(out, &acc, vs);
+    copy_val(acc, in, vs);
+  copy_val(out, acc, vs);
   for (size_t j = 1; j < len; j++) {
-    vop->combine(vop, &acc, &acc, in + j * vs);
-    copy_val(out + j * vs, &acc, vs);
+    vop->combine(vop, acc, acc, in + j * vs);
+    copy_val(out + j * vs, acc, vs);
   }
 }
 
@@ -35,12 +35,12 @@ static void short_scan(const pscan__cpu_op *vop, int exclusive, const char *in, 
    which only it reads, and the scan kernels read in[i] before writing out[i]. Segments shorter
    than SHORT_SEGMENT are scanned by short_scan. */
 void pscan__cpu_scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop, size_t start,
-                              size_t len, const size_t *pos, size_t kept, const uint64_t *carry,
+                              size_t len, const size_t *pos, size_t kept, const void *carry,
                               void *scratch, bool stream) {
   size_t vs = c->val_size, lo = start, end = start + len;
   const char *vin = c->vals_in;
   char *vout = c->vals_out;
-  uint64_t ident = 0;
+  _Alignas(8) unsigned char ident[PSCAN__BY_KEY_VALUE_MAX] = {0};
   bool have_ident = false;
   for (size_t i = 0; i <= kept; i++) {
     size_t hi = i < kept ? pos[i] : end;
@@ -57,14 +57,14 @@ void pscan__cpu_scan_segments(const pscan__compact_call *c, const pscan__cpu_op 
       continue;
     }
     if (hi > lo) {
-      uint64_t first;
+      _Alignas(8) unsigned char first[PSCAN__BY_KEY_VALUE_MAX];
       const void *from = c->init;
       if (i == 0 && carry) { /* the segment coming in from the predecessors */
         if (c->init)
-          vop->combine(vop, &first, c->init, carry);
+          vop->combine(vop, first, c->init, carry);
         else
-          memcpy(&first, carry, vs);
-        from = &first;
+          memcpy(first, carry, vs);
+        from = first;
       }
       if (hi - lo >= SHORT_SEGMENT) {
         /* Long segments of a streamed output with non-temporal stores (no read-for-ownership
@@ -74,12 +74,12 @@ void pscan__cpu_scan_segments(const pscan__compact_call *c, const pscan__cpu_op 
                         vout + lo * vs, hi - lo, from, scratch, NULL);
       } else {
         if (c->exclusive && !from && !have_ident) { /* the identity, from the kernel itself */
-          uint64_t one;
-          memcpy(&one, vin + lo * vs, vs);
-          vop->scan_excl(vop, &one, &ident, 1, NULL, scratch);
+          _Alignas(8) unsigned char one[PSCAN__BY_KEY_VALUE_MAX];
+          memcpy(one, vin + lo * vs, vs);
+          vop->scan_excl(vop, one, ident, 1, NULL, scratch);
           have_ident = true;
         }
-        short_scan(vop, c->exclusive, vin + lo * vs, vout + lo * vs, hi - lo, vs, from, &ident);
+        short_scan(vop, c->exclusive, vin + lo * vs, vout + lo * vs, hi - lo, vs, from, ident);
       }
     }
     lo = hi;

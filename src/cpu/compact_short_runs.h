@@ -16,8 +16,8 @@
    the run's bytes). Runs shorter than SHORT_RUN are folded here with combine (a run of one is a
    copy), segments shorter than SHORT_SEGMENT are scanned here (the SIMD scan kernels' setup is
    cheaper: from 3 items on they beat a combine per item). The by-key operators accumulate in
-   their value type (backend.c: builtin(val, val, op)), so a value is an accumulator, and
-   acc_size <= 8. */
+   their value type (backend.c: builtin(val, val, op)), so a value is an accumulator, of at most
+   8 bytes for the built-in types and PSCAN__BY_KEY_VALUE_MAX for a user operator's. */
 enum { SHORT_RUN = 16, SHORT_SEGMENT = 3, STREAM_SEGMENT = 1024 };
 
 /* memcpy of one value of vs bytes with a constant size where it is 1, 2, 4 or 8 (every built-in
@@ -56,7 +56,7 @@ static inline void run_reduce(const pscan__cpu_op *vop, const char *v, size_t le
 /* scan_by_key after the look-back: partition [start, start + len)'s segments (heads at pos[0 ..
    kept)), the first one continuing from carry (NULL: none). */
 void pscan__cpu_scan_segments(const pscan__compact_call *c, const pscan__cpu_op *vop, size_t start,
-                              size_t len, const size_t *pos, size_t kept, const uint64_t *carry,
+                              size_t len, const size_t *pos, size_t kept, const void *carry,
                               void *scratch, bool stream);
 
 #endif /* PSCAN_CPU_COMPACT_SHORT_RUNS_H */

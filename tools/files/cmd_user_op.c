@@ -1,8 +1,8 @@
 /* `pscan scan`, `pscan reduce`, `pscan scan-by-key` and `pscan reduce-by-key` with your own
  * operator, `pscan select` and `pscan partition` with your own predicate: --op-source FILE
- * --op-fn FN [--op-type T] [--op-identity V,..] (operators only). The source is compiled at run time by the library (pscan_op_create:
- * the system C compiler for the CPU, NVRTC for the GPU; both cache what they compiled), so it
- * must be valid C11 and CUDA C alike, as pscan.h asks.
+ * --op-fn FN [--op-type T] [--op-identity V,..] (operators only). The source is compiled at run
+ * time by the library (pscan_op_create: the system C compiler for the CPU, NVRTC for the GPU;
+ * both cache what they compiled), so it must be valid C11 and CUDA C alike, as pscan.h asks.
  *
  * An element of the operator's type is K consecutive values of IN's dtype (VALS' for the by-key
  * commands): the last axis of a .npy array of two or more dimensions (shape (n, 2) float32: n
