@@ -59,7 +59,8 @@ typedef struct NAME(by_key_smem) {
 } NAME(by_key_smem);
 
 /* Bit i: this thread's item i starts a run (items past the end never do). The thread's keys are
-   read in 16-byte chunks, as integers of the key's size, and compared as EQ says: the key type's
+   read in 16-byte chunks, as integers of the key's size, and compared as EQ says, C's == in the
+   key's type (equal bits for integers; NaN never equal, -0.0 == +0.0 for floats): the key type's
    test is made once, not per item. */
 #define PSCAN__HEADS_OF(KT, EQ)                                                              \
   do {                                                                                       \

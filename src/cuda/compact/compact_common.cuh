@@ -132,26 +132,6 @@ static __device__ __forceinline__ void pscan__store_bits(void *g, unsigned long 
   }
 }
 
-/* Keys compare with C's == in their own type: equal bits for integers; for floats NaN is never
-   equal and -0.0 == +0.0. */
-static __device__ __forceinline__ bool pscan__keys_equal(unsigned long long a, unsigned long long b,
-                                                         int key_type) {
-  if (key_type == PSCAN_F32) {
-    float x, y;
-    unsigned xa = (unsigned)a, yb = (unsigned)b;
-    memcpy(&x, &xa, 4);
-    memcpy(&y, &yb, 4);
-    return x == y;
-  }
-  if (key_type == PSCAN_F64) {
-    double x, y;
-    memcpy(&x, &a, 8);
-    memcpy(&y, &b, 8);
-    return x == y;
-  }
-  return a == b;
-}
-
 /* The next tile id from the single-pass modes' tile counter. */
 static __device__ __forceinline__ unsigned long long pscan__take_tile(const pscan__cuda_scan_params *lb) {
   return atomicAdd(lb->tile_counter, 1ull) - lb->tile_base;
