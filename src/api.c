@@ -295,12 +295,22 @@ typedef struct by_key_values {
   void *user;
 } by_key_values;
 
+/* The values' buffers, and for built-in values their type and op, in the order the built-in
+   calls have always checked them (a request with several faults answers the same status). */
+static pscan_status check_values(pscan_ctx *ctx, const char *fn, const by_key_values *v,
+                                 const void *in, const void *out, size_t n) {
+  if (!v->user)
+    PSCAN__CHECK(check_dtype(ctx, fn, "type", (int)v->type));
+  PSCAN__CHECK(check_buffers(ctx, fn, in, v->size, out, v->size, n, !v->user));
+  return v->user ? PSCAN_OK : check_op(ctx, fn, (int)v->op, v->type);
+}
+
 static pscan_status reduce_by_key(pscan_ctx *ctx, const char *fn, const void *keys_in,
                                   pscan_dtype key_type, const void *vals_in, void *keys_out,
                                   void *vals_out, size_t n, const by_key_values *v,
                                   size_t *num_runs) {
   PSCAN__CHECK(check_compaction(ctx, fn, keys_in, keys_out, n, (int)key_type, num_runs));
-  PSCAN__CHECK(check_buffers(ctx, fn, vals_in, v->size, vals_out, v->size, n, !v->user));
+  PSCAN__CHECK(check_values(ctx, fn, v, vals_in, vals_out, n));
   if (n) {
     /* Not in place (pscan.h): the values are read again after the look-back. No output may
        share a byte with an input or with the other output. */
@@ -327,7 +337,7 @@ static pscan_status scan_by_key(pscan_ctx *ctx, const char *fn, const void *keys
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: keys is NULL", fn);
   if (n)
     PSCAN__CHECK(check_aligned(ctx, fn, "keys", keys, pscan_dtype_size(key_type)));
-  PSCAN__CHECK(check_buffers(ctx, fn, in, v->size, out, v->size, n, !v->user));
+  PSCAN__CHECK(check_values(ctx, fn, v, in, out, n));
   if (exclusive != 0 && exclusive != 1)
     return FAIL(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: exclusive must be 0 or 1, not %d", fn,
                 exclusive);
@@ -356,13 +366,11 @@ static pscan_status scan_by_key(pscan_ctx *ctx, const char *fn, const void *keys
   return pscan__call_done(ctx, ctx->backend->compact(ctx, &call));
 }
 
-/* The built-in values' type and operator, checked. */
+/* The built-in values' type and operator (checked with the buffers: check_values). */
 static pscan_status builtin_values(pscan_ctx *ctx, const char *fn, pscan_dtype type, pscan_op op,
                                    by_key_values *v) {
   if (!ctx)
     return FAIL(NULL, PSCAN_ERR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
-  PSCAN__CHECK(check_dtype(ctx, fn, "type", (int)type));
-  PSCAN__CHECK(check_op(ctx, fn, (int)op, type));
   *v = (by_key_values){.type = type, .op = op, .size = pscan_dtype_size(type)};
   return PSCAN_OK;
 }
