@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # User operators from source on the device machine:
-#   scripts/gpu-uop.sh [build] [test] [sanitize] [cpubench]   (default: all)
+#   scripts/gpu-uop.sh [build] [test] [sanitize] [cpubench]   (default: these)
+#                      [racecheck] [compact] [compactrace]   (on request)
 # build: a CUDA build (build-gpu-uop); test: test_user_op (CPU backend, with the host's C
 # compiler) and test_cuda_user_op_api (the same differential checks on the CUDA backend: needs the
 # NVRTC side, src/cuda's op_create / scan_op / select_op; without them it reports UNSUPPORTED
 # failures) and the examples; sanitize: test_cuda_user_op_api under compute-sanitizer memcheck
 # (PSCAN_TEST_QUICK=1); cpubench: `pscan bench` on the f64 points, whose table has the row
 # "pscan user-op affine f32" (8-byte elements: the same bytes as the copies) beside the
-# streaming copy, at 2^24 and 2^26 on all cores and on 1 thread.
+# streaming copy, at 2^24 and 2^26 on all cores and on 1 thread. racecheck: test_cuda_user_op_api
+# (quick) under compute-sanitizer racecheck; compact: the compaction suite with --backend cuda
+# (test_compact, deterministic by-key phase included); compactrace: racecheck of its sanitizer
+# slice (PSCAN_TEST_SANITIZE=1), cut at $RACE_SECONDS (default 400: a cut run is not a pass).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" uop-summary.txt "build test sanitize cpubench" -- "$@"
 export PSCAN_CACHE_DIR="$PWD/build-gpu-uop/op-cache"
@@ -29,6 +33,26 @@ if has sanitize; then
   PSCAN_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 \
     build-gpu-uop/tests/test_cuda_user_op_api >"$OUT/uop-sanitize.log" 2>&1 || status=1
   tail -3 "$OUT/uop-sanitize.log" | tee -a "$OUT/uop-summary.txt"
+fi
+if has racecheck; then
+  log "compute-sanitizer racecheck: test_cuda_user_op_api (quick)"
+  PSCAN_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 1 \
+    build-gpu-uop/tests/test_cuda_user_op_api >"$OUT/uop-racecheck.log" 2>&1 || status=1
+  tail -3 "$OUT/uop-racecheck.log" | tee -a "$OUT/uop-summary.txt"
+fi
+if has compact; then
+  log "test_compact --backend cuda"
+  build-gpu-uop/tests/test_compact --backend cuda >"$OUT/uop-compact.log" 2>&1 || status=1
+  tail -2 "$OUT/uop-compact.log" | tee -a "$OUT/uop-summary.txt"
+fi
+if has compactrace; then
+  log "compute-sanitizer racecheck: test_compact --backend cuda (PSCAN_TEST_SANITIZE=1, ${RACE_SECONDS:-400} s at most)"
+  PSCAN_TEST_SANITIZE=1 timeout "${RACE_SECONDS:-400}" compute-sanitizer --tool racecheck \
+    --error-exitcode 1 build-gpu-uop/tests/test_compact --backend cuda >"$OUT/uop-compactrace.log" 2>&1
+  rc=$?
+  [ $rc -eq 124 ] && log "CUT at ${RACE_SECONDS:-400} s (not a pass)"
+  [ $rc -ne 0 ] && status=1
+  tail -3 "$OUT/uop-compactrace.log" | tee -a "$OUT/uop-summary.txt"
 fi
 if has cpubench; then
   log "pscan bench: f64 points (with the user-op affine f32 row), 2^24 and 2^26"

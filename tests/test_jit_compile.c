@@ -87,10 +87,12 @@ static void test_sizes(void) {
   expect_compiles(&d, PSCAN__JIT_SCAN_ORDERED, "affine f32, deterministic");
   expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f32, lines back to back");
   expect_compiles(&d, PSCAN__JIT_REDUCE, "affine f32, tile totals (reduce)");
+  expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, "affine f32, scan by key");
   d = combine(affine_f64, "struct affine64", "compose", 16);
   expect_compiles(&d, PSCAN__JIT_SCAN, "affine f64 (16 B)");
   expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f64, lines back to back");
   expect_compiles(&d, PSCAN__JIT_REDUCE, "affine f64, tile totals (reduce)");
+  expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, "affine f64, scan by key");
   d = combine("#include <stdint.h>\nint32_t add(int32_t a, int32_t b) { return a + b; }\n",
               "int32_t", "add", 4);
   expect_compiles(&d, PSCAN__JIT_SCAN, "i32 sum (4 B)");
@@ -108,6 +110,9 @@ static void test_sizes(void) {
              sizes[i].size, sizes[i].size);
     d = combine(src, "blob", "mix", sizes[i].size);
     expect_compiles(&d, PSCAN__JIT_SCAN, sizes[i].what);
+    char label[64];
+    snprintf(label, sizeof label, "%s, scan by key", sizes[i].what);
+    expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, label);
   }
   /* The largest elements: 4x4 matrix products (combined through a call). */
   static const char mat[] =
@@ -119,6 +124,7 @@ static void test_sizes(void) {
   snprintf(src, sizeof src, mat, "float", "float");
   d = combine(src, "mat", "mul", 64);
   expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f32 matrices (64 B)");
+  expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, "4x4 f32 matrices (64 B), scan by key");
   snprintf(src, sizeof src, mat, "double", "double");
   d = combine(src, "mat", "mul", 128);
   expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f64 matrices (128 B)");
@@ -145,7 +151,7 @@ static void expect_identity_program(const pscan_op_desc *d, bool carried, const 
     return;
   static const pscan__jit_kernel kernels[] = {PSCAN__JIT_SCAN, PSCAN__JIT_SCAN_ORDERED,
                                               PSCAN__JIT_SCAN_LINES, PSCAN__JIT_REDUCE,
-                                              PSCAN__JIT_AXIS};
+                                              PSCAN__JIT_AXIS, PSCAN__JIT_SCAN_BY_KEY};
   for (size_t i = 0; i < (test_quick() ? 1 : sizeof kernels / sizeof kernels[0]); i++) {
     char label[96];
     snprintf(label, sizeof label, "%s + identity: %s", what, pscan__jit_kernel_name(kernels[i]));

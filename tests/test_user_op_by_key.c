@@ -7,14 +7,14 @@
  * sizes 0, 1, 2, around the partitions and random (the suite's printed seed); inclusive, with
  * init, exclusive with init and with the identity, in place. Then the refusals: elements over
  * 64 bytes, a predicate, overlapping buffers, an exclusive scan with neither init nor identity;
- * nothing written. The CUDA program checks that both calls are refused there. */
+ * nothing written. The CUDA program runs scan_by_key_op's checks on the device (sizes around
+ * the operator's tile, runs of 1 item to whole, keys of every dtype and NaN keys, deterministic
+ * mode's results twice alike) and checks that reduce_by_key_op is refused there. */
 #include "test_user_op.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef TEST_USER_OP_ON_CUDA
 
 /* Keys in runs of 1 to max_run items; neighbouring runs differ. */
 static void fill_keys(test_rng *r, int32_t *keys, size_t n, size_t max_run) {
@@ -41,28 +41,16 @@ static bool same(const uo_case *c, const void *a, const void *b) {
   return c->equal ? c->equal(a, b) : memcmp(a, b, c->size) == 0;
 }
 
-static size_t uo_ref_reduce_by_key(const uo_case *c, const int32_t *keys, const char *vals,
-                                   size_t n, int32_t *keys_out, char *vals_out) {
-  size_t s = c->size, runs = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (i == 0 || keys[i] != keys[i - 1]) {
-      keys_out[runs] = keys[i];
-      memcpy(vals_out + runs++ * s, vals + i * s, s);
-    } else {
-      combine_into(c, vals_out + (runs - 1) * s, vals + i * s);
-    }
-  }
-  return runs;
-}
-
-/* Each run scanned alone: init ⊕ (its values so far), exclusive from init (or the identity). */
-static void uo_ref_scan_by_key(const uo_case *c, const int32_t *keys, const char *vals, char *out,
-                            size_t n, int exclusive, const void *init) {
+/* Each run scanned alone: init ⊕ (its values so far), exclusive from init (or the identity);
+   head(keys, i): whether item i > 0 starts a run. */
+static void uo_ref_scan_by_key(const uo_case *c, const void *keys, bool (*head)(const void *, size_t),
+                               const char *vals, char *out, size_t n, int exclusive,
+                               const void *init) {
   size_t s = c->size;
   char acc[64];
   bool have = false;
   for (size_t i = 0; i < n; i++) {
-    if (i == 0 || keys[i] != keys[i - 1])
+    if (i == 0 || head(keys, i))
       have = false;
     char *o = out + i * s;
     if (exclusive) {
@@ -83,6 +71,26 @@ static void uo_ref_scan_by_key(const uo_case *c, const int32_t *keys, const char
         combine_into(c, o, acc);
     }
   }
+}
+
+static bool head_i32(const void *keys, size_t i) {
+  return ((const int32_t *)keys)[i] != ((const int32_t *)keys)[i - 1];
+}
+
+#ifndef TEST_USER_OP_ON_CUDA
+
+static size_t uo_ref_reduce_by_key(const uo_case *c, const int32_t *keys, const char *vals,
+                                   size_t n, int32_t *keys_out, char *vals_out) {
+  size_t s = c->size, runs = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || keys[i] != keys[i - 1]) {
+      keys_out[runs] = keys[i];
+      memcpy(vals_out + runs++ * s, vals + i * s, s);
+    } else {
+      combine_into(c, vals_out + (runs - 1) * s, vals + i * s);
+    }
+  }
+  return runs;
 }
 
 /* One reduce_by_key_op and one scan_by_key_op (mode: 0 inclusive, 1 with init, 2 exclusive
@@ -119,7 +127,7 @@ static void check_by_key(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *
     mode = 2;
   int exclusive = mode >= 2;
   const void *from = mode == 1 || mode == 2 ? init : NULL;
-  uo_ref_scan_by_key(c, keys, vals, want, n, exclusive, from);
+  uo_ref_scan_by_key(c, keys, head_i32, vals, want, n, exclusive, from);
   test_poison(out, (n + SLACK) * s);
   if (in_place)
     memcpy(out, vals, n * s);
@@ -235,8 +243,136 @@ void test_by_key_op(void) {
 
 #else
 
-/* The CUDA backend refuses user operators on by-key values, writing nothing. */
+#include "cuda/jit/jit.h" /* pscan__jit_tile_items: the tiles the sizes go around */
+
+#include <math.h>
+
+/* keys as key_type (the int32 keys converted: neighbouring runs, 1-3 apart, stay different). */
+static void *keys_as(const int32_t *keys, size_t n, pscan_dtype t) {
+  size_t ks = pscan_dtype_size(t);
+  unsigned char *out = test_malloc((n + 1) * ks);
+  for (size_t i = 0; i < n; i++) {
+    int32_t k = keys[i];
+    union { int8_t i8; int16_t i16; int64_t i64; uint8_t u8; uint16_t u16; uint32_t u32;
+            uint64_t u64; float f32; double f64; int32_t i32; } v;
+    switch (t) {
+    case PSCAN_I8: v.i8 = (int8_t)k; break;
+    case PSCAN_I16: v.i16 = (int16_t)k; break;
+    case PSCAN_I64: v.i64 = (int64_t)k * 4000000000ll; break;
+    case PSCAN_U8: v.u8 = (uint8_t)k; break;
+    case PSCAN_U16: v.u16 = (uint16_t)k; break;
+    case PSCAN_U32: v.u32 = (uint32_t)k; break;
+    case PSCAN_U64: v.u64 = (uint64_t)(uint32_t)k << 32; break;
+    case PSCAN_F32: v.f32 = (float)k; break;
+    case PSCAN_F64: v.f64 = (double)k; break;
+    default: v.i32 = k; break;
+    }
+    memcpy(out + i * ks, &v, ks);
+  }
+  return out;
+}
+
+/* The heads of float keys by ==, as the API compares them (NaN starts a run at every item). */
+static bool head_f32(const void *keys, size_t i) {
+  return !(((const float *)keys)[i] == ((const float *)keys)[i - 1]);
+}
+
+/* One scan_by_key_op on the device (mode as the CPU suite's: 0 inclusive, 1 with init, 2
+   exclusive with init, 3 exclusive from the identity; in place by the variant) against the
+   sequential loop over the runs; keys of key_type, from runs of at most max_run items (NaN keys
+   for nan). Returns the device result's bytes (caller frees) for the determinism check. */
+static char *check_by_key_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op, size_t n,
+                               size_t max_run, unsigned variant, pscan_dtype key_type, bool nan,
+                               test_rng *rng, const char *how) {
+  size_t s = c->size, ks = pscan_dtype_size(key_type);
+  int32_t *k32 = test_malloc((n + 1) * sizeof *k32);
+  fill_keys(rng, k32, n, max_run);
+  void *keys = keys_as(k32, n, key_type);
+  if (nan)
+    for (size_t i = 0; i < n; i++)
+      if (k32[i] % 3 == 0)
+        ((float *)keys)[i] = NAN;
+  char *vals = test_malloc((n + 1) * s), *out = test_malloc((n + SLACK) * s);
+  char *want = test_malloc((n + 1) * s), init[64];
+  for (size_t i = 0; i < n; i++)
+    c->fill(rng, vals + i * s);
+  c->fill(rng, init);
+  int mode = (int)(variant % 4);
+  bool in_place = variant & 4;
+  if (mode == 3 && !c->identity)
+    mode = 2;
+  int exclusive = mode >= 2;
+  const void *from = mode == 1 || mode == 2 ? init : NULL;
+  if (key_type == PSCAN_F32)
+    uo_ref_scan_by_key(c, keys, head_f32, vals, want, n, exclusive, from);
+  else
+    uo_ref_scan_by_key(c, k32, head_i32, vals, want, n, exclusive, from);
+  test_poison(out, (n + SLACK) * s);
+  void *dk = dev_copy(keys, n * ks + 1), *dv = dev_copy(vals, n * s + 1);
+  void *dout = in_place ? dv : dev_copy(out, (n + SLACK) * s);
+  pscan_status st = pscan_scan_by_key_op(ctx, dk, key_type, dv, dout, n, op, exclusive, from);
+  dev_back(out, dout, (in_place ? n : n + SLACK) * s);
+  size_t bad = n;
+  bool ok = st == PSCAN_OK && (in_place || test_is_poisoned(out + n * s, SLACK * s));
+  for (size_t i = 0; ok && i < n; i++)
+    if (!same(c, out + i * s, want + i * s))
+      ok = false, bad = i;
+  CHECK(ok, "cuda scan_by_key_op %s %s keys %s%s n %zu runs <= %zu mode %d%s: %s, first wrong at "
+        "%zu", c->label, how, pscan__dtype_name(key_type), nan ? " (NaN)" : "", n, max_run, mode,
+        in_place ? " in place" : "", pscan_status_name(st), bad);
+  CUDA_OK(cudaFree(dk));
+  CUDA_OK(cudaFree(dv));
+  if (!in_place)
+    CUDA_OK(cudaFree(dout));
+  free(k32), free(keys), free(vals), free(want);
+  return out;
+}
+
+/* Every operator over sizes around its tile and runs of 1 item to the whole input; keys of
+   every dtype for the first; deterministic mode's bits twice alike. */
+static void by_key_cuda_case(const uo_case *c, bool first, test_rng *rng) {
+  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
+                     .name = c->name, .elem_size = c->size, .identity = c->identity};
+  pscan_ctx *ctx = make_ctx(1);
+  pscan_user_op *op = NULL;
+  CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
+  const size_t t = pscan__jit_tile_items(c->size);
+  const size_t sizes[] = {0, 1, 2, t - 1, t, t + 1, 3 * t + 2, 40 * t + 7,
+                          1 + (size_t)test_below(rng, quick ? 50000 : 500000)};
+  const size_t max_runs[] = {1, 3, 50, 2 * t + 5, SIZE_MAX};
+  unsigned variant = 0;
+  for (size_t si = 0; op && si < sizeof sizes / sizeof *sizes; si++)
+    for (size_t ri = 0; ri < sizeof max_runs / sizeof *max_runs; ri++)
+      free(check_by_key_cuda(ctx, c, op, sizes[si], max_runs[ri], variant++, PSCAN_I32, false,
+                             rng, ""));
+  for (int kt = 0; first && op && kt < PSCAN_DTYPE_COUNT; kt++)
+    for (size_t ri = 0; ri < 3; ri++)
+      free(check_by_key_cuda(ctx, c, op, 5 * t + 3, max_runs[ri], variant++, (pscan_dtype)kt,
+                             false, rng, ""));
+  if (first && op)
+    free(check_by_key_cuda(ctx, c, op, 3 * t + 1, 3, 0, PSCAN_F32, true, rng, ""));
+  test_set(ctx, PSCAN_PARAM_DETERMINISTIC, 1);
+  const size_t big = (quick ? (size_t)1 << 20 : (size_t)1 << 22) + 11; /* hundreds of tiles */
+  for (size_t ri = 2; op && ri < sizeof max_runs / sizeof *max_runs; ri++) {
+    test_rng r1 = *rng, r2 = *rng;
+    char *a = check_by_key_cuda(ctx, c, op, big, max_runs[ri], 1, PSCAN_I32, false, &r1,
+                                "deterministic");
+    char *b = check_by_key_cuda(ctx, c, op, big, max_runs[ri], 1, PSCAN_I32, false, &r2,
+                                "deterministic, again");
+    CHECK(memcmp(a, b, big * c->size) == 0, "cuda scan_by_key_op %s deterministic: two runs of "
+          "%zu items (runs <= %zu) differ", c->label, big, max_runs[ri]);
+    free(a), free(b);
+    *rng = r1;
+  }
+  pscan_op_destroy(op);
+  pscan_destroy(ctx);
+}
+
+/* scan_by_key_op runs on the device; reduce_by_key_op is refused there, writing nothing. */
 void test_by_key_op(void) {
+  test_rng rng = test_fork(seed, 5000);
+  for (int i = 0; i < UO_NCASES; i++)
+    by_key_cuda_case(&uo_cases[i], i == 0, &rng);
   pscan_ctx *ctx = make_ctx(1);
   const uo_case *c = &uo_cases[0];
   pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
@@ -253,8 +389,6 @@ void test_by_key_op(void) {
   void *dko = dev_copy(keys, sizeof keys), *dvo = dev_copy(vals, N * c->size);
   size_t count = 7;
   CHECK_STATUS(pscan_reduce_by_key_op(ctx, dk, PSCAN_I32, dv, dko, dvo, N, op, &count),
-               PSCAN_ERR_UNSUPPORTED);
-  CHECK_STATUS(pscan_scan_by_key_op(ctx, dk, PSCAN_I32, dv, dvo, N, op, 0, NULL),
                PSCAN_ERR_UNSUPPORTED);
   dev_back(vals, dvo, N * c->size);
   CHECK(test_is_poisoned(vals, N * c->size) && count == 7, "a refused by-key call wrote");

@@ -80,11 +80,13 @@ const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(pscan_ctx *ctx, int 
 }
 
 pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
+  if (c->user_value && c->kind == PSCAN__COMPACT_SCAN_BY_KEY)
+    return pscan__cuda_scan_by_key_op(ctx, c->user_value, c->in, c->type, c->vals_in, c->vals_out,
+                                      c->n, c->exclusive, c->init);
   if (c->user_value)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
-                       "%s: user operators on by-key values run on the CPU backend only",
-                       c->kind == PSCAN__COMPACT_REDUCE_BY_KEY ? "pscan_reduce_by_key_op"
-                                                               : "pscan_scan_by_key_op");
+                       "pscan_reduce_by_key_op: user operators on reduce_by_key's values run on "
+                       "the CPU backend only");
   cuda_state *st = ctx->impl;
   bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   const pscan__cuda_compact_kernel *k =

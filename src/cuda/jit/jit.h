@@ -32,14 +32,15 @@ size_t pscan__jit_status_slot(const pscan_op_desc *desc);
 /* The kernel a program defines (PSCAN__JIT_AXIS: the axis program, user_axis.cuh, whose
    kernels are named in user_axis.h; pscan__jit_kernel_name gives its first; PSCAN__JIT_SCAN_LINES:
    the scan of lines back to back, PSCAN__JIT_REDUCE: the tile totals of pscan_reduce_op, both in
-   user_scan.cuh). */
+   user_scan.cuh; PSCAN__JIT_SCAN_BY_KEY: pscan_scan_by_key_op, user_by_key.cuh). */
 typedef enum {
   PSCAN__JIT_SCAN,
   PSCAN__JIT_SCAN_ORDERED,
   PSCAN__JIT_SELECT,
   PSCAN__JIT_AXIS,
   PSCAN__JIT_SCAN_LINES,
-  PSCAN__JIT_REDUCE
+  PSCAN__JIT_REDUCE,
+  PSCAN__JIT_SCAN_BY_KEY
 } pscan__jit_kernel;
 const char *pscan__jit_kernel_name(pscan__jit_kernel k);
 pscan__jit_kernel pscan__jit_kernel_for(const pscan_op_desc *desc, int ordered);
@@ -76,6 +77,11 @@ pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, voi
 pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *in, void *out,
                                        size_t n, size_t len, int mirror, int exclusive,
                                        const void *init);
+/* pscan_scan_by_key_op: keys of key_type (device memory, not overlapping out), n >= 1; init in
+   host memory (api.c passes the identity as init for an exclusive scan without one). */
+pscan_status pscan__cuda_scan_by_key_op(pscan_ctx *ctx, void *impl, const void *keys,
+                                        pscan_dtype key_type, const void *in, void *out, size_t n,
+                                        int exclusive, const void *init);
 /* pscan_reduce_op (the backend's reduce_op entry). */
 pscan_status pscan__cuda_reduce_op(pscan_ctx *ctx, void *impl, const void *in, size_t n,
                                    const void *init, void *total);

@@ -16,7 +16,7 @@
 
 /* The kernels an operator may load (cuda_op.k): 0 the scan or the select, 1 the ordered scan,
    then these. */
-enum { K_AXIS = 2, K_LINES = 3, K_REDUCE = 4, K_COUNT = 5 };
+enum { K_AXIS = 2, K_LINES = 3, K_REDUCE = 4, K_BY_KEY = 5, K_COUNT = 6 };
 
 typedef struct cuda_op {
   pscan_op_desc desc; /* source, type_name and name point into strings */
@@ -30,7 +30,7 @@ typedef struct cuda_op {
     cudaKernel_t kernel;
     int rows; /* resident blocks per multiprocessor (the staggered rows) */
   } k[K_COUNT]; /* [K_AXIS] the axis program, [K_LINES] the scan of lines back to back,
-                   [K_REDUCE] the tile totals of a reduction */
+                   [K_REDUCE] the tile totals of a reduction, [K_BY_KEY] the scan by key */
   void *axis[4]; /* the axis program's kernels (user_axis.h's PSCAN__UA_KERNELS) */
   char *status;
   size_t status_bytes;
@@ -43,7 +43,8 @@ typedef struct cuda_op {
 
 /* The launch parameters as user_tile.cuh's pscan_user_params lays them out. */
 enum { FLAGS_AT = sizeof(pscan__cuda_scan_params), COUNT_AT = FLAGS_AT + 8, VALUE_AT = FLAGS_AT + 16 };
-enum { HAS_INIT = 1, HAS_FIRST = 2, PARTITION = 4 };
+enum { HAS_INIT = 1, HAS_FIRST = 2, PARTITION = 4, KEY_SHIFT = 8, KEY_FLOAT = 16 };
+enum { KEYS_AT = COUNT_AT }; /* the scan by key's keys, where a select's count goes */
 typedef union params_buf {
   unsigned char bytes[VALUE_AT + PSCAN__JIT_MAX_ELEM + 16];
   pscan__cuda_scan_params base;
@@ -116,6 +117,7 @@ static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
   pscan__jit_kernel k = which == K_AXIS     ? PSCAN__JIT_AXIS
                         : which == K_LINES  ? PSCAN__JIT_SCAN_LINES
                         : which == K_REDUCE ? PSCAN__JIT_REDUCE
+                        : which == K_BY_KEY ? PSCAN__JIT_SCAN_BY_KEY
                                             : pscan__jit_kernel_for(&op->desc, which);
   char key[33];
   cache_key(op, k, key);
@@ -338,6 +340,31 @@ pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *i
                                        size_t n, size_t len, int mirror, int exclusive,
                                        const void *init) {
   return scan_op(ctx, impl, in, out, n, len, mirror, exclusive, init);
+}
+
+/* The scan by key (user_by_key.cuh): one launch in look-back mode, the key's kind in the flags
+   (its size, KEY_FLOAT for floats, which compare by value). */
+pscan_status pscan__cuda_scan_by_key_op(pscan_ctx *ctx, void *impl, const void *keys,
+                                        pscan_dtype key_type, const void *in, void *out, size_t n,
+                                        int exclusive, const void *init) {
+  cuda_op *op = impl;
+  PSCAN__CHECK(load_kernel(ctx, op, K_BY_KEY));
+  pscan__cuda_env env;
+  PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
+  params_buf buf;
+  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, true, &buf));
+  buf.base.exclusive = exclusive;
+  buf.base.deterministic = ctx->params[PSCAN_PARAM_DETERMINISTIC] != 0;
+  buf.base.mode = PSCAN__MODE_LOOKBACK;
+  const bool floats = key_type == PSCAN_F32 || key_type == PSCAN_F64;
+  unsigned long long flags = (init ? HAS_INIT : 0) |
+                             (unsigned long long)(pscan_dtype_size(key_type) | (floats ? KEY_FLOAT : 0))
+                                 << KEY_SHIFT;
+  memcpy(buf.bytes + FLAGS_AT, &flags, sizeof flags);
+  memcpy(buf.bytes + KEYS_AT, &keys, sizeof keys);
+  if (init)
+    memcpy(buf.bytes + VALUE_AT, init, op->desc.elem_size);
+  return launch(ctx, op, K_BY_KEY, &env, &buf);
 }
 
 /* The tile totals (pscan_user_reduce: a block per tile, no tile ids taken), then an inclusive

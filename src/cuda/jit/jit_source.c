@@ -130,6 +130,7 @@ const char *pscan__jit_kernel_name(pscan__jit_kernel k) {
          : k == PSCAN__JIT_SCAN_ORDERED   ? "pscan_user_scan_ordered"
          : k == PSCAN__JIT_SCAN_LINES     ? "pscan_user_scan_lines"
          : k == PSCAN__JIT_REDUCE         ? "pscan_user_reduce"
+         : k == PSCAN__JIT_SCAN_BY_KEY    ? "pscan_user_scan_by_key"
                                           : "pscan_user_scan";
 }
 
@@ -148,6 +149,7 @@ static const char program_format[] =
     "#define PSCAN_USER_AXIS %d\n"
     "#define PSCAN_USER_LINES %d\n"
     "#define PSCAN_USER_REDUCE %d\n"
+    "#define PSCAN_USER_BY_KEY %d\n"
     "#define PSCAN_USER_SPLIT_MAX %u\n"
     "#line 1 \"pscan_op_source\"\n"
     "%s\n"
@@ -210,7 +212,7 @@ char *pscan__jit_program(const pscan_op_desc *desc, pscan__jit_kernel k) {
     snprintf(text, len, program_format, desc->elem_size, pscan__jit_tile_items(desc->elem_size),
              sizeof(pscan__cuda_scan_params), (int)pred, k == PSCAN__JIT_SCAN_ORDERED,
              k == PSCAN__JIT_AXIS, k == PSCAN__JIT_SCAN_LINES, k == PSCAN__JIT_REDUCE,
-             split_max, desc->source, desc->type_name, glue);
+             k == PSCAN__JIT_SCAN_BY_KEY, split_max, desc->source, desc->type_name, glue);
   pscan__free(glue);
   return text;
 }

@@ -30,4 +30,7 @@ enum { PSCAN_USER_SIZE = (int)sizeof(pscan_user_t) };
 #include "lookback.cuh"
 #include "user_tile.cuh"
 #include "user_scan.cuh"
+#if PSCAN_USER_BY_KEY
+#include "user_by_key.cuh"
+#endif
 #endif

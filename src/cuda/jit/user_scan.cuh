@@ -153,7 +153,8 @@ static __device__ __forceinline__ void pu_reduce_body(const pscan_user_params *u
    kernel, with PSCAN_USER_ORDERED (deterministic mode, compiled on its first use) the one with
    the ordered look-back (lookback.cuh), whose results do not depend on timing, with
    PSCAN_USER_LINES (compiled on the first axis scan of lines back to back) pu_lines_body, or with
-   PSCAN_USER_REDUCE (on the first pscan_reduce_op) pu_reduce_body. */
+   PSCAN_USER_REDUCE (on the first pscan_reduce_op) pu_reduce_body, or with PSCAN_USER_BY_KEY
+   (on the first pscan_scan_by_key_op) user_by_key.cuh's. */
 #if PSCAN_USER_REDUCE
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
     pscan_user_reduce(const pscan_user_params up) {
@@ -161,6 +162,8 @@ extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
   pscan__wait_for_predecessor();
   pu_reduce_body(&up, &sm);
 }
+#elif PSCAN_USER_BY_KEY
+/* (user_by_key.cuh's kernel) */
 #elif PSCAN_USER_LINES
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
     pscan_user_scan_lines(const pscan_user_params up) {

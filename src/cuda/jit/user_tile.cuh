@@ -42,8 +42,11 @@ static_assert(sizeof(pscan__cuda_scan_params) == PSCAN_USER_BASE_BYTES,
    kernel's own. jit_cuda.c lays out the same bytes: flags at sizeof(base), value at + 8. */
 typedef struct pscan_user_params {
   pscan__cuda_scan_params base;
-  unsigned long long flags;         /* PU_HAS_INIT, PU_HAS_FIRST, PU_PARTITION */
-  unsigned long long *count_out;    /* select: the number kept */
+  unsigned long long flags;         /* PU_HAS_INIT, PU_HAS_FIRST, PU_PARTITION; the key's kind */
+  union {
+    unsigned long long *count_out;  /* select: the number kept */
+    const void *keys;               /* scan by key (user_by_key.cuh) */
+  };
   unsigned char value[PSCAN_USER_ELEM_SIZE]; /* scan: the init, or out[0] of an exclusive scan */
 } pscan_user_params;
 enum { PU_HAS_INIT = 1, PU_HAS_FIRST = 2, PU_PARTITION = 4 };
