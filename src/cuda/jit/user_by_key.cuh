@@ -26,7 +26,7 @@ enum { PU_KEY_SHIFT = 8, PU_KEY_FLOAT = 16 };
 #define PU_KEY_HEADS(T)                                                                     \
   {                                                                                         \
     const T *kp = (const T *)keys + first;                                                  \
-    T prev = first ? kp[-1] : kp[0];                                                        \
+    T prev = first && count ? kp[-1] : (T)0; /* (a thread past the end reads nothing) */    \
     _Pragma("unroll") for (int w = 0; w < PU_MASK_WORDS; w++) {                             \
       unsigned bits = 0;                                                                    \
       for (unsigned j = 0; j < 32 && w * 32 + j < count; j++) {                             \
@@ -38,7 +38,7 @@ enum { PU_KEY_SHIFT = 8, PU_KEY_FLOAT = 16 };
       mask[w] = bits;                                                                       \
     }                                                                                       \
     if (first == 0)                                                                         \
-      mask[0] |= 1u;                                                                        \
+      mask[0] |= 1u; /* (its comparison with 0 above may have said otherwise) */           \
   }
 
 static __device__ __forceinline__ void pu_key_heads(const void *keys, unsigned kind,
