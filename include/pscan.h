@@ -470,9 +470,11 @@ PSCAN_API pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *
    elements of its type (any alignment); keys of a built-in type, compared as in
    pscan_reduce_by_key. Same semantics, overlap rules and statuses as those two (the operator need
    not be commutative: each run is reduced / scanned in order); scan_by_key_op's exclusive scan
-   without init needs the desc's identity, as pscan_scan_op's does. CPU backend, elements of at
-   most 64 bytes (a run's value travels in the single-pass look-back): wider elements, and the
-   CUDA backend, are PSCAN_ERR_UNSUPPORTED, nothing written. */
+   without init needs the desc's identity, as pscan_scan_op's does. Elements of at most 64 bytes
+   (a run's value travels in the single-pass look-back; wider ones are PSCAN_ERR_UNSUPPORTED,
+   nothing written). Both on the CPU; on the CUDA backend scan_by_key_op runs (a kernel of its
+   own, compiled or loaded from the disk cache on the operator's first by-key scan) and
+   reduce_by_key_op is PSCAN_ERR_UNSUPPORTED, nothing written. */
 PSCAN_API pscan_status pscan_reduce_by_key_op(pscan_ctx *ctx, const void *keys_in,
                                               pscan_dtype key_type, const void *vals_in,
                                               void *keys_out, void *vals_out, size_t n,

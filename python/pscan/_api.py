@@ -426,8 +426,8 @@ def scan_by_key(keys, x, op="sum", exclusive=False, init=None, *, out=None, ctx=
     The result has x's dtype.
 
     op: a built-in operator's name, or a pscan.Op of kind "combine" on x's elements (a
-    structured dtype, or the rows of an (n, K) x; keys then holds n keys): CPU arrays, elements
-    of at most 64 bytes (other cases raise pscan.UnsupportedError)."""
+    structured dtype, or the rows of an (n, K) x; keys then holds n keys): elements of at most
+    64 bytes (wider ones raise pscan.UnsupportedError), on CPU and device arrays alike."""
     if isinstance(op, Op):  # x's elements are the Op's: no type code, no op code
         call, kc, esize = _by_key_user(keys, x, op, "scan_by_key")
         tc = opc = 0

@@ -197,6 +197,30 @@ def test_user_op_affine_last_axis(lib, rng):
     assert final.shape == (2,) and final[0] == 1 and final[1] == np.sum(b)
 
 
+def test_user_op_by_key(lib, rng):
+    """An affine recurrence restarting at every new key, on the device (a = +-1, b small
+    integers: exact in any bracketing); reduce_by_key with an Op is refused there."""
+    src = ("typedef struct { float a, b; } affine;\n"
+           "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b };"
+           " return r; }\n")
+    op = pscan.Op(src, "affine", "compose", np.dtype([("a", "f4"), ("b", "f4")]))
+    n = 200_003
+    keys = np.repeat(np.arange(n, dtype=np.int64), rng.integers(1, 40, n))[:n]
+    a = rng.choice(np.array([-1.0, 1.0], np.float32), n)
+    b = rng.integers(-3, 4, n).astype(np.float32)
+    r = lib.get(pscan.scan_by_key(lib.put(keys), lib.put(np.stack([a, b], axis=-1)), op))
+    want = np.empty((n, 2), np.float32)
+    for i in range(n):
+        if i == 0 or keys[i] != keys[i - 1]:
+            A, B = a[i], b[i]
+        else:
+            A, B = A * a[i], a[i] * B + b[i]
+        want[i] = (A, B)
+    np.testing.assert_array_equal(r, want)
+    with pytest.raises(pscan.UnsupportedError, match="CPU backend only"):
+        pscan.reduce_by_key(lib.put(keys), lib.put(np.stack([a, b], axis=-1)), op)
+
+
 def test_mixed_devices_refused(lib):
     x = lib.put(np.arange(10.0))
     with pytest.raises(ValueError):
