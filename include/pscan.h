@@ -472,9 +472,8 @@ PSCAN_API pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *
    not be commutative: each run is reduced / scanned in order); scan_by_key_op's exclusive scan
    without init needs the desc's identity, as pscan_scan_op's does. Elements of at most 64 bytes
    (a run's value travels in the single-pass look-back; wider ones are PSCAN_ERR_UNSUPPORTED,
-   nothing written). Both on the CPU; on the CUDA backend scan_by_key_op runs (a kernel of its
-   own, compiled or loaded from the disk cache on the operator's first by-key scan) and
-   reduce_by_key_op is PSCAN_ERR_UNSUPPORTED, nothing written. */
+   nothing written), on both backends; on the GPU each is a kernel of its own, compiled (or
+   loaded from the disk cache) on the operator's first call of it. */
 PSCAN_API pscan_status pscan_reduce_by_key_op(pscan_ctx *ctx, const void *keys_in,
                                               pscan_dtype key_type, const void *vals_in,
                                               void *keys_out, void *vals_out, size_t n,

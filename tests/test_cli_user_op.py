@@ -218,8 +218,7 @@ def runs_of(keys, ms, exclusive=False, init=None):
 
 
 def test_by_key():
-    """scan-by-key and reduce-by-key of (n, 2) u32 maps by i32 keys; on the GPU, reduce-by-key is
-    a refusal."""
+    """scan-by-key and reduce-by-key of (n, 2) u32 maps by i32 keys (on either backend)."""
     for n in (1, 2, 33, 3000 + rng.randrange(3000), 70000 + rng.randrange(9000)):
         ms = maps(n)
         keys, kp = write_keys("k.npy", n)
@@ -235,10 +234,6 @@ def test_by_key():
                 check(dtype == "u32" and tuple(shape) == (n, 2) and pairs(got) == want,
                       f"{what}: {dtype} {shape} {pairs(got)[:3]}..., want {want[:3]}...")
         what = f"reduce-by-key n={n}"
-        if EXTRA:
-            refused(["reduce-by-key"] + affine_args() + [kp, inp, path("ko.npy"), path("vo.npy")],
-                    f"{what} on the GPU", 1, "CPU backend only")
-            continue
         if ok(["reduce-by-key"] + affine_args() + [kp, inp, path("ko.npy"), path("vo.npy")],
               what):
             heads = [i for i in range(n) if i == 0 or keys[i] != keys[i - 1]]

@@ -88,11 +88,13 @@ static void test_sizes(void) {
   expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f32, lines back to back");
   expect_compiles(&d, PSCAN__JIT_REDUCE, "affine f32, tile totals (reduce)");
   expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, "affine f32, scan by key");
+  expect_compiles(&d, PSCAN__JIT_REDUCE_BY_KEY, "affine f32, reduce by key");
   d = combine(affine_f64, "struct affine64", "compose", 16);
   expect_compiles(&d, PSCAN__JIT_SCAN, "affine f64 (16 B)");
   expect_compiles(&d, PSCAN__JIT_SCAN_LINES, "affine f64, lines back to back");
   expect_compiles(&d, PSCAN__JIT_REDUCE, "affine f64, tile totals (reduce)");
   expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, "affine f64, scan by key");
+  expect_compiles(&d, PSCAN__JIT_REDUCE_BY_KEY, "affine f64, reduce by key");
   d = combine("#include <stdint.h>\nint32_t add(int32_t a, int32_t b) { return a + b; }\n",
               "int32_t", "add", 4);
   expect_compiles(&d, PSCAN__JIT_SCAN, "i32 sum (4 B)");
@@ -113,6 +115,8 @@ static void test_sizes(void) {
     char label[64];
     snprintf(label, sizeof label, "%s, scan by key", sizes[i].what);
     expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, label);
+    snprintf(label, sizeof label, "%s, reduce by key", sizes[i].what);
+    expect_compiles(&d, PSCAN__JIT_REDUCE_BY_KEY, label);
   }
   /* The largest elements: 4x4 matrix products (combined through a call). */
   static const char mat[] =
@@ -125,6 +129,7 @@ static void test_sizes(void) {
   d = combine(src, "mat", "mul", 64);
   expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f32 matrices (64 B)");
   expect_compiles(&d, PSCAN__JIT_SCAN_BY_KEY, "4x4 f32 matrices (64 B), scan by key");
+  expect_compiles(&d, PSCAN__JIT_REDUCE_BY_KEY, "4x4 f32 matrices (64 B), reduce by key");
   snprintf(src, sizeof src, mat, "double", "double");
   d = combine(src, "mat", "mul", 128);
   expect_compiles(&d, PSCAN__JIT_SCAN, "4x4 f64 matrices (128 B)");
@@ -151,7 +156,8 @@ static void expect_identity_program(const pscan_op_desc *d, bool carried, const 
     return;
   static const pscan__jit_kernel kernels[] = {PSCAN__JIT_SCAN, PSCAN__JIT_SCAN_ORDERED,
                                               PSCAN__JIT_SCAN_LINES, PSCAN__JIT_REDUCE,
-                                              PSCAN__JIT_AXIS, PSCAN__JIT_SCAN_BY_KEY};
+                                              PSCAN__JIT_AXIS, PSCAN__JIT_SCAN_BY_KEY,
+                                              PSCAN__JIT_REDUCE_BY_KEY};
   for (size_t i = 0; i < (test_quick() ? 1 : sizeof kernels / sizeof kernels[0]); i++) {
     char label[96];
     snprintf(label, sizeof label, "%s + identity: %s", what, pscan__jit_kernel_name(kernels[i]));

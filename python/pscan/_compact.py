@@ -138,7 +138,8 @@ def reduce_by_key(keys, vals, op="sum", *, ctx=None, stream=None):
     """(unique_keys, reductions): one entry per run of equal consecutive keys, its values
     reduced with op (in the values' dtype). op: a built-in operator's name, or a pscan.Op of
     kind "combine" on vals' elements (a structured dtype, or the rows of an (n, K) vals):
-    CPU arrays, elements of at most 64 bytes (other cases raise pscan.UnsupportedError)."""
+    elements of at most 64 bytes (wider ones raise pscan.UnsupportedError), on CPU and device
+    arrays alike."""
     if isinstance(op, Op):  # the values are the Op's elements: no type code, no op code
         call, kc, esize = _by_key_user(keys, vals, op, "reduce_by_key")
         vtc = opc = 0

@@ -199,7 +199,7 @@ def test_user_op_affine_last_axis(lib, rng):
 
 def test_user_op_by_key(lib, rng):
     """An affine recurrence restarting at every new key, on the device (a = +-1, b small
-    integers: exact in any bracketing); reduce_by_key with an Op is refused there."""
+    integers: exact in any bracketing), and its reduction: each run's key and final state."""
     src = ("typedef struct { float a, b; } affine;\n"
            "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b };"
            " return r; }\n")
@@ -217,8 +217,11 @@ def test_user_op_by_key(lib, rng):
             A, B = A * a[i], a[i] * B + b[i]
         want[i] = (A, B)
     np.testing.assert_array_equal(r, want)
-    with pytest.raises(pscan.UnsupportedError, match="CPU backend only"):
-        pscan.reduce_by_key(lib.put(keys), lib.put(np.stack([a, b], axis=-1)), op)
+    ko, vo = pscan.reduce_by_key(lib.put(keys), lib.put(np.stack([a, b], axis=-1)), op)
+    heads = np.r_[True, keys[1:] != keys[:-1]]
+    ends = np.r_[np.nonzero(heads)[0][1:] - 1, n - 1]
+    np.testing.assert_array_equal(lib.get(ko), keys[heads])
+    np.testing.assert_array_equal(lib.get(vo), want[ends])
 
 
 def test_mixed_devices_refused(lib):

@@ -84,9 +84,8 @@ pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
     return pscan__cuda_scan_by_key_op(ctx, c->user_value, c->in, c->type, c->vals_in, c->vals_out,
                                       c->n, c->exclusive, c->init);
   if (c->user_value)
-    return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
-                       "pscan_reduce_by_key_op: user operators on reduce_by_key's values run on "
-                       "the CPU backend only");
+    return pscan__cuda_reduce_by_key_op(ctx, c->user_value, c->in, c->type, c->vals_in, c->out,
+                                        c->vals_out, c->n, c->num_selected);
   cuda_state *st = ctx->impl;
   bool by_key = c->kind == PSCAN__COMPACT_REDUCE_BY_KEY || c->kind == PSCAN__COMPACT_SCAN_BY_KEY;
   const pscan__cuda_compact_kernel *k =

@@ -32,7 +32,8 @@ size_t pscan__jit_status_slot(const pscan_op_desc *desc);
 /* The kernel a program defines (PSCAN__JIT_AXIS: the axis program, user_axis.cuh, whose
    kernels are named in user_axis.h; pscan__jit_kernel_name gives its first; PSCAN__JIT_SCAN_LINES:
    the scan of lines back to back, PSCAN__JIT_REDUCE: the tile totals of pscan_reduce_op, both in
-   user_scan.cuh; PSCAN__JIT_SCAN_BY_KEY: pscan_scan_by_key_op, user_by_key.cuh). */
+   user_scan.cuh; PSCAN__JIT_SCAN_BY_KEY / PSCAN__JIT_REDUCE_BY_KEY: pscan_scan_by_key_op /
+   pscan_reduce_by_key_op, user_by_key.cuh). */
 typedef enum {
   PSCAN__JIT_SCAN,
   PSCAN__JIT_SCAN_ORDERED,
@@ -40,7 +41,8 @@ typedef enum {
   PSCAN__JIT_AXIS,
   PSCAN__JIT_SCAN_LINES,
   PSCAN__JIT_REDUCE,
-  PSCAN__JIT_SCAN_BY_KEY
+  PSCAN__JIT_SCAN_BY_KEY,
+  PSCAN__JIT_REDUCE_BY_KEY
 } pscan__jit_kernel;
 const char *pscan__jit_kernel_name(pscan__jit_kernel k);
 pscan__jit_kernel pscan__jit_kernel_for(const pscan_op_desc *desc, int ordered);
@@ -82,6 +84,12 @@ pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *i
 pscan_status pscan__cuda_scan_by_key_op(pscan_ctx *ctx, void *impl, const void *keys,
                                         pscan_dtype key_type, const void *in, void *out, size_t n,
                                         int exclusive, const void *init);
+/* pscan_reduce_by_key_op: keys_in / vals_in, keys_out / vals_out in device memory (api.c has
+   checked their overlaps), n >= 1; *num_runs in host or device memory (NULL: not written). */
+pscan_status pscan__cuda_reduce_by_key_op(pscan_ctx *ctx, void *impl, const void *keys_in,
+                                          pscan_dtype key_type, const void *vals_in,
+                                          void *keys_out, void *vals_out, size_t n,
+                                          size_t *num_runs);
 /* pscan_reduce_op (the backend's reduce_op entry). */
 pscan_status pscan__cuda_reduce_op(pscan_ctx *ctx, void *impl, const void *in, size_t n,
                                    const void *init, void *total);

@@ -4,7 +4,7 @@
  * context's tile counter and the operator's own tile-status buffer (its slots have the operator's
  * own layout, so no other kernel's words ever share it: a stale word can never carry a current
  * epoch). Deterministic mode's kernel is compiled on its first use. */
-#include "jit.h"
+#include "jit_launch.h"
 #include "user_axis.h"
 
 #include "../../op/cache.h"
@@ -13,43 +13,6 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <string.h>
-
-/* The kernels an operator may load (cuda_op.k): 0 the scan or the select, 1 the ordered scan,
-   then these. */
-enum { K_AXIS = 2, K_LINES = 3, K_REDUCE = 4, K_BY_KEY = 5, K_COUNT = 6 };
-
-typedef struct cuda_op {
-  pscan_op_desc desc; /* source, type_name and name point into strings */
-  char *strings;
-  unsigned char identity[PSCAN__JIT_MAX_ELEM];
-  bool has_identity;
-  char key[33];
-  int arch;
-  struct {
-    cudaLibrary_t lib;
-    cudaKernel_t kernel;
-    int rows; /* resident blocks per multiprocessor (the staggered rows) */
-  } k[K_COUNT]; /* [K_AXIS] the axis program, [K_LINES] the scan of lines back to back,
-                   [K_REDUCE] the tile totals of a reduction, [K_BY_KEY] the scan by key */
-  void *axis[4]; /* the axis program's kernels (user_axis.h's PSCAN__UA_KERNELS) */
-  char *status;
-  size_t status_bytes;
-  char *totals; /* a reduction's tile totals and their scan */
-  size_t totals_bytes;
-  uint32_t epoch;
-  unsigned tile_items;
-  size_t slot;
-} cuda_op;
-
-/* The launch parameters as user_tile.cuh's pscan_user_params lays them out. */
-enum { FLAGS_AT = sizeof(pscan__cuda_scan_params), COUNT_AT = FLAGS_AT + 8, VALUE_AT = FLAGS_AT + 16 };
-enum { HAS_INIT = 1, HAS_FIRST = 2, PARTITION = 4, KEY_SHIFT = 8, KEY_FLOAT = 16 };
-enum { KEYS_AT = COUNT_AT }; /* the scan by key's keys, where a select's count goes */
-typedef union params_buf {
-  unsigned char bytes[VALUE_AT + PSCAN__JIT_MAX_ELEM + 16];
-  pscan__cuda_scan_params base;
-  unsigned long long align;
-} params_buf;
 
 static pscan_status copy_desc(pscan_ctx *ctx, cuda_op *op, const pscan_op_desc *d) {
   size_t ls = strlen(d->source) + 1, lt = strlen(d->type_name) + 1, ln = strlen(d->name) + 1;
@@ -109,15 +72,14 @@ static cudaError_t load_cubin(cuda_op *op, int which, pscan__jit_kernel k, const
   return cudaSuccess;
 }
 
-/* Loads kernel `which` (0, 1: the ordered scan, or one of K_*) from the disk cache, else
-   compiles it. */
-static pscan_status load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
+pscan_status pscan__jit_load_kernel(pscan_ctx *ctx, cuda_op *op, int which) {
   if (op->k[which].kernel)
     return PSCAN_OK;
   pscan__jit_kernel k = which == K_AXIS     ? PSCAN__JIT_AXIS
                         : which == K_LINES  ? PSCAN__JIT_SCAN_LINES
                         : which == K_REDUCE ? PSCAN__JIT_REDUCE
                         : which == K_BY_KEY ? PSCAN__JIT_SCAN_BY_KEY
+                        : which == K_REDUCE_BY_KEY ? PSCAN__JIT_REDUCE_BY_KEY
                                             : pscan__jit_kernel_for(&op->desc, which);
   char key[33];
   cache_key(op, k, key);
@@ -192,7 +154,7 @@ pscan_status pscan__cuda_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, co
   op->slot = pscan__jit_status_slot(desc);
   pscan_status s = copy_desc(ctx, op, desc);
   if (s == PSCAN_OK)
-    s = load_kernel(ctx, op, 0);
+    s = pscan__jit_load_kernel(ctx, op, 0);
   if (s != PSCAN_OK) {
     unload(op);
     pscan__free(op->strings);
@@ -213,6 +175,8 @@ void pscan__cuda_op_destroy(pscan_ctx *ctx, void *impl) {
       cudaFreeAsync(op->status, (cudaStream_t)env.stream);
     if (op->totals)
       cudaFreeAsync(op->totals, (cudaStream_t)env.stream);
+    if (op->count_words)
+      cudaFreeAsync(op->count_words, (cudaStream_t)env.stream);
     cudaStreamSynchronize((cudaStream_t)env.stream); /* no kernel of the library still runs */
   }
   cudaGetLastError();
@@ -221,10 +185,9 @@ void pscan__cuda_op_destroy(pscan_ctx *ctx, void *impl) {
   pscan__free(op);
 }
 
-/* The common part of a launch's parameters. lookback: the kernel publishes tile statuses (the
-   scans, not the reduction's tile totals), so the status buffer grows and a new epoch begins. */
-static pscan_status prepare(pscan_ctx *ctx, cuda_op *op, const pscan__cuda_env *env,
-                            const void *in, void *out, size_t n, bool lookback, params_buf *buf) {
+pscan_status pscan__jit_prepare(pscan_ctx *ctx, cuda_op *op, const pscan__cuda_env *env,
+                                const void *in, void *out, size_t n, bool lookback,
+                                params_buf *buf) {
   uint64_t tiles = (n + op->tile_items - 1) / op->tile_items;
   if (tiles > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "user operator: %llu tiles exceed the grid limit",
@@ -233,6 +196,8 @@ static pscan_status prepare(pscan_ctx *ctx, cuda_op *op, const pscan__cuda_env *
     PSCAN__CHECK(pscan__cuda_grow(ctx, &op->status, &op->status_bytes, 2 * tiles * op->slot));
     if (++op->epoch == 0) { /* wrapped: old tags could match again */
       cudaError_t e = cudaMemsetAsync(op->status, 0, op->status_bytes, (cudaStream_t)env->stream);
+      if (e == cudaSuccess && op->count_words)
+        e = cudaMemsetAsync(op->count_words, 0, op->count_words_bytes, (cudaStream_t)env->stream);
       if (e != cudaSuccess)
         return pscan__cuda_fail(ctx, e, "cudaMemsetAsync");
       op->epoch = 1;
@@ -263,9 +228,8 @@ static pscan_status prepare(pscan_ctx *ctx, cuda_op *op, const pscan__cuda_env *
   return PSCAN_OK;
 }
 
-/* Launches kernel `which` over p's tiles; the counter moves only if it runs. */
-static pscan_status launch(pscan_ctx *ctx, cuda_op *op, int which, const pscan__cuda_env *env,
-                           params_buf *buf) {
+pscan_status pscan__jit_launch(pscan_ctx *ctx, cuda_op *op, int which, const pscan__cuda_env *env,
+                               params_buf *buf) {
   pscan__cuda_scan_params *p = &buf->base;
   if (p->stagger_ns)
     p->stagger_rows = (unsigned)op->k[which].rows;
@@ -294,6 +258,37 @@ static pscan_status launch(pscan_ctx *ctx, cuda_op *op, int which, const pscan__
   return PSCAN_OK;
 }
 
+unsigned long long *pscan__jit_count_target(pscan_ctx *ctx, const pscan__cuda_env *env,
+                                            size_t *num) {
+  return num && pscan__cuda_on_device(ctx, num) ? (unsigned long long *)(void *)num
+                                                : env->count_slot;
+}
+
+pscan_status pscan__jit_count_back(pscan_ctx *ctx, const pscan__cuda_env *env, size_t *num) {
+  if (!num || pscan__cuda_on_device(ctx, num))
+    return PSCAN_OK;
+  cudaStream_t stream = (cudaStream_t)env->stream;
+  unsigned long long v = 0;
+  cudaError_t e = cudaMemcpyAsync(&v, env->count_slot, sizeof v, cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess)
+    return pscan__cuda_fail(ctx, e, "reading the count back");
+  *num = (size_t)v;
+  return PSCAN_OK;
+}
+
+pscan_status pscan__jit_count_zero(pscan_ctx *ctx, const pscan__cuda_env *env, size_t *num) {
+  if (num && pscan__cuda_on_device(ctx, num)) {
+    cudaError_t e = cudaMemsetAsync(num, 0, sizeof *num, (cudaStream_t)env->stream);
+    if (e != cudaSuccess)
+      return pscan__cuda_fail(ctx, e, "cudaMemsetAsync");
+  } else if (num) {
+    *num = 0;
+  }
+  return PSCAN_OK;
+}
+
 /* A scan of n items (segment_len 0), or of lines back to back (kernel 3, in look-back mode);
    mirror: in and out point at item 0, item i lies i elements below it (a reversed view). */
 static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
@@ -308,11 +303,11 @@ static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *ou
   if (n == 0)
     return PSCAN_OK;
   const int which = segment_len ? K_LINES : ctx->params[PSCAN_PARAM_DETERMINISTIC] ? 1 : 0;
-  PSCAN__CHECK(load_kernel(ctx, op, which));
+  PSCAN__CHECK(pscan__jit_load_kernel(ctx, op, which));
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
   params_buf buf;
-  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, true, &buf));
+  PSCAN__CHECK(pscan__jit_prepare(ctx, op, &env, in, out, n, true, &buf));
   buf.base.exclusive = exclusive;
   buf.base.deterministic = which == 1;
   buf.base.segment_len = segment_len;
@@ -328,7 +323,7 @@ static pscan_status scan_op(pscan_ctx *ctx, void *impl, const void *in, void *ou
   memcpy(buf.bytes + FLAGS_AT, &flags, sizeof flags);
   if (init || exclusive)
     memcpy(buf.bytes + VALUE_AT, init ? init : (const void *)op->identity, op->desc.elem_size);
-  return launch(ctx, op, which, &env, &buf);
+  return pscan__jit_launch(ctx, op, which, &env, &buf);
 }
 
 pscan_status pscan__cuda_scan_op(pscan_ctx *ctx, void *impl, const void *in, void *out, size_t n,
@@ -340,31 +335,6 @@ pscan_status pscan__cuda_scan_op_lines(pscan_ctx *ctx, void *impl, const void *i
                                        size_t n, size_t len, int mirror, int exclusive,
                                        const void *init) {
   return scan_op(ctx, impl, in, out, n, len, mirror, exclusive, init);
-}
-
-/* The scan by key (user_by_key.cuh): one launch in look-back mode, the key's kind in the flags
-   (its size, KEY_FLOAT for floats, which compare by value). */
-pscan_status pscan__cuda_scan_by_key_op(pscan_ctx *ctx, void *impl, const void *keys,
-                                        pscan_dtype key_type, const void *in, void *out, size_t n,
-                                        int exclusive, const void *init) {
-  cuda_op *op = impl;
-  PSCAN__CHECK(load_kernel(ctx, op, K_BY_KEY));
-  pscan__cuda_env env;
-  PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
-  params_buf buf;
-  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, true, &buf));
-  buf.base.exclusive = exclusive;
-  buf.base.deterministic = ctx->params[PSCAN_PARAM_DETERMINISTIC] != 0;
-  buf.base.mode = PSCAN__MODE_LOOKBACK;
-  const bool floats = key_type == PSCAN_F32 || key_type == PSCAN_F64;
-  unsigned long long flags = (init ? HAS_INIT : 0) |
-                             (unsigned long long)(pscan_dtype_size(key_type) | (floats ? KEY_FLOAT : 0))
-                                 << KEY_SHIFT;
-  memcpy(buf.bytes + FLAGS_AT, &flags, sizeof flags);
-  memcpy(buf.bytes + KEYS_AT, &keys, sizeof keys);
-  if (init)
-    memcpy(buf.bytes + VALUE_AT, init, op->desc.elem_size);
-  return launch(ctx, op, K_BY_KEY, &env, &buf);
 }
 
 /* The tile totals (pscan_user_reduce: a block per tile, no tile ids taken), then an inclusive
@@ -383,14 +353,14 @@ pscan_status pscan__cuda_reduce_op(pscan_ctx *ctx, void *impl, const void *in, s
   }
   const void *from = init; /* n == 0: init, in host memory */
   if (n > 0) {
-    PSCAN__CHECK(load_kernel(ctx, op, K_REDUCE));
+    PSCAN__CHECK(pscan__jit_load_kernel(ctx, op, K_REDUCE));
     const uint64_t tiles = (n + op->tile_items - 1) / op->tile_items;
     const size_t slab = (tiles * e + 255) / 256 * 256;
     PSCAN__CHECK(pscan__cuda_grow(ctx, &op->totals, &op->totals_bytes, 2 * slab));
     params_buf buf;
-    PSCAN__CHECK(prepare(ctx, op, &env, in, op->totals, n, false, &buf));
+    PSCAN__CHECK(pscan__jit_prepare(ctx, op, &env, in, op->totals, n, false, &buf));
     buf.base.vector_io = (uintptr_t)in % 16 == 0;
-    PSCAN__CHECK(launch(ctx, op, K_REDUCE, &env, &buf));
+    PSCAN__CHECK(pscan__jit_launch(ctx, op, K_REDUCE, &env, &buf));
     PSCAN__CHECK(scan_op(ctx, op, op->totals, op->totals + slab, tiles, 0, 0, 0, init));
     from = op->totals + slab + (tiles - 1) * e;
   }
@@ -408,36 +378,16 @@ pscan_status pscan__cuda_select_op(pscan_ctx *ctx, void *impl, const void *in, v
                        op->desc.name);
   pscan__cuda_env env;
   PSCAN__CHECK(pscan__cuda_env_get(ctx, &env));
-  const bool on_device = num_selected && pscan__cuda_on_device(ctx, num_selected);
-  cudaStream_t stream = (cudaStream_t)env.stream;
-  if (n == 0) {
-    if (on_device) {
-      cudaError_t e = cudaMemsetAsync(num_selected, 0, sizeof *num_selected, stream);
-      if (e != cudaSuccess)
-        return pscan__cuda_fail(ctx, e, "cudaMemsetAsync");
-    } else if (num_selected) {
-      *num_selected = 0;
-    }
-    return PSCAN_OK;
-  }
+  if (n == 0)
+    return pscan__jit_count_zero(ctx, &env, num_selected);
   params_buf buf;
-  PSCAN__CHECK(prepare(ctx, op, &env, in, out, n, true, &buf));
+  PSCAN__CHECK(pscan__jit_prepare(ctx, op, &env, in, out, n, true, &buf));
   unsigned long long flags = partition ? PARTITION : 0;
-  unsigned long long *count = on_device ? (unsigned long long *)(void *)num_selected
-                                        : env.count_slot;
+  unsigned long long *count = pscan__jit_count_target(ctx, &env, num_selected);
   memcpy(buf.bytes + FLAGS_AT, &flags, sizeof flags);
   memcpy(buf.bytes + COUNT_AT, &count, sizeof count);
-  PSCAN__CHECK(launch(ctx, op, 0, &env, &buf));
-  if (!num_selected || on_device)
-    return PSCAN_OK;
-  unsigned long long v = 0;
-  cudaError_t e = cudaMemcpyAsync(&v, env.count_slot, sizeof v, cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess)
-    e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess)
-    return pscan__cuda_fail(ctx, e, "reading the count back");
-  *num_selected = (size_t)v;
-  return PSCAN_OK;
+  PSCAN__CHECK(pscan__jit_launch(ctx, op, 0, &env, &buf));
+  return pscan__jit_count_back(ctx, &env, num_selected);
 }
 
 pscan_status pscan__cuda_op_axis_kernels(pscan_ctx *ctx, void *impl, void **kernels) {
@@ -450,7 +400,7 @@ pscan_status pscan__cuda_op_axis_kernels(pscan_ctx *ctx, void *impl, void **kern
   _Static_assert(COUNT == sizeof ((cuda_op *)0)->axis / sizeof(void *), "one slot per kernel");
   cuda_op *op = impl;
   if (!op->axis[COUNT - 1]) {
-    PSCAN__CHECK(load_kernel(ctx, op, K_AXIS));
+    PSCAN__CHECK(pscan__jit_load_kernel(ctx, op, K_AXIS));
     for (int i = 0; i < COUNT; i++) {
       cudaKernel_t kernel = NULL;
       cudaError_t e = cudaLibraryGetKernel(&kernel, op->k[K_AXIS].lib, names[i]);

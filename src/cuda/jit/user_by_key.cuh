@@ -1,21 +1,27 @@
-/* pscan_scan_by_key_op on the GPU (NVRTC only; PSCAN_USER_BY_KEY): a scan of user elements that
- * restarts at every run of equal consecutive keys. It is the lines kernel (user_scan.cuh's
- * pu_lines_body: a segmented tile scan, block_seg_scan after Sengupta et al. 2007, and the
- * look-back of lines_tile_prefix, Merrill & Garland 2016) with its fixed line starts replaced by
- * heads read from the keys: item g starts a run where g == 0 or keys[g] != keys[g - 1] (floats
- * by ==, so NaN never equals NaN and -0.0 equals +0.0). A tile holding a head publishes its
- * inclusive prefix at once, so a look-back never walks past the tile where the run began.
+/* By key with a user operator (NVRTC only; PSCAN_USER_BY_KEY 1: pscan_scan_by_key_op, 2:
+ * pscan_reduce_by_key_op on the GPU). The scan restarts at every run of equal consecutive keys:
+ * it is the lines kernel (user_scan.cuh's pu_lines_body: a segmented tile scan, block_seg_scan
+ * after Sengupta et al. 2007, and the look-back of lines_tile_prefix, Merrill & Garland 2016)
+ * with its fixed line starts replaced by heads read from the keys: item g starts a run where
+ * g == 0 or keys[g] != keys[g - 1] (floats by ==, so NaN never equals NaN and -0.0 equals +0.0).
+ * A tile holding a head publishes its inclusive prefix at once, so a look-back never walks past
+ * the tile where the run began.
  *
  * A thread reads its own items' keys (and the one before its first) straight from global
  * memory, in order: a warp's reads cover whole lines that L1 serves to the following items.
- * Data movement: n keys and n values read, n values written.
+ * The scan moves n keys and n values in, n values out.
+ *
+ * The reduction runs the same scan and writes only each run's last value, to vals_out[run], and
+ * each run's first key, to keys_out[run]; a run's index is the number of heads before it,
+ * found by a second look-back, the built-in 64-bit sum over the tiles' head counts (as
+ * user_select.cuh finds its positions) in status words of its own (count_words). It moves n keys
+ * and n values in, a key and a value per run out; the outputs are written item by item.
  *
  * Deterministic mode (float operators whose bracketing must not depend on timing): a tile's
  * prefix is the left fold of its predecessors' values from the nearest published inclusive
  * prefix in a window of 32, else its predecessor's inclusive prefix, waited for. Every inclusive
  * prefix is then the left fold from its run's head, whichever way it was found. */
-
-enum { PU_MASK_WORDS = (PU_ITEMS_TOTAL + 31) / 32 };
+#define CNAME(f) PSCAN__NAME5(f, U64, U64, SUM)
 
 /* Key kinds (the launch's flags >> PU_KEY_SHIFT, from jit_cuda.c): the key's size in bytes, plus
    PU_KEY_FLOAT for float and double keys. */
@@ -123,28 +129,41 @@ typedef struct pscan_user_by_key_smem {
   pscan_user_smem base;
   pscan_user_acc window[32]; /* the ordered look-back's */
   unsigned warp_heads[PSCAN__WARPS];
+  PSCAN__CTYPE_U64 counts[32]; /* reduce: the block scan of the head counts, */
+  PSCAN__CTYPE_U64 runs_before; /* and the runs before the tile */
 } pscan_user_by_key_smem;
 
-static __device__ __forceinline__ void pu_by_key_body(const pscan_user_params *up,
-                                                      pscan_user_by_key_smem *sm) {
-  const pscan__cuda_scan_params *p = &up->base;
-  const unsigned long long tile = pu_take_tile(p, &sm->base.tile_id);
-  const unsigned valid = pu_tile_valid(p, tile);
-  pu_load_tile(p, sm->base.tile, tile, valid);
-  const unsigned count = pscan__thread_items(valid, threadIdx.x * PU_ITEMS_TOTAL, PU_ITEMS_TOTAL);
-  const unsigned kind = (unsigned)(up->flags >> PU_KEY_SHIFT);
-  const unsigned long long start = tile * (unsigned long long)PU_TILE;
+/* A tile after its look-back: this thread's items (count from `first`, in shared memory), their
+   heads, and the run value carried into its first item. */
+typedef struct pu_by_key_tile {
+  unsigned long long tile, first;
+  unsigned valid, count, kind;
   unsigned mask[PU_MASK_WORDS];
-  pu_key_heads(up->keys, kind, start + threadIdx.x * PU_ITEMS_TOTAL, count, mask);
-  const bool starts_run = tile == 0 || pu_key_differs(up->keys, kind, start);
+  pscan_user_acc carry;
+} pu_by_key_tile;
+
+/* Takes a tile, loads it, finds its heads and the value carried into each thread's first item
+   (from init where the scan has one). */
+static __device__ __forceinline__ void pu_by_key_front(const pscan_user_params *up,
+                                                       pscan_user_by_key_smem *sm,
+                                                       pu_by_key_tile *t) {
+  const pscan__cuda_scan_params *p = &up->base;
+  t->tile = pu_take_tile(p, &sm->base.tile_id);
+  t->valid = pu_tile_valid(p, t->tile);
+  pu_load_tile(p, sm->base.tile, t->tile, t->valid);
+  t->count = pscan__thread_items(t->valid, threadIdx.x * PU_ITEMS_TOTAL, PU_ITEMS_TOTAL);
+  t->kind = (unsigned)(up->flags >> PU_KEY_SHIFT);
+  const unsigned long long start = t->tile * (unsigned long long)PU_TILE;
+  t->first = start + threadIdx.x * PU_ITEMS_TOTAL;
+  pu_key_heads(up->keys, t->kind, t->first, t->count, t->mask);
+  const bool starts_run = t->tile == 0 || pu_key_differs(up->keys, t->kind, start);
   __syncthreads();
   const bool has_init = (up->flags & PU_HAS_INIT) != 0;
-  pscan_user_t value; /* init, or the identity that an exclusive run starts with */
+  pscan_user_t value, items[PU_ITEMS], c;
   memcpy(&value, up->value, PU_SIZE);
-  pscan_user_t items[PU_ITEMS], c;
   bool has = false, mine_head = false;
-  PU_FOR_ITEMS(sm->base.tile, count, items, , {
-    if (pu_bit(mask, k)) {
+  PU_FOR_ITEMS(sm->base.tile, t->count, items, , {
+    if (pu_bit(t->mask, k)) {
       has = has_init;
       c = value;
       mine_head = true;
@@ -158,29 +177,89 @@ static __device__ __forceinline__ void pu_by_key_body(const pscan_user_params *u
   bool before_head, total_head;
   NAME(block_seg_scan)(mine_head, mine, sm->base.scan, sm->warp_heads, &before_head, &before,
                        &total_head, &total);
-  const pscan_user_acc e = pu_by_key_prefix(p, &sm->base.prefix, sm->window, tile, total_head,
+  const pscan_user_acc e = pu_by_key_prefix(p, &sm->base.prefix, sm->window, t->tile, total_head,
                                             total, starts_run);
-  const pscan_user_acc carry = before_head ? before : NAME(op)(e, before);
-  c = carry.v;
-  has = NAME(has)(carry);
-  PU_FOR_ITEMS(sm->base.tile, count, items, pu_write_batch(sm->base.tile, b, items);, {
-    if (pu_bit(mask, k)) {
+  t->carry = before_head ? before : NAME(op)(e, before);
+}
+
+#if PSCAN_USER_BY_KEY == 1
+extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
+    pscan_user_scan_by_key(const pscan_user_params up) {
+  __shared__ pscan_user_by_key_smem sm;
+  pscan__wait_for_predecessor();
+  pu_by_key_tile t;
+  pu_by_key_front(&up, &sm, &t);
+  const bool has_init = (up.flags & PU_HAS_INIT) != 0;
+  pscan_user_t value, items[PU_ITEMS]; /* init, or the identity an exclusive run starts with */
+  memcpy(&value, up.value, PU_SIZE);
+  pscan_user_t c = t.carry.v;
+  bool has = NAME(has)(t.carry);
+  PU_FOR_ITEMS(sm.base.tile, t.count, items, pu_write_batch(sm.base.tile, b, items);, {
+    if (pu_bit(t.mask, k)) {
       has = has_init;
       c = value;
     }
     const pscan_user_t x = items[i];
     const pscan_user_t through = has ? pscan_user_combine(c, x) : x;
-    items[i] = p->exclusive ? (has ? c : value) : through;
+    items[i] = up.base.exclusive ? (has ? c : value) : through;
     c = through;
     has = true;
   })
   __syncthreads();
-  pu_store_tile(p, sm->base.tile, tile, valid);
+  pu_store_tile(&up.base, sm.base.tile, t.tile, t.valid);
+}
+#else
+/* Key i of keys to out (kind's size). */
+static __device__ __forceinline__ void pu_copy_key(void *out, const void *keys, unsigned kind,
+                                                   unsigned long long i) {
+  switch (kind & 15u) {
+  case 1: ((unsigned char *)out)[0] = ((const unsigned char *)keys)[i]; break;
+  case 2: ((unsigned short *)out)[0] = ((const unsigned short *)keys)[i]; break;
+  case 4: ((unsigned *)out)[0] = ((const unsigned *)keys)[i]; break;
+  default: ((unsigned long long *)out)[0] = ((const unsigned long long *)keys)[i]; break;
+  }
 }
 
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
-    pscan_user_scan_by_key(const pscan_user_params up) {
+    pscan_user_reduce_by_key(const pscan_user_params up) {
   __shared__ pscan_user_by_key_smem sm;
   pscan__wait_for_predecessor();
-  pu_by_key_body(&up, &sm);
+  pu_by_key_tile t;
+  pu_by_key_front(&up, &sm, &t);
+  /* the runs before this thread's first item: a block scan of the head counts, then the tiles'
+     look-back over them (in the count words) */
+  unsigned heads = 0;
+#pragma unroll
+  for (int w = 0; w < PU_MASK_WORDS; w++)
+    heads += __popc(t.mask[w]);
+  PSCAN__CTYPE_U64 before, total;
+  CNAME(block_warp_scans)((PSCAN__CTYPE_U64)heads, sm.counts, &before, &total);
+  pscan__cuda_scan_params q = up.base;
+  q.agg_words = up.count_words;
+  q.incl_words = (char *)up.count_words + 16 * up.base.num_tiles;
+  const PSCAN__CTYPE_U64 runs_before =
+      CNAME(tile_prefix)(&q, &sm.runs_before, sm.counts, t.tile, total, NULL, false);
+  unsigned long long run = runs_before + before; /* heads before the next item */
+  /* whether this thread's last item ends a run */
+  const unsigned long long after = t.first + t.count;
+  const bool last_ends = t.count && (after >= up.base.n || pu_key_differs(up.keys, t.kind, after));
+  unsigned char *vals_out = (unsigned char *)up.base.out;
+  const unsigned u = pu_unit_of((unsigned long long)vals_out, PU_SIZE), ks = t.kind & 15u;
+  pscan_user_t items[PU_ITEMS], c = t.carry.v;
+  bool has = NAME(has)(t.carry);
+  PU_FOR_ITEMS(sm.base.tile, t.count, items, , {
+    if (pu_bit(t.mask, k)) {
+      has = false;
+      pu_copy_key((unsigned char *)up.keys_out + run * ks, up.keys, t.kind, t.first + k);
+      run++;
+    }
+    c = has ? pscan_user_combine(c, items[i]) : items[i];
+    has = true;
+    if (k + 1 < t.count ? pu_bit(t.mask, k + 1) : last_ends)
+      pu_store_item(vals_out + (run - 1) * PU_SIZE, &c, u);
+  })
+  if (t.tile == up.base.num_tiles - 1 && threadIdx.x == 0)
+    *up.count_out = runs_before + total;
 }
+#endif
+#undef CNAME

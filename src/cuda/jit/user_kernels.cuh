@@ -4,7 +4,8 @@
  * kernels' own (common.cuh, block_scan.cuh, lookback.cuh, scan_ops.cuh), embedded in the library
  * at build time. Kernels: pscan_user_scan, pscan_user_scan_ordered (COMBINE) or
  * pscan_user_select (PREDICATE), each taking one pscan_user_params; with PSCAN_USER_AXIS the
- * axis kernels of user_axis.cuh (COMBINE), taking one pscan__user_axis_params. */
+ * axis kernels of user_axis.cuh (COMBINE), taking one pscan__user_axis_params; with
+ * PSCAN_USER_BY_KEY 1 or 2 pscan_user_scan_by_key or pscan_user_reduce_by_key (user_by_key.cuh). */
 #include "common.cuh"
 /* User launches never poll eagerly (lookback.cuh, PSCAN__LB_EAGER; jit_cuda.c). */
 #define PSCAN__LB_EAGER 0
@@ -25,6 +26,19 @@ enum { PSCAN_USER_SIZE = (int)sizeof(pscan_user_t) };
 #include "user_tile.cuh"
 #include "user_select.cuh"
 #else
+#if PSCAN_USER_BY_KEY == 2
+/* reduce by key: the run counts' look-back, the built-in 64-bit sum (user_by_key.cuh's CNAME) */
+#define PAIR_IN U64
+#define PAIR_OUT U64
+#define OP_E SUM
+#include "scan_ops.cuh"
+#include "block_scan.cuh"
+#include "lookback.cuh"
+#include "scan_ops_end.cuh"
+#undef PAIR_IN
+#undef PAIR_OUT
+#undef OP_E
+#endif
 #include "user_ops.cuh"
 #include "block_scan.cuh"
 #include "lookback.cuh"

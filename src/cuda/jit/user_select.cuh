@@ -16,8 +16,6 @@ typedef struct pscan_user_select_smem {
   unsigned long long tile_id;
 } pscan_user_select_smem;
 
-enum { PU_MASK_WORDS = (PU_ITEMS_TOTAL + 31) / 32 };
-
 /* Marks this thread's first `count` items that the predicate keeps; returns how many. */
 static __device__ __forceinline__ unsigned pu_mark(const unsigned char *buf, unsigned count,
                                                    unsigned mask[PU_MASK_WORDS]) {
@@ -33,15 +31,6 @@ static __device__ __forceinline__ unsigned pu_mark(const unsigned char *buf, uns
     }
   })
   return kept;
-}
-
-/* One element to global memory at g, in units of u bytes. */
-static __device__ __forceinline__ void pu_store_item(unsigned char *g, const pscan_user_t *x,
-                                                     unsigned u) {
-  unsigned char bytes[PU_SIZE];
-  memcpy(bytes, x, PU_SIZE);
-  for (unsigned w = 0; w < (unsigned)PU_SIZE; w += u)
-    pu_move(g + w, bytes + w, u);
 }
 
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)

@@ -33,20 +33,23 @@ enum {
   PU_MIN_BLOCKS = PU_SIZE <= 4 ? PSCAN__MIN_BLOCKS_HIGH : PU_SIZE <= 16 ? PSCAN__MIN_BLOCKS
                   : PU_SIZE <= 32 ? 3 : 2
 };
+/* Words of a bitmask with one bit per item of a thread (kept items, run heads). */
+enum { PU_MASK_WORDS = (PU_ITEMS_TOTAL + 31) / 32 };
 /* The host's view of the same (jit_source.c defines these from its own arithmetic and types). */
 static_assert(PU_TILE == PSCAN_USER_TILE_ITEMS, "user_tile.cuh and jit_source.c disagree on tiles");
 static_assert(sizeof(pscan__cuda_scan_params) == PSCAN_USER_BASE_BYTES,
               "NVRTC and the host disagree on pscan__cuda_scan_params");
 
 /* The launch parameters: the shared scan parameters first (base.has_init is always 0), then this
-   kernel's own. jit_cuda.c lays out the same bytes: flags at sizeof(base), value at + 8. */
+   kernel's own. jit_cuda.c lays out the same bytes: flags at sizeof(base), then a word each for
+   count_out, keys, keys_out and count_words, then value. */
 typedef struct pscan_user_params {
   pscan__cuda_scan_params base;
-  unsigned long long flags;         /* PU_HAS_INIT, PU_HAS_FIRST, PU_PARTITION; the key's kind */
-  union {
-    unsigned long long *count_out;  /* select: the number kept */
-    const void *keys;               /* scan by key (user_by_key.cuh) */
-  };
+  unsigned long long flags;       /* PU_HAS_INIT, PU_HAS_FIRST, PU_PARTITION; the key's kind */
+  unsigned long long *count_out;  /* select, reduce by key: the number kept, the runs */
+  const void *keys;               /* by key (user_by_key.cuh): the keys, */
+  void *keys_out;                 /* reduce by key: each run's key, */
+  void *count_words;              /* and the run counts' tile status (agg, then incl) */
   unsigned char value[PSCAN_USER_ELEM_SIZE]; /* scan: the init, or out[0] of an exclusive scan */
 } pscan_user_params;
 enum { PU_HAS_INIT = 1, PU_HAS_FIRST = 2, PU_PARTITION = 4 };
@@ -63,6 +66,15 @@ static __device__ __forceinline__ void pu_move(unsigned char *dst, const unsigne
   case 2: *(unsigned short *)dst = *(const unsigned short *)src; break;
   default: *dst = *src; break;
   }
+}
+
+/* One element to global memory at g, in units of u bytes. */
+static __device__ __forceinline__ void pu_store_item(unsigned char *g, const pscan_user_t *x,
+                                                     unsigned u) {
+  unsigned char bytes[PU_SIZE];
+  memcpy(bytes, x, PU_SIZE);
+  for (unsigned w = 0; w < (unsigned)PU_SIZE; w += u)
+    pu_move(g + w, bytes + w, u);
 }
 
 /* The largest power of two up to 16 dividing both a and b. */
