@@ -7,9 +7,9 @@
  * sizes 0, 1, 2, around the partitions and random (the suite's printed seed); inclusive, with
  * init, exclusive with init and with the identity, in place. Then the refusals: elements over
  * 64 bytes, a predicate, overlapping buffers, an exclusive scan with neither init nor identity;
- * nothing written. The CUDA program runs scan_by_key_op's checks on the device (sizes around
- * the operator's tile, runs of 1 item to whole, keys of every dtype and NaN keys, deterministic
- * mode's results twice alike) and checks that reduce_by_key_op is refused there. */
+ * nothing written. The CUDA program runs both calls on the device (sizes around the operator's
+ * tile, runs of 1 item to whole, keys of every dtype and NaN keys, the count in host and in
+ * device memory, deterministic mode's results twice alike). */
 #include "test_user_op.h"
 
 #include <stdio.h>
@@ -277,7 +277,52 @@ static bool head_f32(const void *keys, size_t i) {
   return !(((const float *)keys)[i] == ((const float *)keys)[i - 1]);
 }
 
-/* One scan_by_key_op on the device (mode as the CPU suite's: 0 inclusive, 1 with init, 2
+/* reduce_by_key_op on the device beside the sequential loop: each run's first key and the
+   combination of its values (the run's last inclusive scan value); the count in host memory,
+   or in device memory for count_on_device; nothing past the runs written. */
+static void check_reduce_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op,
+                              const void *keys, void *dk, bool (*head)(const void *, size_t),
+                              const void *ref_keys, pscan_dtype key_type, void *dv,
+                              const char *vals, size_t n, bool count_on_device, const char *what) {
+  size_t s = c->size, ks = pscan_dtype_size(key_type), runs = 0;
+  char *scanned = test_malloc((n + 1) * s), *want = test_malloc((n + 1) * s);
+  unsigned char *want_keys = test_malloc((n + 1) * ks);
+  uo_ref_scan_by_key(c, ref_keys, head, vals, scanned, n, 0, NULL);
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || head(ref_keys, i))
+      memcpy(want_keys + runs++ * ks, (const unsigned char *)keys + i * ks, ks);
+    memcpy(want + (runs - 1) * s, scanned + i * s, s);
+  }
+  char *out = test_malloc((n + SLACK) * s);
+  unsigned char *kout = test_malloc((n + SLACK) * ks);
+  test_poison(out, (n + SLACK) * s);
+  test_poison(kout, (n + SLACK) * ks);
+  void *dvo = dev_copy(out, (n + SLACK) * s), *dko = dev_copy(kout, (n + SLACK) * ks);
+  size_t count = (size_t)-1, *dcount = count_on_device ? dev_copy(&count, sizeof count) : NULL;
+  pscan_status st = pscan_reduce_by_key_op(ctx, dk, key_type, dv, dko, dvo, n, op,
+                                           count_on_device ? dcount : &count);
+  if (count_on_device) {
+    dev_back(&count, dcount, sizeof count);
+    CUDA_OK(cudaFree(dcount));
+  }
+  dev_back(out, dvo, (n + SLACK) * s);
+  dev_back(kout, dko, (n + SLACK) * ks);
+  bool ok = st == PSCAN_OK && count == runs && memcmp(kout, want_keys, runs * ks) == 0 &&
+            test_is_poisoned(out + runs * s, (n + SLACK - runs) * s) &&
+            test_is_poisoned(kout + runs * ks, (n + SLACK - runs) * ks);
+  size_t bad = runs;
+  for (size_t r = 0; ok && r < runs; r++)
+    if (!same(c, out + r * s, want + r * s))
+      ok = false, bad = r;
+  CHECK(ok, "cuda reduce_by_key_op %s %s n %zu%s: %s, %zu runs (want %zu), first wrong run %zu",
+        c->label, what, n, count_on_device ? " (count in device memory)" : "",
+        pscan_status_name(st), count, runs, bad);
+  CUDA_OK(cudaFree(dvo));
+  CUDA_OK(cudaFree(dko));
+  free(scanned), free(want), free(want_keys), free(out), free(kout);
+}
+
+/* One scan_by_key_op and one reduce_by_key_op on the device (mode as the CPU suite's: 0 inclusive, 1 with init, 2
    exclusive with init, 3 exclusive from the identity; in place by the variant) against the
    sequential loop over the runs; keys of key_type, from runs of at most max_run items (NaN keys
    for nan). Returns the device result's bytes (caller frees) for the determinism check. */
@@ -303,12 +348,16 @@ static char *check_by_key_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_use
     mode = 2;
   int exclusive = mode >= 2;
   const void *from = mode == 1 || mode == 2 ? init : NULL;
-  if (key_type == PSCAN_F32)
-    uo_ref_scan_by_key(c, keys, head_f32, vals, want, n, exclusive, from);
-  else
-    uo_ref_scan_by_key(c, k32, head_i32, vals, want, n, exclusive, from);
+  bool (*head)(const void *, size_t) = key_type == PSCAN_F32 ? head_f32 : head_i32;
+  const void *ref_keys = key_type == PSCAN_F32 ? keys : (const void *)k32;
+  uo_ref_scan_by_key(c, ref_keys, head, vals, want, n, exclusive, from);
   test_poison(out, (n + SLACK) * s);
   void *dk = dev_copy(keys, n * ks + 1), *dv = dev_copy(vals, n * s + 1);
+  char what[96];
+  snprintf(what, sizeof what, "%s keys %s%s runs <= %zu", how, pscan__dtype_name(key_type),
+           nan ? " (NaN)" : "", max_run);
+  check_reduce_cuda(ctx, c, op, keys, dk, head, ref_keys, key_type, dv, vals, n, variant % 3 == 1,
+                    what);
   void *dout = in_place ? dv : dev_copy(out, (n + SLACK) * s);
   pscan_status st = pscan_scan_by_key_op(ctx, dk, key_type, dv, dout, n, op, exclusive, from);
   dev_back(out, dout, (in_place ? n : n + SLACK) * s);
@@ -368,37 +417,10 @@ static void by_key_cuda_case(const uo_case *c, bool first, test_rng *rng) {
   pscan_destroy(ctx);
 }
 
-/* scan_by_key_op runs on the device; reduce_by_key_op is refused there, writing nothing. */
 void test_by_key_op(void) {
   test_rng rng = test_fork(seed, 5000);
   for (int i = 0; i < UO_NCASES; i++)
     by_key_cuda_case(&uo_cases[i], i == 0, &rng);
-  pscan_ctx *ctx = make_ctx(1);
-  const uo_case *c = &uo_cases[0];
-  pscan_op_desc d = {.kind = PSCAN_KIND_COMBINE, .source = c->source, .type_name = c->type_name,
-                     .name = c->name, .elem_size = c->size, .identity = c->identity};
-  pscan_user_op *op = NULL;
-  CHECK_STATUS(pscan_op_create(ctx, &d, &op), PSCAN_OK);
-  enum { N = 1000 };
-  int32_t keys[N];
-  for (size_t i = 0; i < N; i++)
-    keys[i] = (int32_t)(i / 10);
-  char *vals = test_malloc(N * c->size);
-  test_poison(vals, N * c->size);
-  void *dk = dev_copy(keys, sizeof keys), *dv = dev_copy(vals, N * c->size);
-  void *dko = dev_copy(keys, sizeof keys), *dvo = dev_copy(vals, N * c->size);
-  size_t count = 7;
-  CHECK_STATUS(pscan_reduce_by_key_op(ctx, dk, PSCAN_I32, dv, dko, dvo, N, op, &count),
-               PSCAN_ERR_UNSUPPORTED);
-  dev_back(vals, dvo, N * c->size);
-  CHECK(test_is_poisoned(vals, N * c->size) && count == 7, "a refused by-key call wrote");
-  free(vals);
-  CUDA_OK(cudaFree(dk));
-  CUDA_OK(cudaFree(dv));
-  CUDA_OK(cudaFree(dko));
-  CUDA_OK(cudaFree(dvo));
-  pscan_op_destroy(op);
-  pscan_destroy(ctx);
 }
 
 #endif
