@@ -73,6 +73,18 @@ static void uo_ref_scan_by_key(const uo_case *c, const void *keys, bool (*head)(
   }
 }
 
+/* A scan's variant: mode 0 inclusive, 1 with init, 2 exclusive with init, 3 exclusive from the
+   identity (2 where the operator has none); in place by bit 2. Returns the init to pass. */
+static const void *scan_variant(const uo_case *c, unsigned variant, const void *init, int *mode,
+                                int *exclusive, bool *in_place) {
+  *mode = (int)(variant % 4);
+  *in_place = variant & 4;
+  if (*mode == 3 && !c->identity)
+    *mode = 2;
+  *exclusive = *mode >= 2;
+  return *mode == 1 || *mode == 2 ? init : NULL;
+}
+
 static bool head_i32(const void *keys, size_t i) {
   return ((const int32_t *)keys)[i] != ((const int32_t *)keys)[i - 1];
 }
@@ -121,12 +133,9 @@ static void check_by_key(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *
   CHECK(ok, "reduce_by_key_op %s %s n %zu runs <= %zu: %s, %zu runs (want %zu)", c->label, how, n,
         max_run, pscan_status_name(st), count, runs);
 
-  int mode = (int)(variant % 4);
-  bool in_place = variant & 4;
-  if (mode == 3 && !c->identity)
-    mode = 2;
-  int exclusive = mode >= 2;
-  const void *from = mode == 1 || mode == 2 ? init : NULL;
+  int mode = 0, exclusive = 0;
+  bool in_place = false;
+  const void *from = scan_variant(c, variant, init, &mode, &exclusive, &in_place);
   uo_ref_scan_by_key(c, keys, head_i32, vals, want, n, exclusive, from);
   test_poison(out, (n + SLACK) * s);
   if (in_place)
@@ -342,12 +351,9 @@ static char *check_by_key_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_use
   for (size_t i = 0; i < n; i++)
     c->fill(rng, vals + i * s);
   c->fill(rng, init);
-  int mode = (int)(variant % 4);
-  bool in_place = variant & 4;
-  if (mode == 3 && !c->identity)
-    mode = 2;
-  int exclusive = mode >= 2;
-  const void *from = mode == 1 || mode == 2 ? init : NULL;
+  int mode = 0, exclusive = 0;
+  bool in_place = false;
+  const void *from = scan_variant(c, variant, init, &mode, &exclusive, &in_place);
   bool (*head)(const void *, size_t) = key_type == PSCAN_F32 ? head_f32 : head_i32;
   const void *ref_keys = key_type == PSCAN_F32 ? keys : (const void *)k32;
   uo_ref_scan_by_key(c, ref_keys, head, vals, want, n, exclusive, from);
