@@ -46,9 +46,11 @@ if has compact; then
   tail -2 "$OUT/uop-compact.log" | tee -a "$OUT/uop-summary.txt"
 fi
 if has compactrace; then
-  log "compute-sanitizer racecheck: test_compact --backend cuda (PSCAN_TEST_SANITIZE=1, ${RACE_SECONDS:-400} s at most)"
+  log "compute-sanitizer racecheck: test_compact --backend cuda" \
+    "(PSCAN_TEST_SANITIZE=1, ${RACE_SECONDS:-400} s at most)"
   PSCAN_TEST_SANITIZE=1 timeout "${RACE_SECONDS:-400}" compute-sanitizer --tool racecheck \
-    --error-exitcode 1 build-gpu-uop/tests/test_compact --backend cuda >"$OUT/uop-compactrace.log" 2>&1
+    --error-exitcode 1 build-gpu-uop/tests/test_compact --backend cuda \
+    >"$OUT/uop-compactrace.log" 2>&1
   rc=$?
   [ $rc -eq 124 ] && log "CUT at ${RACE_SECONDS:-400} s (not a pass)"
   [ $rc -ne 0 ] && status=1

@@ -3,7 +3,8 @@ bytes: affine f32 maps (8 bytes) by int32 keys, runs of 1, 32 and 1000 items, n 
 2^26. The scan's copy moves n * 20 bytes (keys and values read, values written) as one torch copy
 of n * 10 bytes; the reduction's moves n * 12 + runs * 12 bytes (its outputs' bytes), timed as a
 copy of half that. The flat user-operator scan of the same values (no keys, 16 bytes an item) is
-timed beside. Medians of 7 batches of 20 calls, CUDA events. Run on the device machine with the package installed:
+timed beside. Medians of 7 batches of 20 calls, CUDA events. Run on the device machine with the
+package installed:
     python3 scripts/py-by-key-op.py [CSV]"""
 import sys
 

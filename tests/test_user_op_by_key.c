@@ -43,9 +43,9 @@ static bool same(const uo_case *c, const void *a, const void *b) {
 
 /* Each run scanned alone: init ⊕ (its values so far), exclusive from init (or the identity);
    head(keys, i): whether item i > 0 starts a run. */
-static void uo_ref_scan_by_key(const uo_case *c, const void *keys, bool (*head)(const void *, size_t),
-                               const char *vals, char *out, size_t n, int exclusive,
-                               const void *init) {
+static void uo_ref_scan_by_key(const uo_case *c, const void *keys,
+                               bool (*head)(const void *, size_t), const char *vals, char *out,
+                               size_t n, int exclusive, const void *init) {
   size_t s = c->size;
   char acc[64];
   bool have = false;
@@ -331,10 +331,11 @@ static void check_reduce_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_user
   free(scanned), free(want), free(want_keys), free(out), free(kout);
 }
 
-/* One scan_by_key_op and one reduce_by_key_op on the device (mode as the CPU suite's: 0 inclusive, 1 with init, 2
-   exclusive with init, 3 exclusive from the identity; in place by the variant) against the
-   sequential loop over the runs; keys of key_type, from runs of at most max_run items (NaN keys
-   for nan). Returns the device result's bytes (caller frees) for the determinism check. */
+/* One scan_by_key_op and one reduce_by_key_op on the device (mode as the CPU suite's: 0
+   inclusive, 1 with init, 2 exclusive with init, 3 exclusive from the identity; in place by the
+   variant) against the sequential loop over the runs; keys of key_type, from runs of at most
+   max_run items (NaN keys for nan). Returns the device result's bytes (caller frees) for the
+   determinism check. */
 static char *check_by_key_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op, size_t n,
                                size_t max_run, unsigned variant, pscan_dtype key_type, bool nan,
                                test_rng *rng, const char *how) {

@@ -213,7 +213,8 @@ char *pscan__jit_program(const pscan_op_desc *desc, pscan__jit_kernel k) {
     snprintf(text, len, program_format, desc->elem_size, pscan__jit_tile_items(desc->elem_size),
              sizeof(pscan__cuda_scan_params), (int)pred, k == PSCAN__JIT_SCAN_ORDERED,
              k == PSCAN__JIT_AXIS, k == PSCAN__JIT_SCAN_LINES, k == PSCAN__JIT_REDUCE,
-             k == PSCAN__JIT_SCAN_BY_KEY ? 1 : k == PSCAN__JIT_REDUCE_BY_KEY ? 2 : 0, split_max, desc->source, desc->type_name, glue);
+             k == PSCAN__JIT_SCAN_BY_KEY ? 1 : k == PSCAN__JIT_REDUCE_BY_KEY ? 2 : 0, split_max,
+             desc->source, desc->type_name, glue);
   pscan__free(glue);
   return text;
 }

@@ -81,7 +81,8 @@ static __device__ __forceinline__ bool pu_bit(const unsigned mask[PU_MASK_WORDS]
 
 /* Warp 0, deterministic mode: the exclusive prefix of a tile that opens inside a run (above). */
 static __device__ pscan_user_acc pu_by_key_ordered(const pscan__cuda_scan_params *p,
-                                                   unsigned long long tile, pscan_user_acc *window) {
+                                                   unsigned long long tile,
+                                                   pscan_user_acc *window) {
   const int lane = threadIdx.x & 31;
   pscan_user_acc v;
   const bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v);
