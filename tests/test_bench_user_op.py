@@ -11,8 +11,9 @@ per (operator, n, threads, implementation) with positive speeds (the C loop once
 thread; the built-in SUM beside the user SUM; the compiled rows where a C compiler is found), the
 cost rows, the plot, every output checked (the tool exits 1 on a wrong result), no temporary
 cache directory left behind and PSCAN_CACHE_DIR's own directory used.
-gpu: the same on a GPU (n = 2^12 and 2^17; CUB beside pscan); exit 77 (skipped) when the tool
-has no CUDA or no GPU is usable.
+gpu: the same on a GPU (n = 2^12 and 2^17; CUB beside pscan), and the by-key rows: a row per
+(affine operator, scan_by_key / reduce_by_key, run length, n, implementation) and the worst
+points; exit 77 (skipped) when the tool has no CUDA or no GPU is usable.
 Ends with "N passed, N failed" like the C tests."""
 import glob
 import os
@@ -104,6 +105,18 @@ for op, size in OPS.items():
     costs = sorted(x["impl"] for x in rows if x["op"] == op and x["n"] == "0")
     want = ["op_create_cold", "op_create_context_hit", "op_create_disk_hit"] if compiled else []
     check(costs == want, f"{op}: cost rows {costs}")
+if GPU:  # by key: every (operator, call, run length, n), four implementations each
+    for op in ("affine_f32", "affine_f64"):
+        for call in ("scan_by_key", "reduce_by_key"):
+            for run in (1, 4, 32, 256, 1000):
+                name = f"{op}_{call}_L{run}"
+                for n in (4096, 131072):
+                    got = sorted(x["impl"] for x in rows if x["op"] == name and int(x["n"]) == n)
+                    want = ["cub_functor", "cudaMemcpy", "pscan_user_op", "pscan_user_op_identity"]
+                    check(got == want, f"{name} at {n}: implementations {got}")
+                check(all(int(x["elem_bytes"]) == OPS[op] for x in rows if x["op"] == name),
+                      f"{name}: element bytes")
+    check("by key, the worst points" in r.stdout, "table: the by-key worst points")
 timed = [x for x in rows if x["gbs"]]
 check(all(float(x["gbs"]) > 0 and float(x["frac_copy"]) > 0 for x in timed), "positive GB/s")
 copy = "cudaMemcpy" if GPU else "stream_copy"

@@ -3,7 +3,8 @@
  * (cudaMemcpyAsync), CUB's DeviceScan::InclusiveScan with the same operator as a C++ functor
  * (peers/peers_cub_user_op.cu) and, for the i32 SUM, the built-in pscan_inclusive_scan; then the
  * costs around a call (user_op_report.c: create costs; here the host time of a small
- * pscan_scan_op call beside the built-in scan's, the stream drained between rounds). The CPU's
+ * pscan_scan_op call beside the built-in scan's, the stream drained between rounds). Between the
+ * two, the by-key calls with the affine operators (bench_user_op_by_key.c). The CPU's
  * counterpart is bench_user_op_cpu.c.
  *
  * The data are exact in every association order (affine maps with a = +-1 and b in {-1, 0, 1},
@@ -14,6 +15,7 @@
  * then reps rounds that time a batch of every implementation in turn; medians. */
 #include "bench_gpu.h"
 #include "bench_user_op.h"
+#include "bench_user_op_by_key.h"
 #include "gpu_timer.h"
 #include "report.h"
 #include "timing.h"
@@ -306,6 +308,10 @@ int bench_user_op_run(const size_t *sizes, int nsizes, int reps, bool quick, con
   }
   if (rc == 0)
     rc = sweep(&b, sizes, nsizes, reps, free_bytes);
+  if (rc == 0) {
+    uop_by_key_env by_key = {b.ctx, b.ops, b.ops_id, &b.timer, &b.out};
+    rc = uop_by_key_sweep(&by_key, sizes, nsizes, reps);
+  }
   if (rc == 0)
     rc = call_costs(&b, quick ? 3 : 7);
   if (rc == 0)

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* On the GPU at each of sizes (quick: fewer rounds of the costs). */
+/* On the GPU at each of sizes, the flat scans then the by-key calls (bench_user_op_by_key.h)
+   (quick: fewer rounds of the costs). */
 int bench_user_op_run(const size_t *sizes, int nsizes, int reps, bool quick, const char *csv_path,
                       const char *plot_prefix);
 /* On the CPU at each of sizes and thread counts (the C loop on one thread, once a size). */
