@@ -11,7 +11,8 @@
 # streaming copy, at 2^24 and 2^26 on all cores and on 1 thread. racecheck: test_cuda_user_op_api
 # (quick) under compute-sanitizer racecheck; compact: the compaction suite with --backend cuda
 # (test_compact, deterministic by-key phase included); compactrace: racecheck of its sanitizer
-# slice (PSCAN_TEST_SANITIZE=1), cut at $RACE_SECONDS (default 400: a cut run is not a pass).
+# slice (PSCAN_TEST_SANITIZE=1). Both racechecks are cut at $RACE_SECONDS (default 400: a cut
+# run is not a pass).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" uop-summary.txt "build test sanitize cpubench" -- "$@"
 export PSCAN_CACHE_DIR="$PWD/build-gpu-uop/op-cache"
@@ -34,11 +35,22 @@ if has sanitize; then
     build-gpu-uop/tests/test_cuda_user_op_api >"$OUT/uop-sanitize.log" 2>&1 || status=1
   tail -3 "$OUT/uop-sanitize.log" | tee -a "$OUT/uop-summary.txt"
 fi
+# race NAME LOG PROGRAM...: PROGRAM under compute-sanitizer racecheck, cut at $RACE_SECONDS (a cut
+# run is reported as CUT and fails the script: it is not a pass).
+race() {
+  local name=$1 rlog=$OUT/$2 rc
+  shift 2
+  log "compute-sanitizer racecheck: $name (${RACE_SECONDS:-400} s at most)"
+  timeout "${RACE_SECONDS:-400}" compute-sanitizer --tool racecheck --error-exitcode 1 "$@" \
+    >"$rlog" 2>&1
+  rc=$?
+  [ $rc -eq 124 ] && log "CUT at ${RACE_SECONDS:-400} s (not a pass)"
+  [ $rc -ne 0 ] && status=1
+  tail -3 "$rlog" | tee -a "$OUT/uop-summary.txt"
+}
 if has racecheck; then
-  log "compute-sanitizer racecheck: test_cuda_user_op_api (quick)"
-  PSCAN_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 1 \
-    build-gpu-uop/tests/test_cuda_user_op_api >"$OUT/uop-racecheck.log" 2>&1 || status=1
-  tail -3 "$OUT/uop-racecheck.log" | tee -a "$OUT/uop-summary.txt"
+  PSCAN_TEST_QUICK=1 race "test_cuda_user_op_api (quick)" uop-racecheck.log \
+    build-gpu-uop/tests/test_cuda_user_op_api
 fi
 if has compact; then
   log "test_compact --backend cuda"
@@ -46,15 +58,8 @@ if has compact; then
   tail -2 "$OUT/uop-compact.log" | tee -a "$OUT/uop-summary.txt"
 fi
 if has compactrace; then
-  log "compute-sanitizer racecheck: test_compact --backend cuda" \
-    "(PSCAN_TEST_SANITIZE=1, ${RACE_SECONDS:-400} s at most)"
-  PSCAN_TEST_SANITIZE=1 timeout "${RACE_SECONDS:-400}" compute-sanitizer --tool racecheck \
-    --error-exitcode 1 build-gpu-uop/tests/test_compact --backend cuda \
-    >"$OUT/uop-compactrace.log" 2>&1
-  rc=$?
-  [ $rc -eq 124 ] && log "CUT at ${RACE_SECONDS:-400} s (not a pass)"
-  [ $rc -ne 0 ] && status=1
-  tail -3 "$OUT/uop-compactrace.log" | tee -a "$OUT/uop-summary.txt"
+  PSCAN_TEST_SANITIZE=1 race "test_compact --backend cuda (PSCAN_TEST_SANITIZE=1)" \
+    uop-compactrace.log build-gpu-uop/tests/test_compact --backend cuda
 fi
 if has cpubench; then
   log "pscan bench: f64 points (with the user-op affine f32 row), 2^24 and 2^26"

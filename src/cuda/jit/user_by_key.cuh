@@ -11,11 +11,14 @@
  * memory, in order: a warp's reads cover whole lines that L1 serves to the following items.
  * The scan moves n keys and n values in, n values out.
  *
- * The reduction runs the same scan and writes only each run's last value, to vals_out[run], and
- * each run's first key, to keys_out[run]; a run's index is the number of heads before it,
- * found by a second look-back, the built-in 64-bit sum over the tiles' head counts (as
- * user_select.cuh finds its positions) in status words of its own (count_words). It moves n keys
- * and n values in, a key and a value per run out; the outputs are written item by item.
+ * The reduction runs the same scan, into shared memory only, and writes each run's last value,
+ * to vals_out[run], and each run's first key, to keys_out[run]; a run's index is the number of
+ * heads before it, found by a second look-back, the built-in 64-bit sum over the tiles' head
+ * counts (as user_select.cuh finds its positions) in status words of its own (count_words), run
+ * by warp 1 while warp 0 looks back over the values. The outputs leave a warp's 32 consecutive
+ * runs at a time: lane l finds the position of the warp's l-th head from its threads' head masks
+ * (shuffles; no shared memory), writes its key and the value of the run that ends before it. It
+ * moves n keys and n values in, a key and a value per run out.
  *
  * Deterministic mode (float operators whose bracketing must not depend on timing): a tile's
  * prefix is the left fold of its predecessors' values from the nearest published inclusive
@@ -102,28 +105,38 @@ static __device__ pscan_user_acc pu_by_key_ordered(const pscan__cuda_scan_params
 }
 
 /* The exclusive prefix of the tile's first item within its run, as lines_tile_prefix
-   (lookback.cuh) finds it, with the ordered search of deterministic mode. */
-static __device__ __forceinline__ pscan_user_acc pu_by_key_prefix(
-    const pscan__cuda_scan_params *p, pscan_user_acc *broadcast, pscan_user_acc *window,
-    unsigned long long tile, bool total_head, pscan_user_acc total, bool starts_run) {
-  if (!p->deterministic)
-    return NAME(lines_tile_prefix)(p, broadcast, tile, total_head, total, starts_run, NULL);
-  if (total_head && threadIdx.x == 0)
+   (lookback.cuh) finds it, with the ordered search of deterministic mode: warp 0 writes it to
+   *broadcast, which the block reads after its next barrier (the caller's; the reduction's count
+   look-back runs in warp 1 meanwhile). */
+static __device__ __forceinline__ void pu_by_key_search(const pscan__cuda_scan_params *p,
+                                                        pscan_user_acc *broadcast,
+                                                        pscan_user_acc *window,
+                                                        unsigned long long tile, bool total_head,
+                                                        pscan_user_acc total, bool starts_run) {
+  if (total_head && threadIdx.x == 0) {
+    pscan__perturb(tile, 1);
     NAME(publish)(p->incl_words, tile, total, p->epoch);
-  if (starts_run)
-    return NAME(identity)();
-  if (threadIdx.x < 32) {
-    if (!total_head && threadIdx.x == 0)
-      NAME(publish)(p->agg_words, tile, total, p->epoch);
-    const pscan_user_acc e = pu_by_key_ordered(p, tile, window);
-    if (threadIdx.x == 0) {
-      if (!total_head)
-        NAME(publish)(p->incl_words, tile, NAME(op)(e, total), p->epoch);
-      *broadcast = e;
-    }
   }
-  __syncthreads();
-  return *broadcast;
+  if (threadIdx.x >= 32)
+    return;
+  if (starts_run) {
+    if (threadIdx.x == 0)
+      *broadcast = NAME(identity)();
+    return;
+  }
+  if (!total_head && threadIdx.x == 0) {
+    pscan__perturb(tile, 2);
+    NAME(publish)(p->agg_words, tile, total, p->epoch);
+  }
+  const pscan_user_acc e =
+      p->deterministic ? pu_by_key_ordered(p, tile, window) : NAME(look_back)(p, tile);
+  if (threadIdx.x == 0) {
+    if (!total_head) {
+      pscan__perturb(tile, 3);
+      NAME(publish)(p->incl_words, tile, NAME(op)(e, total), p->epoch);
+    }
+    *broadcast = e;
+  }
 }
 
 typedef struct pscan_user_by_key_smem {
@@ -134,20 +147,22 @@ typedef struct pscan_user_by_key_smem {
   PSCAN__CTYPE_U64 runs_before; /* and the runs before the tile */
 } pscan_user_by_key_smem;
 
-/* A tile after its look-back: this thread's items (count from `first`, in shared memory), their
-   heads, and the run value carried into its first item. */
+/* A tile in flight: this thread's items (count from `first`, in shared memory), their heads, the
+   tile's value total (the pair total_head, total) and the value carried into the thread's first
+   item (within the tile: before, before_head; then from the look-back: carry). */
 typedef struct pu_by_key_tile {
   unsigned long long tile, first;
   unsigned valid, count, kind;
   unsigned mask[PU_MASK_WORDS];
-  pscan_user_acc carry;
+  bool starts_run, before_head, total_head;
+  pscan_user_acc before, total, carry;
 } pu_by_key_tile;
 
-/* Takes a tile, loads it, finds its heads and the value carried into each thread's first item
-   (from init where the scan has one). */
-static __device__ __forceinline__ void pu_by_key_front(const pscan_user_params *up,
-                                                       pscan_user_by_key_smem *sm,
-                                                       pu_by_key_tile *t) {
+/* Takes a tile, loads it, finds its heads, folds each thread's items within their runs (from init
+   where the scan has one) and scans the folds over the block. */
+static __device__ __forceinline__ void pu_by_key_fold(const pscan_user_params *up,
+                                                      pscan_user_by_key_smem *sm,
+                                                      pu_by_key_tile *t) {
   const pscan__cuda_scan_params *p = &up->base;
   t->tile = pu_take_tile(p, &sm->base.tile_id);
   t->valid = pu_tile_valid(p, t->tile);
@@ -157,7 +172,7 @@ static __device__ __forceinline__ void pu_by_key_front(const pscan_user_params *
   const unsigned long long start = t->tile * (unsigned long long)PU_TILE;
   t->first = start + threadIdx.x * PU_ITEMS_TOTAL;
   pu_key_heads(up->keys, t->kind, t->first, t->count, t->mask);
-  const bool starts_run = t->tile == 0 || pu_key_differs(up->keys, t->kind, start);
+  t->starts_run = t->tile == 0 || pu_key_differs(up->keys, t->kind, start);
   __syncthreads();
   const bool has_init = (up->flags & PU_HAS_INIT) != 0;
   pscan_user_t value, items[PU_ITEMS], c;
@@ -172,15 +187,42 @@ static __device__ __forceinline__ void pu_by_key_front(const pscan_user_params *
     c = has ? pscan_user_combine(c, items[i]) : items[i];
     has = true;
   })
-  pscan_user_acc mine = NAME(identity)(), before, total;
+  pscan_user_acc mine = NAME(identity)();
   if (has)
     mine = NAME(make)(c);
-  bool before_head, total_head;
-  NAME(block_seg_scan)(mine_head, mine, sm->base.scan, sm->warp_heads, &before_head, &before,
-                       &total_head, &total);
-  const pscan_user_acc e = pu_by_key_prefix(p, &sm->base.prefix, sm->window, t->tile, total_head,
-                                            total, starts_run);
-  t->carry = before_head ? before : NAME(op)(e, before);
+  NAME(block_seg_scan)(mine_head, mine, sm->base.scan, sm->warp_heads, &t->before_head,
+                       &t->before, &t->total_head, &t->total);
+}
+
+/* After the look-back (*broadcast: the tile's exclusive prefix, read after a barrier): the value
+   carried into this thread's first item. */
+static __device__ __forceinline__ void pu_by_key_carry(pu_by_key_tile *t,
+                                                       const pscan_user_acc *broadcast) {
+  t->carry = t->before_head ? t->before : NAME(op)(*broadcast, t->before);
+}
+
+/* Rescans this thread's items in shared memory, in place: each becomes its inclusive (or, with
+   exclusive, exclusive) value within its run. */
+static __device__ __forceinline__ void pu_by_key_rescan(const pscan_user_params *up,
+                                                        pscan_user_by_key_smem *sm,
+                                                        const pu_by_key_tile *t, int exclusive) {
+  const bool has_init = (up->flags & PU_HAS_INIT) != 0;
+  pscan_user_t value, items[PU_ITEMS]; /* init, or the identity an exclusive run starts with */
+  memcpy(&value, up->value, PU_SIZE);
+  pscan_user_t c = t->carry.v;
+  bool has = NAME(has)(t->carry);
+  PU_FOR_ITEMS(sm->base.tile, t->count, items, pu_write_batch(sm->base.tile, b, items);, {
+    if (pu_bit(t->mask, k)) {
+      has = has_init;
+      c = value;
+    }
+    const pscan_user_t x = items[i];
+    const pscan_user_t through = has ? pscan_user_combine(c, x) : x;
+    items[i] = exclusive ? (has ? c : value) : through;
+    c = through;
+    has = true;
+  })
+  __syncthreads();
 }
 
 #if PSCAN_USER_BY_KEY == 1
@@ -189,24 +231,12 @@ extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
   __shared__ pscan_user_by_key_smem sm;
   pscan__wait_for_predecessor();
   pu_by_key_tile t;
-  pu_by_key_front(&up, &sm, &t);
-  const bool has_init = (up.flags & PU_HAS_INIT) != 0;
-  pscan_user_t value, items[PU_ITEMS]; /* init, or the identity an exclusive run starts with */
-  memcpy(&value, up.value, PU_SIZE);
-  pscan_user_t c = t.carry.v;
-  bool has = NAME(has)(t.carry);
-  PU_FOR_ITEMS(sm.base.tile, t.count, items, pu_write_batch(sm.base.tile, b, items);, {
-    if (pu_bit(t.mask, k)) {
-      has = has_init;
-      c = value;
-    }
-    const pscan_user_t x = items[i];
-    const pscan_user_t through = has ? pscan_user_combine(c, x) : x;
-    items[i] = up.base.exclusive ? (has ? c : value) : through;
-    c = through;
-    has = true;
-  })
+  pu_by_key_fold(&up, &sm, &t);
+  pu_by_key_search(&up.base, &sm.base.prefix, sm.window, t.tile, t.total_head, t.total,
+                   t.starts_run);
   __syncthreads();
+  pu_by_key_carry(&t, &sm.base.prefix);
+  pu_by_key_rescan(&up, &sm, &t, up.base.exclusive);
   pu_store_tile(&up.base, sm.base.tile, t.tile, t.valid);
 }
 #else
@@ -221,44 +251,129 @@ static __device__ __forceinline__ void pu_copy_key(void *out, const void *keys, 
   }
 }
 
+/* Item j of a tile in shared memory. */
+static __device__ __forceinline__ void pu_read_item(const unsigned char *buf, unsigned j,
+                                                    pscan_user_t *x) {
+  unsigned char bytes[PU_SIZE];
+#pragma unroll
+  for (int w = 0; w < PU_SIZE / PU_UNIT; w++)
+    pu_move(bytes + w * PU_UNIT, buf + pscan__swz(j * PU_SIZE + w * PU_UNIT), PU_UNIT);
+  memcpy(x, bytes, PU_SIZE);
+}
+
+/* The position of the n-th (from 0) set bit of m; n < popc(m). */
+static __device__ __forceinline__ unsigned pu_nth_bit(unsigned m, unsigned n) {
+  unsigned pos = 0;
+#pragma unroll
+  for (unsigned half = 16; half; half >>= 1) {
+    const unsigned low = __popc(m & ((1u << half) - 1u));
+    if (n >= low) {
+      n -= low;
+      m >>= half;
+      pos += half;
+    }
+  }
+  return pos;
+}
+
+/* The tile's position of the h-th head (from 0) among the warp's threads' (a warp-wide call):
+   lane l holds `before`, the heads of the warp's threads before it, and its thread's mask. */
+static __device__ __forceinline__ unsigned pu_warp_head(unsigned h, unsigned before,
+                                                        const unsigned mask[PU_MASK_WORDS]) {
+  unsigned owner = 0; /* the last lane whose heads start at or before h */
+#pragma unroll
+  for (unsigned step = 16; step; step >>= 1) {
+    const unsigned from = __shfl_sync(PSCAN__FULL_MASK, before, owner + step);
+    if (from <= h)
+      owner += step;
+  }
+  unsigned r = h - __shfl_sync(PSCAN__FULL_MASK, before, owner), pos = 0;
+  bool found = false;
+#pragma unroll
+  for (int w = 0; w < PU_MASK_WORDS; w++) {
+    const unsigned m = __shfl_sync(PSCAN__FULL_MASK, mask[w], owner), c = __popc(m);
+    if (!found && r < c) {
+      pos = 32u * w + pu_nth_bit(m, r);
+      found = true;
+    } else if (!found) {
+      r -= c;
+    }
+  }
+  return ((threadIdx.x & ~31u) + owner) * PU_ITEMS_TOTAL + pos;
+}
+
+/* The reduction's outputs, from a tile rescanned in place: each warp writes its threads' heads'
+   keys and the values of the runs ending just before them, 32 consecutive runs at a time (so a
+   warp's stores are contiguous); the run ending at the tile's end, where the next item starts a
+   run, is thread 0's. runs: the runs before the warp's first head; before: the heads of the
+   warp's threads before this one; heads: this thread's. */
+static __device__ __forceinline__ void pu_store_runs(const pscan_user_params *up,
+                                                     const pscan_user_by_key_smem *sm,
+                                                     const pu_by_key_tile *t,
+                                                     unsigned long long runs, unsigned before,
+                                                     unsigned heads, unsigned long long tile_runs) {
+  const unsigned char *keys = (const unsigned char *)up->keys;
+  unsigned char *keys_out = (unsigned char *)up->keys_out;
+  unsigned char *vals_out = (unsigned char *)up->base.out;
+  const unsigned u = pu_unit_of((unsigned long long)vals_out, PU_SIZE), ks = t->kind & 15u;
+  const unsigned long long start = t->tile * (unsigned long long)PU_TILE;
+  const unsigned warp_heads = __shfl_sync(PSCAN__FULL_MASK, before, 31) +
+                              __shfl_sync(PSCAN__FULL_MASK, heads, 31);
+  pscan_user_t x;
+  for (unsigned h0 = 0; h0 < warp_heads; h0 += 32) {
+    const unsigned h = h0 + (threadIdx.x & 31);
+    const unsigned j = pu_warp_head(h < warp_heads ? h : warp_heads - 1, before, t->mask);
+    if (h < warp_heads) {
+      pu_copy_key(keys_out + (runs + h) * ks, keys, t->kind, start + j);
+      if (j > 0) {
+        pu_read_item(sm->base.tile, j - 1, &x);
+        pu_store_item(vals_out + (runs + h - 1) * PU_SIZE, &x, u);
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    const unsigned long long after = start + t->valid;
+    if (after >= up->base.n || pu_key_differs(up->keys, t->kind, after)) {
+      pu_read_item(sm->base.tile, t->valid - 1, &x);
+      pu_store_item(vals_out + (tile_runs - 1) * PU_SIZE, &x, u);
+    }
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
     pscan_user_reduce_by_key(const pscan_user_params up) {
   __shared__ pscan_user_by_key_smem sm;
   pscan__wait_for_predecessor();
   pu_by_key_tile t;
-  pu_by_key_front(&up, &sm, &t);
-  /* the runs before this thread's first item: a block scan of the head counts, then the tiles'
-     look-back over them (in the count words) */
+  pu_by_key_fold(&up, &sm, &t);
+  /* the runs before each thread's first item: a block scan of the head counts, then the tiles'
+     look-back over them (the built-in count, in count_words) in warp 1 while warp 0 looks back
+     over the values */
   unsigned heads = 0;
 #pragma unroll
   for (int w = 0; w < PU_MASK_WORDS; w++)
     heads += __popc(t.mask[w]);
   PSCAN__CTYPE_U64 before, total;
   CNAME(block_warp_scans)((PSCAN__CTYPE_U64)heads, sm.counts, &before, &total);
-  pscan__cuda_scan_params q = up.base;
-  q.agg_words = up.count_words;
-  q.incl_words = (char *)up.count_words + 16 * up.base.num_tiles;
-  const PSCAN__CTYPE_U64 runs_before =
-      CNAME(tile_prefix)(&q, &sm.runs_before, sm.counts, t.tile, total, NULL, false);
-  unsigned long long run = runs_before + before; /* heads before the next item */
-  /* whether this thread's last item ends a run */
-  const unsigned long long after = t.first + t.count;
-  const bool last_ends = t.count && (after >= up.base.n || pu_key_differs(up.keys, t.kind, after));
-  unsigned char *vals_out = (unsigned char *)up.base.out;
-  const unsigned u = pu_unit_of((unsigned long long)vals_out, PU_SIZE), ks = t.kind & 15u;
-  pscan_user_t items[PU_ITEMS], c = t.carry.v;
-  bool has = NAME(has)(t.carry);
-  PU_FOR_ITEMS(sm.base.tile, t.count, items, , {
-    if (pu_bit(t.mask, k)) {
-      has = false;
-      pu_copy_key((unsigned char *)up.keys_out + run * ks, up.keys, t.kind, t.first + k);
-      run++;
-    }
-    c = has ? pscan_user_combine(c, items[i]) : items[i];
-    has = true;
-    if (k + 1 < t.count ? pu_bit(t.mask, k + 1) : last_ends)
-      pu_store_item(vals_out + (run - 1) * PU_SIZE, &c, u);
-  })
+  pu_by_key_search(&up.base, &sm.base.prefix, sm.window, t.tile, t.total_head, t.total,
+                   t.starts_run);
+  if (threadIdx.x / 32 == 1) {
+    pscan__cuda_scan_params q = up.base;
+    q.agg_words = up.count_words;
+    q.incl_words = (char *)up.count_words + 16 * up.base.num_tiles;
+    if (t.tile > 0 && threadIdx.x == 32)
+      CNAME(publish)(q.agg_words, t.tile, total, q.epoch);
+    const PSCAN__CTYPE_U64 runs_before = CNAME(warp_prefix)(&q, t.tile, total);
+    if (threadIdx.x == 32)
+      sm.runs_before = runs_before;
+  }
+  __syncthreads();
+  pu_by_key_carry(&t, &sm.base.prefix);
+  pu_by_key_rescan(&up, &sm, &t, 0);
+  const unsigned long long runs_before = sm.runs_before;
+  const unsigned warp_before = __shfl_sync(PSCAN__FULL_MASK, (unsigned)before, 0);
+  pu_store_runs(&up, &sm, &t, runs_before + warp_before, (unsigned)before - warp_before,
+                heads, runs_before + total);
   if (t.tile == up.base.num_tiles - 1 && threadIdx.x == 0)
     *up.count_out = runs_before + total;
 }
