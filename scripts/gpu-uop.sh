@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # User operators from source on the device machine:
 #   scripts/gpu-uop.sh [build] [test] [sanitize] [cpubench]   (default: these)
-#                      [racecheck] [compact] [compactrace]   (on request)
+#                      [racecheck] [compact] [compactrace] [bench]   (on request)
 # build: a CUDA build (build-gpu-uop); test: test_user_op (CPU backend, with the host's C
 # compiler) and test_cuda_user_op_api (the same differential checks on the CUDA backend: needs the
 # NVRTC side, src/cuda's op_create / scan_op / select_op; without them it reports UNSUPPORTED
@@ -13,6 +13,8 @@
 # (test_compact, deterministic by-key phase included); compactrace: racecheck of its sanitizer
 # slice (PSCAN_TEST_SANITIZE=1). Both racechecks are cut at $RACE_SECONDS (default 400: a cut
 # run is not a pass).
+# bench: `pscan bench --gpu --user-op` at $UOP_SIZES (flat scans and by key, beside the copy and
+# CUB). UOP_TESTS: the test step's ctest regex (default user_op|example_).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" uop-summary.txt "build test sanitize cpubench" -- "$@"
 export PSCAN_CACHE_DIR="$PWD/build-gpu-uop/op-cache"
@@ -26,7 +28,8 @@ if has build; then
 fi
 if has test; then
   log "tests: user_op (CPU), cuda_user_op_api, examples"
-  ctest --test-dir build-gpu-uop -R 'user_op|example_' --output-on-failure >"$OUT/uop-test.log" 2>&1 || status=1
+  ctest --test-dir build-gpu-uop -R "${UOP_TESTS:-user_op|example_}" --output-on-failure \
+    >"$OUT/uop-test.log" 2>&1 || status=1
   grep -E "tests passed|Passed|Failed|Skipped|passed, " "$OUT/uop-test.log" | tee -a "$OUT/uop-summary.txt"
 fi
 if has sanitize; then
@@ -60,6 +63,13 @@ fi
 if has compactrace; then
   PSCAN_TEST_SANITIZE=1 race "test_compact --backend cuda (PSCAN_TEST_SANITIZE=1)" \
     uop-compactrace.log build-gpu-uop/tests/test_compact --backend cuda
+fi
+if has bench; then
+  log "pscan bench --gpu --user-op (flat and by key), ${UOP_SIZES:=2^20,2^24,2^26}"
+  build-gpu-uop/pscan bench --gpu --user-op --sizes "$UOP_SIZES" --reps 7 \
+    --csv "$OUT/uop-gpubench.csv" >"$OUT/uop-gpubench.txt" 2>&1 || status=1
+  grep -E "^reduce_by_key.*pscan user op  " "$OUT/uop-gpubench.txt" | tee -a "$OUT/uop-summary.txt"
+  sed -n '/the worst points/,/compiling/p' "$OUT/uop-gpubench.txt" | tee -a "$OUT/uop-summary.txt"
 fi
 if has cpubench; then
   log "pscan bench: f64 points (with the user-op affine f32 row), 2^24 and 2^26"

@@ -31,20 +31,42 @@
 enum { PU_KEY_SHIFT = 8, PU_KEY_FLOAT = 16 };
 
 /* The heads among keys[first .. first + count): bit k of mask set where item first + k starts a
-   run. T: the key's type, compared with ==. (Word by word, so that mask stays in registers.) */
+   run. T: the key's type, compared with ==. (Word by word, so that mask stays in registers.) A
+   thread with a whole row of aligned keys reads them 16 bytes at a time: its neighbours' rows
+   are ITEMS_TOTAL keys apart, so each load of a warp spans many lines, and 4-byte loads would
+   ask L1 for them four times as often. */
 #define PU_KEY_HEADS(T)                                                                     \
   {                                                                                         \
+    enum { PER = 16 / sizeof(T) }; /* keys in 16 bytes */                                   \
     const T *kp = (const T *)keys + first;                                                  \
     T prev = first && count ? kp[-1] : (T)0; /* (a thread past the end reads nothing) */    \
-    _Pragma("unroll") for (int w = 0; w < PU_MASK_WORDS; w++) {                             \
-      unsigned bits = 0;                                                                    \
-      for (unsigned j = 0; j < 32 && w * 32 + j < count; j++) {                             \
-        const T cur = kp[w * 32 + j];                                                       \
-        if (!(cur == prev))                                                                 \
-          bits |= 1u << j;                                                                  \
-        prev = cur;                                                                         \
+    if (PU_ITEMS_TOTAL % PER == 0 && count == PU_ITEMS_TOTAL &&                             \
+        ((unsigned long long)kp & 15u) == 0) {                                              \
+      _Pragma("unroll") for (int w = 0; w < PU_MASK_WORDS; w++) {                           \
+        unsigned bits = 0;                                                                  \
+        _Pragma("unroll") for (int j = 0; j < 32 && w * 32 + j < PU_ITEMS_TOTAL; j += PER) { \
+          const uint4 raw = *(const uint4 *)(kp + w * 32 + j);                              \
+          T got[PER];                                                                       \
+          memcpy(got, &raw, 16);                                                            \
+          _Pragma("unroll") for (int q = 0; q < PER; q++) {                                 \
+            if (!(got[q] == prev))                                                          \
+              bits |= 1u << (j + q);                                                        \
+            prev = got[q];                                                                  \
+          }                                                                                 \
+        }                                                                                   \
+        mask[w] = bits;                                                                     \
       }                                                                                     \
-      mask[w] = bits;                                                                       \
+    } else {                                                                                \
+      _Pragma("unroll") for (int w = 0; w < PU_MASK_WORDS; w++) {                           \
+        unsigned bits = 0;                                                                  \
+        for (unsigned j = 0; j < 32 && w * 32 + j < count; j++) {                           \
+          const T cur = kp[w * 32 + j];                                                     \
+          if (!(cur == prev))                                                               \
+            bits |= 1u << j;                                                                \
+          prev = cur;                                                                       \
+        }                                                                                   \
+        mask[w] = bits;                                                                     \
+      }                                                                                     \
     }                                                                                       \
     if (first == 0)                                                                         \
       mask[0] |= 1u; /* (its comparison with 0 above may have said otherwise) */           \
@@ -159,10 +181,11 @@ typedef struct pu_by_key_tile {
 } pu_by_key_tile;
 
 /* Takes a tile, loads it, finds its heads, folds each thread's items within their runs (from init
-   where the scan has one) and scans the folds over the block. */
+   where the scan has one) and scans the folds over the block. keep: each item's fold (from its
+   run's head, or from the thread's first item) replaces it in shared memory. */
 static __device__ __forceinline__ void pu_by_key_fold(const pscan_user_params *up,
                                                       pscan_user_by_key_smem *sm,
-                                                      pu_by_key_tile *t) {
+                                                      pu_by_key_tile *t, const bool keep) {
   const pscan__cuda_scan_params *p = &up->base;
   t->tile = pu_take_tile(p, &sm->base.tile_id);
   t->valid = pu_tile_valid(p, t->tile);
@@ -178,13 +201,14 @@ static __device__ __forceinline__ void pu_by_key_fold(const pscan_user_params *u
   pscan_user_t value, items[PU_ITEMS], c;
   memcpy(&value, up->value, PU_SIZE);
   bool has = false, mine_head = false;
-  PU_FOR_ITEMS(sm->base.tile, t->count, items, , {
+  PU_FOR_ITEMS(sm->base.tile, t->count, items, if (keep) pu_write_batch(sm->base.tile, b, items);, {
     if (pu_bit(t->mask, k)) {
       has = has_init;
       c = value;
       mine_head = true;
     }
     c = has ? pscan_user_combine(c, items[i]) : items[i];
+    items[i] = c;
     has = true;
   })
   pscan_user_acc mine = NAME(identity)();
@@ -201,6 +225,7 @@ static __device__ __forceinline__ void pu_by_key_carry(pu_by_key_tile *t,
   t->carry = t->before_head ? t->before : NAME(op)(*broadcast, t->before);
 }
 
+#if PSCAN_USER_BY_KEY == 1
 /* Rescans this thread's items in shared memory, in place: each becomes its inclusive (or, with
    exclusive, exclusive) value within its run. */
 static __device__ __forceinline__ void pu_by_key_rescan(const pscan_user_params *up,
@@ -225,13 +250,12 @@ static __device__ __forceinline__ void pu_by_key_rescan(const pscan_user_params 
   __syncthreads();
 }
 
-#if PSCAN_USER_BY_KEY == 1
 extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
     pscan_user_scan_by_key(const pscan_user_params up) {
   __shared__ pscan_user_by_key_smem sm;
   pscan__wait_for_predecessor();
   pu_by_key_tile t;
-  pu_by_key_fold(&up, &sm, &t);
+  pu_by_key_fold(&up, &sm, &t, false);
   pu_by_key_search(&up.base, &sm.base.prefix, sm.window, t.tile, t.total_head, t.total,
                    t.starts_run);
   __syncthreads();
@@ -259,6 +283,36 @@ static __device__ __forceinline__ void pu_read_item(const unsigned char *buf, un
   for (int w = 0; w < PU_SIZE / PU_UNIT; w++)
     pu_move(bytes + w * PU_UNIT, buf + pscan__swz(j * PU_SIZE + w * PU_UNIT), PU_UNIT);
   memcpy(x, bytes, PU_SIZE);
+}
+
+/* Item j of a tile in shared memory, written. */
+static __device__ __forceinline__ void pu_write_item(unsigned char *buf, unsigned j,
+                                                     const pscan_user_t *x) {
+  unsigned char bytes[PU_SIZE];
+  memcpy(bytes, x, PU_SIZE);
+#pragma unroll
+  for (int w = 0; w < PU_SIZE / PU_UNIT; w++)
+    pu_move(buf + pscan__swz(j * PU_SIZE + w * PU_UNIT), bytes + w * PU_UNIT, PU_UNIT);
+}
+
+/* After a keeping fold, the run ends in shared memory hold their runs' values but for the run each
+   thread's first item continues (its fold started at that item): that one's end, the item before
+   the thread's first head (else its last item), takes the carry. Then a barrier. */
+static __device__ __forceinline__ void pu_by_key_finish_first_run(pscan_user_by_key_smem *sm,
+                                                                  const pu_by_key_tile *t) {
+  if (t->count && !pu_bit(t->mask, 0) && NAME(has)(t->carry)) {
+    unsigned end = t->count - 1;
+#pragma unroll
+    for (int w = PU_MASK_WORDS - 1; w >= 0; w--) /* the first head: the lowest word's lowest bit */
+      if (t->mask[w])
+        end = 32u * w + (unsigned)__ffs(t->mask[w]) - 2u;
+    const unsigned j = threadIdx.x * PU_ITEMS_TOTAL + end;
+    pscan_user_t x;
+    pu_read_item(sm->base.tile, j, &x);
+    x = pscan_user_combine(t->carry.v, x);
+    pu_write_item(sm->base.tile, j, &x);
+  }
+  __syncthreads();
 }
 
 /* The position of the n-th (from 0) set bit of m; n < popc(m). */
@@ -345,7 +399,7 @@ extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
   __shared__ pscan_user_by_key_smem sm;
   pscan__wait_for_predecessor();
   pu_by_key_tile t;
-  pu_by_key_fold(&up, &sm, &t);
+  pu_by_key_fold(&up, &sm, &t, true);
   /* the runs before each thread's first item: a block scan of the head counts, then the tiles'
      look-back over them (the built-in count, in count_words) in warp 1 while warp 0 looks back
      over the values */
@@ -369,7 +423,7 @@ extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
   }
   __syncthreads();
   pu_by_key_carry(&t, &sm.base.prefix);
-  pu_by_key_rescan(&up, &sm, &t, 0);
+  pu_by_key_finish_first_run(&sm, &t);
   const unsigned long long runs_before = sm.runs_before;
   const unsigned warp_before = __shfl_sync(PSCAN__FULL_MASK, (unsigned)before, 0);
   pu_store_runs(&up, &sm, &t, runs_before + warp_before, (unsigned)before - warp_before,
