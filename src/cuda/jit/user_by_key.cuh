@@ -8,14 +8,16 @@
  * the tile where the run began.
  *
  * A thread reads its own items' keys (and the one before its first) straight from global
- * memory, in order: a warp's reads cover whole lines that L1 serves to the following items.
- * The scan moves n keys and n values in, n values out.
+ * memory, in order, 16 bytes at a time where its row is whole and aligned: a warp's reads cover
+ * whole lines that L1 serves to the following items. The scan moves n keys and n values in, n
+ * values out.
  *
- * The reduction runs the same scan, into shared memory only, and writes each run's last value,
- * to vals_out[run], and each run's first key, to keys_out[run]; a run's index is the number of
- * heads before it, found by a second look-back, the built-in 64-bit sum over the tiles' head
- * counts (as user_select.cuh finds its positions) in status words of its own (count_words), run
- * by warp 1 while warp 0 looks back over the values. The outputs leave a warp's 32 consecutive
+ * The reduction keeps each item's fold in shared memory (only each thread's first run, which its
+ * fold began mid-run, takes the carry after the look-back, at its end) and writes each run's
+ * last value, to vals_out[run], and each run's first key, to keys_out[run]; a run's index is
+ * the number of heads before it, found by a second look-back, the built-in 64-bit sum over the
+ * tiles' head counts (as user_select.cuh finds its positions) in status words of its own
+ * (count_words), run by warp 1 while warp 0 looks back over the values. The outputs leave a warp's 32 consecutive
  * runs at a time: lane l finds the position of the warp's l-th head from its threads' head masks
  * (shuffles; no shared memory), writes its key and the value of the run that ends before it. It
  * moves n keys and n values in, a key and a value per run out.
