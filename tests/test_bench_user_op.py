@@ -108,7 +108,7 @@ for op, size in OPS.items():
 if GPU:  # by key: every (operator, call, run length, n), four implementations each
     for op in ("affine_f32", "affine_f64"):
         for call in ("scan_by_key", "reduce_by_key"):
-            for run in (1, 4, 32, 256, 1000):
+            for run in (1, 3, 4, 32, 100, 256, 1000):
                 name = f"{op}_{call}_L{run}"
                 for n in (4096, 131072):
                     got = sorted(x["impl"] for x in rows if x["op"] == name and int(x["n"]) == n)

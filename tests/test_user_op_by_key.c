@@ -334,11 +334,12 @@ static void check_reduce_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_user
 /* One scan_by_key_op and one reduce_by_key_op on the device (mode as the CPU suite's: 0
    inclusive, 1 with init, 2 exclusive with init, 3 exclusive from the identity; in place by the
    variant) against the sequential loop over the runs; keys of key_type, from runs of at most
-   max_run items (NaN keys for nan). Returns the device result's bytes (caller frees) for the
-   determinism check. */
+   max_run items (NaN keys for nan), placed `shift` keys past an aligned start (the kernels read
+   whole aligned rows of keys 16 bytes at a time, others key by key). Returns the device result's
+   bytes (caller frees) for the determinism check. */
 static char *check_by_key_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_user_op *op, size_t n,
                                size_t max_run, unsigned variant, pscan_dtype key_type, bool nan,
-                               test_rng *rng, const char *how) {
+                               size_t shift, test_rng *rng, const char *how) {
   size_t s = c->size, ks = pscan_dtype_size(key_type);
   int32_t *k32 = test_malloc((n + 1) * sizeof *k32);
   fill_keys(rng, k32, n, max_run);
@@ -359,10 +360,14 @@ static char *check_by_key_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_use
   const void *ref_keys = key_type == PSCAN_F32 ? keys : (const void *)k32;
   uo_ref_scan_by_key(c, ref_keys, head, vals, want, n, exclusive, from);
   test_poison(out, (n + SLACK) * s);
-  void *dk = dev_copy(keys, n * ks + 1), *dv = dev_copy(vals, n * s + 1);
+  unsigned char *shifted = test_malloc((n + shift) * ks + 1);
+  memset(shifted, 0, shift * ks);
+  memcpy(shifted + shift * ks, keys, n * ks);
+  unsigned char *dk_start = dev_copy(shifted, (n + shift) * ks + 1);
+  void *dk = dk_start + shift * ks, *dv = dev_copy(vals, n * s + 1);
   char what[96];
-  snprintf(what, sizeof what, "%s keys %s%s runs <= %zu", how, pscan__dtype_name(key_type),
-           nan ? " (NaN)" : "", max_run);
+  snprintf(what, sizeof what, "%s keys %s%s runs <= %zu, %zu keys past alignment", how,
+           pscan__dtype_name(key_type), nan ? " (NaN)" : "", max_run, shift);
   check_reduce_cuda(ctx, c, op, keys, dk, head, ref_keys, key_type, dv, vals, n, variant % 3 == 1,
                     what);
   void *dout = in_place ? dv : dev_copy(out, (n + SLACK) * s);
@@ -373,14 +378,13 @@ static char *check_by_key_cuda(pscan_ctx *ctx, const uo_case *c, const pscan_use
   for (size_t i = 0; ok && i < n; i++)
     if (!same(c, out + i * s, want + i * s))
       ok = false, bad = i;
-  CHECK(ok, "cuda scan_by_key_op %s %s keys %s%s n %zu runs <= %zu mode %d%s: %s, first wrong at "
-        "%zu", c->label, how, pscan__dtype_name(key_type), nan ? " (NaN)" : "", n, max_run, mode,
-        in_place ? " in place" : "", pscan_status_name(st), bad);
-  CUDA_OK(cudaFree(dk));
+  CHECK(ok, "cuda scan_by_key_op %s %s n %zu mode %d%s: %s, first wrong at %zu", c->label, what,
+        n, mode, in_place ? " in place" : "", pscan_status_name(st), bad);
+  CUDA_OK(cudaFree(dk_start));
   CUDA_OK(cudaFree(dv));
   if (!in_place)
     CUDA_OK(cudaFree(dout));
-  free(k32), free(keys), free(vals), free(want);
+  free(k32), free(keys), free(shifted), free(vals), free(want);
   return out;
 }
 
@@ -400,20 +404,21 @@ static void by_key_cuda_case(const uo_case *c, bool first, test_rng *rng) {
   for (size_t si = 0; op && si < sizeof sizes / sizeof *sizes; si++)
     for (size_t ri = 0; ri < sizeof max_runs / sizeof *max_runs; ri++)
       free(check_by_key_cuda(ctx, c, op, sizes[si], max_runs[ri], variant++, PSCAN_I32, false,
-                             rng, ""));
+                             0, rng, ""));
   for (int kt = 0; first && op && kt < PSCAN_DTYPE_COUNT; kt++)
     for (size_t ri = 0; ri < 3; ri++)
-      free(check_by_key_cuda(ctx, c, op, 5 * t + 3, max_runs[ri], variant++, (pscan_dtype)kt,
-                             false, rng, ""));
+      for (size_t shift = 0; shift < 2; shift++)
+        free(check_by_key_cuda(ctx, c, op, 5 * t + 3, max_runs[ri], variant++, (pscan_dtype)kt,
+                               false, shift, rng, ""));
   if (first && op)
-    free(check_by_key_cuda(ctx, c, op, 3 * t + 1, 3, 0, PSCAN_F32, true, rng, ""));
+    free(check_by_key_cuda(ctx, c, op, 3 * t + 1, 3, 0, PSCAN_F32, true, 0, rng, ""));
   test_set(ctx, PSCAN_PARAM_DETERMINISTIC, 1);
   const size_t big = (quick ? (size_t)1 << 20 : (size_t)1 << 22) + 11; /* hundreds of tiles */
   for (size_t ri = 2; op && ri < sizeof max_runs / sizeof *max_runs; ri++) {
     test_rng r1 = *rng, r2 = *rng;
-    char *a = check_by_key_cuda(ctx, c, op, big, max_runs[ri], 1, PSCAN_I32, false, &r1,
+    char *a = check_by_key_cuda(ctx, c, op, big, max_runs[ri], 1, PSCAN_I32, false, 0, &r1,
                                 "deterministic");
-    char *b = check_by_key_cuda(ctx, c, op, big, max_runs[ri], 1, PSCAN_I32, false, &r2,
+    char *b = check_by_key_cuda(ctx, c, op, big, max_runs[ri], 1, PSCAN_I32, false, 0, &r2,
                                 "deterministic, again");
     CHECK(memcmp(a, b, big * c->size) == 0, "cuda scan_by_key_op %s deterministic: two runs of "
           "%zu items (runs <= %zu) differ", c->label, big, max_runs[ri]);

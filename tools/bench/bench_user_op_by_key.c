@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_REPS = 1000, CHUNK_BYTES = 1 << 24, NRUNS = 5, NCASES = 2, ALIGN = 256 };
-static const size_t run_lengths[NRUNS] = {1, 4, 32, 256, 1000};
+enum { MAX_REPS = 1000, CHUNK_BYTES = 1 << 24, NRUNS = 7, NCASES = 2, ALIGN = 256 };
+static const size_t run_lengths[NRUNS] = {1, 3, 4, 32, 100, 256, 1000};
 /* uop_cases' indices (uop_cases[k].peer == k) */
 static const int cases[NCASES] = {PEER_UOP_AFFINE_F32, PEER_UOP_AFFINE_F64};
 
