@@ -21,18 +21,6 @@ struct cub_temp {
     return e;
   }
 
-  // Sizes the storage with call(nullptr, need), grows it, then enqueues call(p, need): the two
-  // steps of every CUB device call.
-  template <class Call> cudaError_t run(Call call) {
-    size_t need = 0;
-    cudaError_t e = call(nullptr, need);
-    if (e == cudaSuccess)
-      e = grow(need);
-    if (e == cudaSuccess)
-      e = call(p, need);
-    return e;
-  }
-
   void release() {
     cudaFree(p);
     p = nullptr;

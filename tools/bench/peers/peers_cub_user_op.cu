@@ -38,35 +38,48 @@ struct AddI32 {
   __device__ int operator()(const int &x, const int &y) const { return x + y; }
 };
 
-// The scan, on the temporary storage (64-bit item count).
+// Sizes the temporary storage, grows it, then enqueues the scan (64-bit item count).
 template <class T, class F> cudaError_t scan(const void *in, void *out, size_t n, F f) {
+  size_t need = 0;
   const T *i = static_cast<const T *>(in);
   T *o = static_cast<T *>(out);
-  return temp.run([&](void *p, size_t &need) {
-    return cub::DeviceScan::InclusiveScan(p, need, i, o, f, (int64_t)n);
-  });
+  cudaError_t e = cub::DeviceScan::InclusiveScan(nullptr, need, i, o, f, (int64_t)n);
+  if (e == cudaSuccess)
+    e = temp.grow(need);
+  if (e == cudaSuccess)
+    e = cub::DeviceScan::InclusiveScan(temp.p, need, i, o, f, (int64_t)n);
+  return e;
 }
 
-// The scan by key.
+// The same for the scan by key.
 template <class T, class F>
 cudaError_t scan_by_key(const int32_t *keys, const void *in, void *out, size_t n, F f) {
+  size_t need = 0;
   const T *i = static_cast<const T *>(in);
   T *o = static_cast<T *>(out);
-  return temp.run([&](void *p, size_t &need) {
-    return cub::DeviceScan::InclusiveScanByKey(p, need, keys, i, o, f, (int64_t)n);
-  });
+  cudaError_t e = cub::DeviceScan::InclusiveScanByKey(nullptr, need, keys, i, o, f, (int64_t)n);
+  if (e == cudaSuccess)
+    e = temp.grow(need);
+  if (e == cudaSuccess)
+    e = cub::DeviceScan::InclusiveScanByKey(temp.p, need, keys, i, o, f, (int64_t)n);
+  return e;
 }
 
-// The reduction by key (the run count to device memory).
+// The same for the reduction by key.
 template <class T, class F>
 cudaError_t reduce_by_key(const int32_t *keys_in, int32_t *keys_out, const void *in, void *out,
                           int64_t *num_runs, size_t n, F f) {
+  size_t need = 0;
   const T *i = static_cast<const T *>(in);
   T *o = static_cast<T *>(out);
-  return temp.run([&](void *p, size_t &need) {
-    return cub::DeviceReduce::ReduceByKey(p, need, keys_in, keys_out, i, o, num_runs, f,
-                                          (int64_t)n);
-  });
+  cudaError_t e = cub::DeviceReduce::ReduceByKey(nullptr, need, keys_in, keys_out, i, o, num_runs,
+                                                 f, (int64_t)n);
+  if (e == cudaSuccess)
+    e = temp.grow(need);
+  if (e == cudaSuccess)
+    e = cub::DeviceReduce::ReduceByKey(temp.p, need, keys_in, keys_out, i, o, num_runs, f,
+                                       (int64_t)n);
+  return e;
 }
 
 } // namespace
