@@ -51,7 +51,7 @@ typedef struct uop_bench {
   uop_out out;
 } uop_bench;
 
-static int cuda_error(int e, const char *what) {
+int uop_cuda_error(int e, const char *what) {
   cudaGetLastError(); /* clear a non-sticky error */
   cli_error("bench", "--user-op: %s: %s (%s)", what, cudaGetErrorString((cudaError_t)e),
             cudaGetErrorName((cudaError_t)e));
@@ -93,7 +93,7 @@ static int call_once(void *arg) {
 
 static int batch(call_args *a, long inner, double *seconds) {
   int e = gpu_timer_batch(&a->b->timer, inner, call_once, a, seconds);
-  return e <= 0 ? -e : cuda_error(e, "a timed batch");
+  return e <= 0 ? -e : uop_cuda_error(e, "a timed batch");
 }
 
 /* ---- data and checks, a chunk at a time ---- */
@@ -107,7 +107,7 @@ static int upload(uop_bench *b, const uop_case *c, size_t n) {
     int e = (int)cudaMemcpy((char *)b->d_in + first * c->elem, b->h_a, count * c->elem,
                             cudaMemcpyHostToDevice);
     if (e)
-      return cuda_error(e, "cudaMemcpy of the input");
+      return uop_cuda_error(e, "cudaMemcpy of the input");
   }
   return 0;
 }
@@ -121,7 +121,7 @@ static int check(uop_bench *b, const uop_case *c, size_t n, uimpl i) {
     int e = (int)cudaMemcpy(b->h_b, (const char *)b->d_out + first * c->elem, count * c->elem,
                             cudaMemcpyDeviceToHost);
     if (e)
-      return cuda_error(e, "cudaMemcpy of the output");
+      return uop_cuda_error(e, "cudaMemcpy of the output");
     for (size_t k = 0; k < count; k++) {
       c->fill(b->h_a, first + k);
       if (i == UI_COPY || first + k == 0)
@@ -155,7 +155,7 @@ static int measure(uop_bench *b, const uop_case *c, size_t n, int reps) {
     double one;
     int e = (int)cudaMemset(b->d_out, 0x7F, n * c->elem);
     if (e)
-      return cuda_error(e, "cudaMemset");
+      return uop_cuda_error(e, "cudaMemset");
     if (batch(&a, 1, &one) || check(b, c, n, impls[k]) || batch(&a, 1, &one))
       return 1;
     inner[k] = gpu_timer_inner(one);
@@ -192,7 +192,7 @@ static int call_costs(uop_bench *b, int rounds) {
       (which ? builtin : user)[r] = (timing_now() - t) / 2000;
       int e = (int)cudaDeviceSynchronize();
       if (e)
-        return cuda_error(e, "cudaDeviceSynchronize");
+        return uop_cuda_error(e, "cudaDeviceSynchronize");
     }
   uop_call_costs(&b->out, CALL_N, 0, timing_median(user, (size_t)rounds),
                  timing_median(builtin, (size_t)rounds));
@@ -227,7 +227,7 @@ static int open_bench(uop_bench *b, size_t max_bytes) {
   }
   int e = gpu_timer_open(&b->timer);
   if (e)
-    return cuda_error(e, "cudaEventCreate");
+    return uop_cuda_error(e, "cudaEventCreate");
   dbuf_err err;
   if (!dbuf_alloc(&b->d_in, max_bytes, &err) || !dbuf_alloc(&b->d_out, max_bytes, &err)) {
     cli_error("bench", "--user-op: %s", err.msg);

@@ -84,13 +84,6 @@ static size_t moved(const bk_bench *b) {
   return b->call == BK_SCAN ? (4 + 2 * e) * b->n : (4 + e) * (b->n + b->runs);
 }
 
-static int cuda_error(int e, const char *what) {
-  cudaGetLastError(); /* clear a non-sticky error */
-  cli_error("bench", "--user-op: %s: %s (%s)", what, cudaGetErrorString((cudaError_t)e),
-            cudaGetErrorName((cudaError_t)e));
-  return 1;
-}
-
 /* ---- one call ---- */
 
 typedef struct call_args {
@@ -133,7 +126,7 @@ static int call_once(void *arg) {
 
 static int batch(call_args *a, long inner, double *seconds) {
   int e = gpu_timer_batch(a->b->env->timer, inner, call_once, a, seconds);
-  return e <= 0 ? -e : cuda_error(e, "a timed batch");
+  return e <= 0 ? -e : uop_cuda_error(e, "a timed batch");
 }
 
 /* ---- data and checks, a chunk at a time ---- */
@@ -153,7 +146,7 @@ static int upload_keys(bk_bench *b) {
     int e = (int)cudaMemcpy((char *)b->d_in + 4 * first, b->h_a, 4 * count,
                             cudaMemcpyHostToDevice);
     if (e)
-      return cuda_error(e, "cudaMemcpy of the keys");
+      return uop_cuda_error(e, "cudaMemcpy of the keys");
   }
   return 0;
 }
@@ -168,14 +161,14 @@ static int upload_values(bk_bench *b) {
     int e = (int)cudaMemcpy((char *)b->d_in + b->vals_at + first * c->elem, b->h_a,
                             count * c->elem, cudaMemcpyHostToDevice);
     if (e)
-      return cuda_error(e, "cudaMemcpy of the values");
+      return uop_cuda_error(e, "cudaMemcpy of the values");
   }
   return 0;
 }
 
 static int download(void *host, const void *dev, size_t bytes) {
   int e = (int)cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
-  return e ? cuda_error(e, "cudaMemcpy of an output") : 0;
+  return e ? uop_cuda_error(e, "cudaMemcpy of an output") : 0;
 }
 
 static int wrong(const bk_bench *b, bimpl i, const char *what, size_t at) {
@@ -296,7 +289,7 @@ static int measure(bk_bench *b, int reps) {
     if (e == 0)
       e = (int)cudaMemset(b->d_count, 0xFF, 16);
     if (e)
-      return cuda_error(e, "cudaMemset");
+      return uop_cuda_error(e, "cudaMemset");
     if (batch(&a, 1, &one))
       return 1;
     if (k != BI_COPY && (b->call == BK_SCAN ? check_scan(b, a.i) : check_reduce(b, a.i)))
@@ -399,7 +392,7 @@ int uop_by_key_sweep(const uop_by_key_env *env, const size_t *sizes, int nsizes,
   size_t free_bytes = 0, total = 0, cap = 0;
   int e = (int)cudaMemGetInfo(&free_bytes, &total);
   if (e)
-    return cuda_error(e, "cudaMemGetInfo");
+    return uop_cuda_error(e, "cudaMemGetInfo");
   for (int kc = 0; kc < NCASES; kc++)
     for (int s = 0; s < nsizes; s++) {
       size_t elem = uop_cases[cases[kc]].elem;

@@ -28,4 +28,8 @@ typedef struct uop_by_key_env {
    on the host. reps: 1 to 1000. 0, or 1 after printing why (a wrong result included). */
 int uop_by_key_sweep(const uop_by_key_env *env, const size_t *sizes, int nsizes, int reps);
 
+/* bench_user_op.c's report of a CUDA error e while doing `what` (the error cleared where it is
+   not sticky); returns 1. */
+int uop_cuda_error(int e, const char *what);
+
 #endif /* PSCAN_TOOL_BENCH_USER_OP_BY_KEY_H */
