@@ -11,8 +11,9 @@
 # streaming copy, at 2^24 and 2^26 on all cores and on 1 thread. racecheck: test_cuda_user_op_api
 # (quick) under compute-sanitizer racecheck; compact: the compaction suite with --backend cuda
 # (test_compact, deterministic by-key phase included); compactrace: racecheck of its sanitizer
-# slice (PSCAN_TEST_SANITIZE=1). Both racechecks are cut at $RACE_SECONDS (default 400: a cut
-# run is not a pass).
+# slice (PSCAN_TEST_SANITIZE=1). UOP_RACE_PARTS (e.g. by_key) limits the first racecheck to
+# those parts of the program (its PSCAN_TEST_PARTS). Both racechecks are cut at $RACE_SECONDS
+# (default 400: a cut run is not a pass).
 # bench: `pscan bench --gpu --user-op` at $UOP_SIZES (flat scans and by key, beside the copy and
 # CUB). UOP_TESTS: the test step's ctest regex (default user_op|example_).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
@@ -52,8 +53,9 @@ race() {
   tail -3 "$rlog" | tee -a "$OUT/uop-summary.txt"
 }
 if has racecheck; then
-  PSCAN_TEST_QUICK=1 race "test_cuda_user_op_api (quick)" uop-racecheck.log \
-    build-gpu-uop/tests/test_cuda_user_op_api
+  PSCAN_TEST_QUICK=1 PSCAN_TEST_PARTS="${UOP_RACE_PARTS-}" \
+    race "test_cuda_user_op_api (quick${UOP_RACE_PARTS:+, parts $UOP_RACE_PARTS})" \
+    uop-racecheck.log build-gpu-uop/tests/test_cuda_user_op_api
 fi
 if has compact; then
   log "test_compact --backend cuda"

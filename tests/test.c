@@ -37,6 +37,21 @@ bool test_quick(void) {
   return q && strcmp(q, "1") == 0;
 }
 
+bool test_part(const char *part) {
+  const char *list = getenv("PSCAN_TEST_PARTS");
+  if (!list || !*list)
+    return true;
+  size_t len = strlen(part);
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == len && strncmp(p, part, len) == 0)
+      return true;
+    p += n + (end != NULL);
+  }
+  return false;
+}
+
 int test_finish(void) {
   if (test_failed > MAX_MESSAGES)
     printf("(%lu more failure messages suppressed)\n", test_failed - MAX_MESSAGES);

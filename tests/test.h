@@ -24,6 +24,9 @@ extern unsigned long test_passed, test_failed;
 uint64_t test_init(const char *program);
 /* True when PSCAN_TEST_QUICK=1: a reduced run for slow (sanitizer) builds. */
 bool test_quick(void);
+/* True when PSCAN_TEST_PARTS is unset or empty, or names `part` in its comma-separated list: lets
+   a slow tool (compute-sanitizer racecheck) run one part of a long program. */
+bool test_part(const char *part);
 /* Prints "N passed, N failed"; returns the exit status: non-zero on any failure, and when no
    check ran at all (a test with nothing to run exits 77, ctest's skip, instead of calling this). */
 int test_finish(void);

@@ -459,23 +459,31 @@ int main(void) {
       return 77;
   }
 #endif
-  for (int i = 0; i < UO_NCASES; i++) {
+  /* Parts by name (PSCAN_TEST_PARTS=scan,by_key,...; all when unset). */
+  for (int i = 0; i < UO_NCASES && test_part("scan"); i++) {
     test_differential(&uo_cases[i], false);
 #ifndef TEST_USER_OP_ON_CUDA
     if (!quick || i < 2)
       test_differential(&uo_cases[i], true);
 #endif
   }
-  test_predicate();
-  test_identity_both_ways();
-  test_refusals();
-  test_axis();
-  test_by_key_op();
+  if (test_part("select"))
+    test_predicate();
+  if (test_part("identity"))
+    test_identity_both_ways();
+  if (test_part("refusals"))
+    test_refusals();
+  if (test_part("axis"))
+    test_axis();
+  if (test_part("by_key"))
+    test_by_key_op();
 #ifndef TEST_USER_OP_ON_CUDA
-  test_deterministic();
-  test_internal_seam();
-  test_alloc_faults();
-  test_compiler_and_cache();
+  if (test_part("cpu")) {
+    test_deterministic();
+    test_internal_seam();
+    test_alloc_faults();
+    test_compiler_and_cache();
+  }
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0)
