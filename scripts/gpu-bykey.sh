@@ -22,7 +22,8 @@
 #        rounds of B's time over A's to the summary.
 # prof:  ncu (--set full) of one by-key scan launch per key type of $PROF_TYPES (default i32 i64;
 #        values f32 / f64), n = $PROF_N (default 2^24), run length 1, from build-gpu with $A_ENV:
-#        the details page, the stall reasons and the instruction mix to $OUT.
+#        the details page, the stall reasons and the instruction mix to $OUT. PROF_PEER=1: CUB's
+#        scan-by-key kernel of the same point too (prof-cub-*).
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
@@ -140,13 +141,16 @@ for key in sorted(k for k in ms if k[0] == "gpu"):
     print(f"{key[1]:4} {key[2]:28} {key[3]:>6} | {b_t / a_t:6.3f} | {100 * a_c / a_t:5.1f}% | {100 * b_c / b_t:5.1f}%")
 EOF
 fi
+prof_kernels="pscan:by_key_kernel"
+[ "${PROF_PEER:-0}" = 1 ] && prof_kernels="$prof_kernels cub:DeviceScanByKeyKernel"
 if has prof; then
   for t in ${PROF_TYPES:-i32 i64}; do
-    name=prof-scan_by_key-$t
-    log "ncu scan_by_key $t n=${PROF_N:-2^24} (env: $A_ENV)"
+   for pk in $prof_kernels; do
+    name=prof-${pk%%:*}-scan_by_key-$t
+    log "ncu scan_by_key $t n=${PROF_N:-2^24} ${pk#*:} (env: $A_ENV)"
     # the sweep's first point is run length 1: its warm-up launch is skipped, the first timed one kept
     # shellcheck disable=SC2086
-    env $A_ENV ncu --clock-control none --set full --import-source no -k "regex:by_key_kernel" \
+    env $A_ENV ncu --clock-control none --set full --import-source no -k "regex:${pk#*:}" \
       --launch-skip 1 --launch-count 1 -o "$OUT/$name" ./build-gpu/pscan bench --gpu --sweep \
       --ops scan_by_key --types "$t" --sizes "${PROF_N:-2^24}" --reps 1 >"$OUT/$name.log" 2>&1 || status=1
     ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
@@ -159,6 +163,7 @@ for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
     grep -E "Function Name|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Block Limit|Local Memory" \
       "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
     rm -f "$OUT/$name.ncu-rep"
+   done
   done
 fi
 if has sweep; then
