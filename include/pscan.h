@@ -161,9 +161,10 @@ typedef enum pscan_param {
   PSCAN_PARAM_DEVICE,         /* CUDA device ordinal; default 0; at most 1023. The CUDA backend
                                  refuses an ordinal with no device (INVALID_ARGUMENT) and a change
                                  after the context's first data call (UNSUPPORTED). pscan_create
-                                 and every call on a CUDA context make the context's device the
-                                 calling thread's current device (cudaSetDevice) and leave it so.
-                                 The CPU backend ignores it. */
+                                 and every call on a CUDA context run with the context's device
+                                 current (cudaSetDevice) and give the calling thread back the
+                                 device that was current before they return. The CPU backend
+                                 ignores it. */
   PSCAN_PARAM_ALGO,           /* a pscan_algo; default PSCAN_ALGO_AUTO. The CUDA backend refuses
                                  SEQUENTIAL (UNSUPPORTED). */
   PSCAN_PARAM_BLOCK_ALGO,     /* a pscan_block_algo (GPU tile-level scan); default PSCAN_BLOCK_AUTO.

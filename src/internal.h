@@ -141,7 +141,8 @@ typedef struct pscan__backend {
   pscan_status (*synchronize)(pscan_ctx *ctx);
   /* After every call that reached the backend, failed or not (NULL entry: nothing to do). The
      CUDA backend marks there where the call's work ends on the caller's stream, so that a later
-     set_stream or destroy never has to touch a stream the caller may have destroyed since. */
+     set_stream or destroy never has to touch a stream the caller may have destroyed since, and
+     gives the calling thread back the device that was current before the call. */
   void (*call_done)(pscan_ctx *ctx);
   /* PSCAN_ERR_WRONG_MEMORY if p is not memory this backend can use; NULL entry: no check. */
   pscan_status (*check_memory)(pscan_ctx *ctx, const void *p, const char *what);

@@ -233,6 +233,14 @@ static void cuda_dead_streams(void) {
    device's legacy stream and on a stream of its own, with the caller's current device left on
    device 0 in between (the state in which a second GPU's context is made in practice: MPI ranks,
    Python contexts per device). Needs two devices; says so when there is one. */
+/* Whether the calling thread's current device is still `want` after a pscan call (every call
+   gives the caller's device back: pscan.h, PSCAN_PARAM_DEVICE). */
+static void device_still(int want, const char *after) {
+  int current = -1;
+  CUDA_OK(cudaGetDevice(&current));
+  CHECK(current == want, "after %s the current device is %d, was %d", after, current, want);
+}
+
 static void cuda_other_device(void) {
   enum { N = 300007 };
   int count = 0;
@@ -245,7 +253,9 @@ static void cuda_other_device(void) {
   pscan_ctx *ctx;
   if (!CHECK_STATUS(pscan_create(&ctx, PSCAN_BACKEND_CUDA), PSCAN_OK))
     return;
+  device_still(0, "pscan_create");
   CHECK_STATUS(pscan_set_param(ctx, PSCAN_PARAM_DEVICE, dev), PSCAN_OK);
+  device_still(0, "pscan_set_param(DEVICE)");
   int32_t *d = NULL, last = 0;
   CUDA_OK(cudaSetDevice(dev));
   CUDA_OK(cudaMalloc((void **)&d, N * sizeof *d));
@@ -257,14 +267,24 @@ static void cuda_other_device(void) {
     CUDA_OK(cudaMemcpy(d + 5, &(int32_t){3}, sizeof *d, cudaMemcpyHostToDevice));
     CUDA_OK(cudaSetDevice(0));
     CHECK_STATUS(pscan_set_stream(ctx, round == 0 ? NULL : st), PSCAN_OK);
+    device_still(0, "pscan_set_stream");
     CHECK_STATUS(pscan_inclusive_scan(ctx, d, d, N, PSCAN_I32, PSCAN_SUM), PSCAN_OK);
+    device_still(0, "pscan_inclusive_scan");
+    int64_t total = 0;
+    const pscan_scan_args sum = {.in = d, .in_type = PSCAN_I32, .out_type = PSCAN_I64, .n = N,
+                                 .op = PSCAN_SUM};
+    CHECK_STATUS(pscan_reduce(ctx, &sum, &total), PSCAN_OK);
+    device_still(0, "pscan_reduce");
+    CHECK(total == 3LL * (N - 5), "reduce on device %d: %lld", dev, (long long)total);
     CHECK_STATUS(pscan_synchronize(ctx), PSCAN_OK);
+    device_still(0, "pscan_synchronize");
     CUDA_OK(cudaMemcpy(&last, d + N - 1, sizeof last, cudaMemcpyDeviceToHost));
     CHECK(last == 3, "scan on device %d (%s stream): last item %d", dev,
           round == 0 ? "default" : "own", last);
   }
   CHECK_STATUS(pscan_set_stream(ctx, NULL), PSCAN_OK);
   pscan_destroy(ctx);
+  device_still(0, "pscan_destroy");
   CUDA_OK(cudaSetDevice(dev));
   CUDA_OK(cudaStreamDestroy(st));
   cudaFree(d);

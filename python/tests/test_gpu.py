@@ -181,11 +181,14 @@ def test_segmented_and_by_key(lib, rng):
                                                         dtype=np.float32).reshape(-1))
 
 
+# h[i] = a[i] h[i-1] + b[i] as the composition of affine maps (x first, then y)
+AFFINE_SRC = ("typedef struct { float a, b; } affine;\n"
+              "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b };"
+              " return r; }\n")
+
+
 def test_user_op_affine_last_axis(lib, rng):
-    src = ("typedef struct { float a, b; } affine;\n"
-           "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b };"
-           " return r; }\n")
-    op = pscan.Op(src, "affine", "compose", np.dtype([("a", "f4"), ("b", "f4")]),
+    op = pscan.Op(AFFINE_SRC, "affine", "compose", np.dtype([("a", "f4"), ("b", "f4")]),
                   identity=(1.0, 0.0))
     n = 100_000
     a = np.ones(n, np.float32)
@@ -200,10 +203,7 @@ def test_user_op_affine_last_axis(lib, rng):
 def test_user_op_by_key(lib, rng):
     """An affine recurrence restarting at every new key, on the device (a = +-1, b small
     integers: exact in any bracketing), and its reduction: each run's key and final state."""
-    src = ("typedef struct { float a, b; } affine;\n"
-           "affine compose(affine x, affine y) { affine r = { x.a * y.a, y.a * x.b + y.b };"
-           " return r; }\n")
-    op = pscan.Op(src, "affine", "compose", np.dtype([("a", "f4"), ("b", "f4")]))
+    op = pscan.Op(AFFINE_SRC, "affine", "compose", np.dtype([("a", "f4"), ("b", "f4")]))
     n = 200_003
     keys = np.repeat(np.arange(n, dtype=np.int64), rng.integers(1, 40, n))[:n]
     a = rng.choice(np.array([-1.0, 1.0], np.float32), n)
@@ -251,10 +251,19 @@ def test_second_device_with_its_stream():
     s.synchronize()
     assert r.device == x.device
     np.testing.assert_array_equal(r.cpu().numpy(), np.cumsum(a))
-    torch.cuda.set_device(0)
+    # every call gives the caller's current device back (a device guard, as torch's own ops)
+    assert torch.cuda.current_device() == 0
     r = pscan.cumsum(x, reverse=True)  # the device's current stream (its default one)
+    assert torch.cuda.current_device() == 0
     torch.cuda.synchronize(dev)
     np.testing.assert_array_equal(r.cpu().numpy(), np.cumsum(a[::-1])[::-1])
+    ab = torch.stack([torch.full((1000,), 0.5, device=f"cuda:{dev}"),
+                      torch.ones(1000, device=f"cuda:{dev}")], -1)
+    op = pscan.Op(AFFINE_SRC, "affine", "compose", np.dtype([("a", "f4"), ("b", "f4")]))
+    h = pscan.scan(ab, op)  # a user operator: compiled for this device on its first call
+    assert torch.cuda.current_device() == 0
+    torch.cuda.synchronize(dev)
+    np.testing.assert_allclose(h[:, 1].cpu().numpy(), 2 - 0.5 ** np.arange(1000), rtol=1e-5)
 
 
 def test_torch_and_cupy_share_memory():

@@ -85,11 +85,13 @@ static pscan_status cuda_init(pscan_ctx *ctx) {
   if (!st)
     return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_create: out of memory");
   ctx->impl = st;
+  st->caller_device = -1;
   pscan_status s = use_device(ctx, st);
   if (s == PSCAN_OK && (e = cudaEventCreateWithFlags(&st->ordering, cudaEventDisableTiming)))
     s = pscan__cuda_fail(ctx, (int)e, "cudaEventCreate");
   if (s == PSCAN_OK)
     configure_launches(st);
+  restore_device(st);
   if (s != PSCAN_OK) {
     pscan__free(st);
     ctx->impl = NULL;
@@ -117,6 +119,7 @@ static void cuda_fini(pscan_ctx *ctx) {
         cudaFree(st->status[i]);
     cudaEventDestroy(st->ordering);
   }
+  restore_device(st);
   pscan__free(st);
   ctx->impl = NULL;
 }
@@ -144,7 +147,14 @@ static pscan_status move_to_device(pscan_ctx *ctx, cuda_state *st, int device) {
   return PSCAN_OK;
 }
 
+static pscan_status check_param(pscan_ctx *ctx, pscan_param p, int64_t v);
 static pscan_status cuda_check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
+  pscan_status s = check_param(ctx, p, v);
+  restore_device(ctx->impl);
+  return s;
+}
+
+static pscan_status check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
   cuda_state *st = ctx->impl;
   if (p == PSCAN_PARAM_ALGO && v == PSCAN_ALGO_SEQUENTIAL)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED,
@@ -170,8 +180,7 @@ static pscan_status cuda_check_param(pscan_ctx *ctx, pscan_param p, int64_t v) {
    stream is touched only when it is one the caller cannot destroy; on any other, the event was
    recorded after the context's last call (cuda_call_done), and the caller may have destroyed the
    stream since (Python frameworks do, as a matter of course). */
-static pscan_status cuda_set_stream(pscan_ctx *ctx, void *stream) {
-  cuda_state *st = ctx->impl;
+static pscan_status set_stream(pscan_ctx *ctx, cuda_state *st, void *stream) {
   PSCAN__CHECK(use_device(ctx, st));
   if (lasting_stream(st->stream))
     CUDA_CHECK(ctx, cudaEventRecord(st->ordering, st->stream), "cudaEventRecord");
@@ -179,18 +188,25 @@ static pscan_status cuda_set_stream(pscan_ctx *ctx, void *stream) {
   st->stream = (cudaStream_t)stream;
   return PSCAN_OK;
 }
+static pscan_status cuda_set_stream(pscan_ctx *ctx, void *stream) {
+  pscan_status s = set_stream(ctx, ctx->impl, stream);
+  restore_device(ctx->impl);
+  return s;
+}
 
 static void cuda_call_done(pscan_ctx *ctx) {
   cuda_state *st = ctx->impl;
   if (!lasting_stream(st->stream) && cudaEventRecord(st->ordering, st->stream) != cudaSuccess)
     cudaGetLastError(); /* a failing stream reports itself on the next call or synchronize */
+  restore_device(st);
 }
 
 static pscan_status cuda_synchronize(pscan_ctx *ctx) {
   cuda_state *st = ctx->impl;
-  PSCAN__CHECK(use_device(ctx, st));
-  CUDA_CHECK(ctx, cudaStreamSynchronize(st->stream), "pscan_synchronize");
-  return PSCAN_OK;
+  pscan_status s = use_device(ctx, st);
+  cudaError_t e = s == PSCAN_OK ? cudaStreamSynchronize(st->stream) : cudaSuccess;
+  restore_device(st);
+  return e != cudaSuccess ? pscan__cuda_fail(ctx, (int)e, "pscan_synchronize") : s;
 }
 
 /* ---- For the axis scans (axis_host.c) ---- */

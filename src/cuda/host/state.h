@@ -16,6 +16,7 @@
 
 typedef struct cuda_state {
   int device;
+  int caller_device; /* the calling thread's device before this call switched (-1: none) */
   cudaStream_t stream;  /* the user's stream (NULL: the legacy default stream) */
   /* Keeps the workspace's users in order across set_stream: recorded after every call on a
      stream the caller can destroy (cuda_call_done), on the others when switching away. */
@@ -50,12 +51,24 @@ enum { COUNTER_BYTES = 256 };
       return pscan__cuda_fail((ctx), (int)e_, (what));  \
   } while (0)
 
+/* A call on a CUDA context runs with the context's device current and gives the calling thread
+   its own current device back before it returns (pscan.h, PSCAN_PARAM_DEVICE), as a framework's
+   device guard does: use_device remembers the caller's device when it switches, restore_device
+   switches back at the end of every entry point (cuda_call_done after a data call, the
+   context's own hooks in backend.c). */
 static inline pscan_status use_device(pscan_ctx *ctx, cuda_state *st) {
   int current = -1;
   if (cudaGetDevice(&current) == cudaSuccess && current == st->device)
     return PSCAN_OK;
   CUDA_CHECK(ctx, cudaSetDevice(st->device), "cudaSetDevice");
+  if (current >= 0 && st->caller_device < 0)
+    st->caller_device = current;
   return PSCAN_OK;
+}
+static inline void restore_device(cuda_state *st) {
+  if (st->caller_device >= 0 && cudaSetDevice(st->caller_device) != cudaSuccess)
+    cudaGetLastError(); /* the caller's device was usable a moment ago: nothing to report */
+  st->caller_device = -1;
 }
 
 /* Launches of more than two waves stagger their first wave (common.cuh). */
