@@ -474,7 +474,8 @@ PSCAN_API pscan_status pscan_partition_op(pscan_ctx *ctx, const void *in, void *
    without init needs the desc's identity, as pscan_scan_op's does. Elements of at most 64 bytes
    (a run's value travels in the single-pass look-back; wider ones are PSCAN_ERR_UNSUPPORTED,
    nothing written), on both backends; on the GPU each is a kernel of its own, compiled (or
-   loaded from the disk cache) on the operator's first call of it. */
+   loaded from the disk cache) on the operator's first call of it, which always takes the
+   decoupled look-back (ALGO CHAINED gives the same results by it). */
 PSCAN_API pscan_status pscan_reduce_by_key_op(pscan_ctx *ctx, const void *keys_in,
                                               pscan_dtype key_type, const void *vals_in,
                                               void *keys_out, void *vals_out, size_t n,
