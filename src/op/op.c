@@ -134,7 +134,7 @@ static pscan_status find_or_build(pscan_ctx *ctx, const pscan_op_desc *d, const 
   op_entry *e = pscan__calloc(1, sizeof *e);
   if (!e)
     return FAIL(ctx, PSCAN_ERR_OUT_OF_MEMORY, "pscan_op_create: out of memory");
-  pscan_status s = pscan__call_done(ctx, ctx->backend->op_create(ctx, d, key, &e->impl));
+  pscan_status s = ctx->backend->op_create(ctx, d, key, &e->impl);
   if (s != PSCAN_OK) {
     pscan__free(e);
     return s;

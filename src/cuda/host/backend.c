@@ -209,6 +209,26 @@ static pscan_status cuda_synchronize(pscan_ctx *ctx) {
   return e != cudaSuccess ? pscan__cuda_fail(ctx, (int)e, "pscan_synchronize") : s;
 }
 
+/* The user operators' hooks (cuda/jit/) make the context's device current (its compute
+   capability, its module, its buffers); the caller's comes back after each. (Not through
+   cuda_call_done: they enqueue no work, so the context's stream may be one the caller has
+   destroyed since.) */
+static const char *cuda_op_target(pscan_ctx *ctx, const pscan_op_desc *desc) {
+  const char *target = pscan__cuda_op_target(ctx, desc);
+  restore_device(ctx->impl);
+  return target;
+}
+static pscan_status cuda_op_create(pscan_ctx *ctx, const pscan_op_desc *desc, const char *key,
+                                   void **impl) {
+  pscan_status s = pscan__cuda_op_create(ctx, desc, key, impl);
+  restore_device(ctx->impl);
+  return s;
+}
+static void cuda_op_destroy(pscan_ctx *ctx, void *impl) {
+  pscan__cuda_op_destroy(ctx, impl);
+  restore_device(ctx->impl);
+}
+
 /* ---- For the axis scans (axis_host.c) ---- */
 
 pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count);
@@ -260,10 +280,10 @@ const pscan__backend pscan__cuda_backend = {
     .reduce = pscan__cuda_reduce,
     .compact = pscan__cuda_compact,
     .scan_axis = pscan__cuda_scan_axis,
-    .op_create = pscan__cuda_op_create, /* user operators: cuda/jit/ */
-    .op_destroy = pscan__cuda_op_destroy,
+    .op_create = cuda_op_create, /* user operators: cuda/jit/ */
+    .op_destroy = cuda_op_destroy,
     .scan_op = pscan__cuda_scan_op,
     .reduce_op = pscan__cuda_reduce_op,
     .select_op = pscan__cuda_select_op,
-    .op_target = pscan__cuda_op_target,
+    .op_target = cuda_op_target,
 };
