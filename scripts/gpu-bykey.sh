@@ -24,6 +24,9 @@
 #        values f32 / f64), n = $PROF_N (default 2^24), run length 1, from build-gpu with $A_ENV:
 #        the details page, the stall reasons and the instruction mix to $OUT. PROF_PEER=1: CUB's
 #        scan-by-key kernel of the same point too (prof-cub-*).
+# sanitize: compute-sanitizer on the by-key scan's tests (test_compact, PSCAN_TEST_QUICK=1, parts
+#        $SAN_PARTS, default scan_by_key_tiles,scan_by_key): memcheck, then racecheck, each cut at
+#        $SAN_SECONDS (default 150) s.
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
@@ -164,6 +167,17 @@ for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
       "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
     rm -f "$OUT/$name.ncu-rep"
    done
+  done
+fi
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    t0=$SECONDS
+    PSCAN_TEST_QUICK=1 PSCAN_TEST_PARTS=${SAN_PARTS:-scan_by_key_tiles,scan_by_key} \
+      timeout "${SAN_SECONDS:-150}" compute-sanitizer --tool $tool --error-exitcode 9 \
+      ./build-gpu/tests/test_compact --backend cuda >"$OUT/sanitize-$tool.log" 2>&1
+    rc=$?
+    [ $rc = 0 ] || [ $rc = 124 ] || { status=1; log "compute-sanitizer $tool FAILED (rc $rc)"; }
+    log "compute-sanitizer $tool (rc $rc, $((SECONDS - t0)) s): $(grep -E "passed|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool.log" | tr '\n' ' ')"
   done
 fi
 if has sweep; then

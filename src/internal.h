@@ -41,6 +41,10 @@ typedef struct pscan__scan_call {
   const int64_t *offsets;
   size_t num_segments;
   const uint64_t *tile_segment;
+  /* keys (CUDA only): pscan_scan_by_key's, of key_type (device memory, not overlapping out); a
+     run starts where a key differs from the one before. */
+  const void *keys;
+  pscan_dtype key_type;
 } pscan__scan_call;
 
 /* One validated compaction request (pscan_select_if, pscan_select_flagged, pscan_partition_if,

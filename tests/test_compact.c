@@ -379,33 +379,35 @@ void run_scan_by_key(const config *c, pscan_dtype kt, pscan_dtype vt, pscan_op o
   free(want), free(out);
 }
 
-/* The program's phases in order: on which backends each runs, and the name under which the time
-   so far is printed after it (NULL: not printed). */
+/* The program's phases in order: on which backends each runs, its name (PSCAN_TEST_PARTS=name,...
+   runs only those named, tests/test.c), and whether the time so far is printed after it. */
 enum { ON_BOTH, ON_HOST, ON_DEVICE };
 typedef struct phase {
   void (*run)(void);
   int on;
-  const char *timed;
+  const char *name;
+  bool timed;
 } phase;
 static const phase phases[] = {
-    {test_refusals, ON_HOST, NULL}, /* api.c's checks, the same for both backends */
-    {test_matrix, ON_BOTH, "matrix"},
-    {test_configs, ON_BOTH, "configs"},
-    {test_in_place_stress, ON_BOTH, "in place stress"},
-    {test_heads_per_tile, ON_BOTH, NULL},
-    {test_nearly_all_kept, ON_BOTH, NULL},
-    {test_kept_around_out_buffer, ON_BOTH, NULL},
-    {test_value_inside, ON_HOST, NULL},
-    {test_by_key, ON_BOTH, NULL},
-    {test_by_key_heads_per_tile, ON_BOTH, "reduce_by_key"},
-    {test_scan_by_key, ON_BOTH, "scan_by_key"},
-    {test_by_key_deterministic, ON_BOTH, NULL},
-    {test_exact_runs, ON_BOTH, "exact runs"},
-    {test_geometric_runs, ON_BOTH, NULL},
-    {test_run_edges, ON_HOST, NULL},
-    {test_large, ON_BOTH, NULL},
-    {test_unaligned_device, ON_DEVICE, "unaligned device arrays"},
-    {test_big, ON_DEVICE, NULL},
+    {test_refusals, ON_HOST, "refusals", false}, /* api.c's checks, the same for both backends */
+    {test_matrix, ON_BOTH, "matrix", true},
+    {test_configs, ON_BOTH, "configs", true},
+    {test_in_place_stress, ON_BOTH, "in place stress", true},
+    {test_heads_per_tile, ON_BOTH, "heads_per_tile", false},
+    {test_nearly_all_kept, ON_BOTH, "nearly_all_kept", false},
+    {test_kept_around_out_buffer, ON_BOTH, "kept_around_out_buffer", false},
+    {test_value_inside, ON_HOST, "value_inside", false},
+    {test_by_key, ON_BOTH, "by_key", false},
+    {test_by_key_heads_per_tile, ON_BOTH, "reduce_by_key", true},
+    {test_scan_by_key, ON_BOTH, "scan_by_key", true},
+    {test_by_key_deterministic, ON_BOTH, "by_key_deterministic", false},
+    {test_exact_runs, ON_BOTH, "exact runs", true},
+    {test_scan_by_key_tiles, ON_BOTH, "scan_by_key_tiles", false},
+    {test_geometric_runs, ON_BOTH, "geometric_runs", false},
+    {test_run_edges, ON_HOST, "run_edges", false},
+    {test_large, ON_BOTH, "large", false},
+    {test_unaligned_device, ON_DEVICE, "unaligned device arrays", true},
+    {test_big, ON_DEVICE, "big", false},
 };
 
 int main(int argc, char **argv) {
@@ -422,11 +424,11 @@ int main(int argc, char **argv) {
     ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}); /* SKIP (77) here without a GPU */
   for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
     const phase *ph = &phases[i];
-    if (ph->on != ON_BOTH && (ph->on == ON_DEVICE) != backend->device)
+    if ((ph->on != ON_BOTH && (ph->on == ON_DEVICE) != backend->device) || !test_part(ph->name))
       continue;
     ph->run();
     if (ph->timed)
-      printf("%s: %.2f s\n", ph->timed, test_seconds() - t0);
+      printf("%s: %.2f s\n", ph->name, test_seconds() - t0);
   }
   pscan_destroy(ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO}));
   return test_finish();

@@ -55,6 +55,7 @@ void test_by_key_heads_per_tile(void);
 void test_scan_by_key(void);
 void test_by_key_deterministic(void);
 void test_exact_runs(void);
+void test_scan_by_key_tiles(void);
 void test_geometric_runs(void);
 void test_run_edges(void);
 

@@ -261,6 +261,47 @@ void test_exact_runs(void) {
   printf("exact run lengths at tile boundaries: %u cases\n", cases);
 }
 
+/* ---- scan_by_key on the flat scan's tiles ----
+   Values of 1, 2, 4 and 8 bytes (CUDA: tiles of 32768, 16384, 8192 and 4096 items, each tile's
+   run heads read from its keys by warps of 32, scan/tile_lines.cuh), n around 1 and 3 tiles,
+   runs of 1, 31, 33 items, a tile + 1 and one run over everything, keys of 1 to 8 bytes (float
+   keys with NaN and +-0.0 runs: fill_runs mode 1), inclusive / exclusive / init / in place in
+   turn, on both look-back strategies of the scan and the chained one (the by-key kernel). */
+static void fill_exact_key_runs(pscan_dtype t, void *p, size_t n, size_t L) {
+  size_t s = ref_dtype_size(t);
+  for (size_t i = 0; i < n; i++)
+    ref_store_int(t, 1 + (long)((L ? i / L : 0) % 3), (char *)p + i * s);
+}
+
+void test_scan_by_key_tiles(void) {
+  static const pscan_dtype vals[] = {PSCAN_U8, PSCAN_I16, PSCAN_F32, PSCAN_F64};
+  static const pscan_dtype keys[] = {PSCAN_I8, PSCAN_F32, PSCAN_I64, PSCAN_U16, PSCAN_F64};
+  static const config configs[] = {{1, 0, PSCAN_ALGO_AUTO}, {2, 0, PSCAN_ALGO_CHAINED}};
+  unsigned cases = 0;
+  for (int vi = 0; vi < 4; vi++) {
+    const size_t tile = 32768 >> vi, vs = ref_dtype_size(vals[vi]);
+    const size_t sizes[] = {tile - 1, tile + 1, 3 * tile + 5};
+    const size_t lengths[] = {1, 31, 33, tile + 1, 0, 0}; /* the last: random runs (mode 1) */
+    for (int si = 0; si < 3; si++)
+      for (int li = 0; li < 6; li++, cases++) {
+        const pscan_dtype kt = keys[cases % 5];
+        const size_t n = sizes[si];
+        char *k = test_malloc(n * ref_dtype_size(kt) + 1), *v = test_malloc(n * vs + 1), init[8];
+        if (li == 5)
+          fill_runs(kt, k, n, 1);
+        else
+          fill_exact_key_runs(kt, k, n, lengths[li]);
+        fill_vals(vals[vi], PSCAN_SUM, v, n);
+        fill_vals(vals[vi], PSCAN_SUM, init, 1);
+        const unsigned variant = cases % 4;
+        run_scan_by_key(&configs[cases / 4 % 2], kt, vals[vi], PSCAN_SUM, (int)(variant & 1),
+                        variant & 2 ? init : NULL, k, v, n, variant == 3);
+        free(k), free(v);
+      }
+  }
+  printf("scan_by_key at tile edges: %u cases\n", cases);
+}
+
 /* ---- runs of random length, every vector lane position ----
    Keys in runs of geometric length with mean L (a new run with probability 1/L, L = 1 .. 5000),
    the run keys distinct from their neighbours (NaN runs and alternating 0.0 / -0.0 among float

@@ -303,6 +303,53 @@ static __device__ __forceinline__ void pscan__segment_bitmap(unsigned *bitmap, u
   }
 }
 
+/* scan_by_key on the flat scan's tiles: the bitmap (`words` words in shared memory, one bit an
+   item) of the run heads among items [start, end), item i heading a run where i == 0 or
+   keys[i] != keys[i - 1] in the key's type (integers by their bits; floats by ==, so NaN never
+   equals NaN and -0.0 equals +0.0). A warp builds whole words: lane l reads key start + 32w + l
+   (a coalesced load), takes the key before from lane l - 1 (lane 0 reads it), and the ballot is
+   word w. A lane's loads of BATCH words are in flight together. Items past end are no heads.
+   key_kind: the key's size in bytes, plus PSCAN__KEY_FLOAT (launch.h) for float keys. The whole
+   block calls it; the bitmap is ready after the caller's next barrier. */
+#define PSCAN__KEY_BITMAP(T, SHFL_T)                                                             \
+  {                                                                                              \
+    enum { BATCH = sizeof(T) == 8 ? 4 : 8 };                                                     \
+    const T *k = (const T *)keys;                                                                \
+    const unsigned lane = threadIdx.x % 32;                                                      \
+    for (unsigned w0 = threadIdx.x / 32; w0 < words; w0 += PSCAN__WARPS * BATCH) {               \
+      T cur[BATCH], before[BATCH];                                                               \
+      _Pragma("unroll") for (int j = 0; j < BATCH; j++) {                                        \
+        const unsigned long long i = start + (w0 + j * PSCAN__WARPS) * 32ull + lane;             \
+        cur[j] = i < end ? k[i] : (T)0;                                                          \
+        before[j] = lane == 0 && i > 0 && i < end ? k[i - 1] : (T)0;                             \
+      }                                                                                          \
+      _Pragma("unroll") for (int j = 0; j < BATCH; j++) {                                        \
+        const unsigned w = w0 + j * PSCAN__WARPS;                                                \
+        const unsigned long long i = start + w * 32ull + lane;                                   \
+        const T up = (T)__shfl_up_sync(PSCAN__FULL_MASK, (SHFL_T)cur[j], 1);                     \
+        const T prev = lane == 0 ? before[j] : up;                                               \
+        const bool head = i < end && (i == 0 || !(cur[j] == prev));                              \
+        const unsigned m = __ballot_sync(PSCAN__FULL_MASK, head);                                \
+        if (lane == 0 && w < words)                                                              \
+          bitmap[w] = m;                                                                         \
+      }                                                                                          \
+    }                                                                                            \
+  }
+static __device__ __forceinline__ void pscan__key_bitmap(unsigned *bitmap, unsigned words,
+                                                         const void *keys, int key_kind,
+                                                         unsigned long long start,
+                                                         unsigned long long end) {
+  switch (key_kind) {
+  case 1: PSCAN__KEY_BITMAP(unsigned char, unsigned) break;
+  case 2: PSCAN__KEY_BITMAP(unsigned short, unsigned) break;
+  case 4: PSCAN__KEY_BITMAP(unsigned, unsigned) break;
+  case 8: PSCAN__KEY_BITMAP(unsigned long long, unsigned long long) break;
+  case 4 | PSCAN__KEY_FLOAT: PSCAN__KEY_BITMAP(float, float) break;
+  default: PSCAN__KEY_BITMAP(double, double) break;
+  }
+}
+#undef PSCAN__KEY_BITMAP
+
 /* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
    they wait for: a wait sleeps PSCAN__BACKOFF_FIRST_NS, then about twice as long each time, up
    to PSCAN__BACKOFF_MAX_NS. */

@@ -67,7 +67,11 @@ typedef struct pscan__cuda_scan_params {
   const int64_t *offsets; /* scan_segments: a segment starts at each offsets[s], s < num_segments; */
   uint64_t num_segments;  /* tile_segment[t]: the first s >= 1 with offsets[s] at or after tile t */
   const uint64_t *tile_segment;
+  const void *keys; /* scan_keys: a run starts where keys[i] != keys[i - 1] (pscan_scan_by_key) */
+  int key_kind;     /* the key's size in bytes, plus PSCAN__KEY_FLOAT for floats */
 } pscan__cuda_scan_params;
+
+#define PSCAN__KEY_FLOAT 16
 
 /* Launchers for one (input type, accumulation type, op). Each returns a cudaError_t as int. */
 typedef struct pscan__cuda_kernels {
@@ -83,6 +87,8 @@ typedef struct pscan__cuda_kernels {
      large tiles. */
   int (*scan_lines)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
   int (*scan_segments)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
+  /* ... and of runs of equal keys (pairs without widening; NULL for the others). */
+  int (*scan_keys)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
 } pscan__cuda_kernels;
 
 /* NULL when (in, acc, op) is not offered. */

@@ -79,7 +79,33 @@ const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(pscan_ctx *ctx, int 
   return full_tiles < half_below * st->sm_count ? half : k;
 }
 
+/* scan_by_key on the flat scan's tiles (scan/tile_lines.cuh, scan_keys_kernel: each tile's run
+   heads read from the keys into a bitmap while its values load; docs/PERFORMANCE.md, "The by-key
+   scan on the flat scan's tiles"), but for DETERMINISTIC float sums and products (the by-key
+   kernel's ordered look-back), the chained strategy, and PSCAN_CUDA_BY_KEY_FLAT=0 (A/B runs):
+   those keep the by-key kernel. */
+static bool by_key_on_flat_tiles(const pscan_ctx *ctx, const pscan__compact_call *c) {
+  if (c->kind != PSCAN__COMPACT_SCAN_BY_KEY || c->offsets || c->user_value || c->n == 0)
+    return false;
+  const pscan__cuda_kernels *k = pscan__cuda_kernels_for((int)c->val_type, (int)c->val_type,
+                                                         (int)c->op);
+  return k && k->scan_keys && !by_key_deterministic(ctx, (int)c->val_type, (int)c->op) &&
+         ctx->params[PSCAN_PARAM_ALGO] != PSCAN_ALGO_CHAINED &&
+         pscan__env_uint("PSCAN_CUDA_BY_KEY_FLAT", 1);
+}
+
+static pscan_status scan_by_key_flat(pscan_ctx *ctx, const pscan__compact_call *c) {
+  const pscan__scan_call scan = {.in = c->vals_in, .out = c->vals_out, .n = c->n,
+                                 .in_type = c->val_type, .out_type = c->val_type, .op = (int)c->op,
+                                 .exclusive = c->exclusive, .init = c->init,
+                                 .in_size = c->val_size, .out_size = c->val_size, .keys = c->in,
+                                 .key_type = c->type};
+  return pscan__cuda_scan(ctx, &scan);
+}
+
 pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
+  if (by_key_on_flat_tiles(ctx, c))
+    return scan_by_key_flat(ctx, c);
   if (c->user_value && c->kind == PSCAN__COMPACT_SCAN_BY_KEY)
     return pscan__cuda_scan_by_key_op(ctx, c->user_value, c->in, c->type, c->vals_in, c->vals_out,
                                       c->n, c->exclusive, c->init);

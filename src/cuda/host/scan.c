@@ -215,11 +215,13 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   if (pl.block_algo == PSCAN_BLOCK_AUTO)
     pl.block_algo = PSCAN_BLOCK_WARP_SCANS;
   pscan__cuda_kernels variant;
-  if (c->segment_len || c->offsets || c->mirror) {
+  const bool segmented = c->segment_len || c->offsets || c->keys;
+  if (segmented || c->mirror) {
     /* segmented (their own kernels) or mirrored: single pass, large tiles */
     int (*seg)(const pscan__cuda_scan_params *, uint64_t, void *) =
-        c->offsets ? k->scan_segments : c->segment_len ? k->scan_lines : k->scan;
-    if ((pl.deterministic && (c->segment_len || c->offsets)) || !seg)
+        c->offsets ? k->scan_segments : c->keys ? k->scan_keys
+                                                : c->segment_len ? k->scan_lines : k->scan;
+    if ((pl.deterministic && segmented) || !seg)
       return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA segmented scan here");
     variant = *k;
     variant.scan = seg;
@@ -247,6 +249,10 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.offsets = c->offsets;
   p.num_segments = c->num_segments;
   p.tile_segment = c->tile_segment;
+  p.keys = c->keys;
+  if (c->keys)
+    p.key_kind = (int)pscan_dtype_size(c->key_type) |
+                 (pscan__dtype_kind(c->key_type) == PSCAN__FLOAT ? PSCAN__KEY_FLOAT : 0);
   char *scratch = st->work + COUNTER_BYTES;
   return scan_level(ctx, &pl, k, p, &scratch);
 }

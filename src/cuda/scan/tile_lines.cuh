@@ -1,8 +1,9 @@
 /* Include-template, part of tile_scan.cuh (the large tiles): segmented scans on the flat scan's
  * tiles, for pscan_scan_axis along a contiguous last axis (lines back to back: a line starts
- * every p->segment_len items, scan_lines_kernel) and pscan_segmented_scan (a segment starts at
- * each of p->offsets, scan_segments_kernel). Each item is the pair (a line starts here?, value):
- * a thread reduces its items since its last line start, the block scans the pairs
+ * every p->segment_len items, scan_lines_kernel), pscan_segmented_scan (a segment starts at
+ * each of p->offsets, scan_segments_kernel) and pscan_scan_by_key (a run starts where a key
+ * differs from the one before, scan_keys_kernel). Each item is the pair (a line starts here?,
+ * value): a thread reduces its items since its last line start, the block scans the pairs
  * (block_seg_scan: Blelloch's segmented scan, Sengupta et al. 2007), and lines_tile_prefix
  * (lookback.cuh) gives the tile's first item its prefix within its line. A tile holding a line
  * start publishes its inclusive prefix before anything else, so a look-back never walks past the
@@ -24,15 +25,15 @@ static __device__ __forceinline__ unsigned TNAME(first_line_start)(unsigned long
   return h < TNAME(ITEMS_TOTAL) ? (unsigned)h : TNAME(ITEMS_TOTAL);
 }
 
-/* Segments by offsets: the line starts of batch b of this thread's items, one bit each, from the
+/* Segments by offsets or keys: the line starts of batch b of this thread's items, one bit each, from the
    tile's bitmap (a batch is at most 16 items, aligned to its size: one word holds it). */
 static __device__ __forceinline__ unsigned TNAME(batch_starts)(const unsigned *bitmap, int b) {
   const unsigned at = (threadIdx.x * BATCHES + (unsigned)b) * ITEMS;
   return (bitmap[at / 32] >> (at % 32)) & (ITEMS >= 32 ? ~0u : (1u << ITEMS) - 1u);
 }
 
-/* Where this thread's line starts are: by offsets (a constant where inlined), the tile's bitmap;
-   else from the first one (head) every step items. */
+/* Where this thread's line starts are: by offsets or keys (a constant where inlined), the
+   tile's bitmap; else from the first one (head) every step items. */
 typedef struct TNAME(starts) {
   bool by_offsets;
   const unsigned *bitmap;
@@ -126,24 +127,27 @@ static __device__ __forceinline__ void TNAME(lines_tile)(const pscan__cuda_scan_
   TNAME(scan_lines_tile)(p, sm, tile, st, tile_r == 0, running);
 }
 
-/* Segments by offsets: one tile. Its loads are issued, then the bitmap of its segment starts is
-   built (common.cuh) while they are in flight. */
+/* Segments by offsets or runs of keys (by_keys, a constant): one tile. Its loads are issued,
+   then the bitmap of its segment starts is built (common.cuh) while they are in flight. */
 static __device__ __forceinline__ void TNAME(segments_tile)(const pscan__cuda_scan_params *p,
                                                             TNAME(smem) *sm, unsigned *bitmap,
                                                             unsigned long long tile,
-                                                            ACC_T *running) {
+                                                            ACC_T *running, bool by_keys) {
   const unsigned long long start = tile * (unsigned long long)TILE;
   const unsigned valid = TNAME(tile_valid)(p, tile);
   TNAME(load_tile_issue)(p, sm->tile, start, valid);
-  pscan__segment_bitmap(bitmap, TILE / 32, p->offsets, p->num_segments, p->tile_segment[tile],
-                        start, start + valid);
+  if (by_keys)
+    pscan__key_bitmap(bitmap, TILE / 32, p->keys, p->key_kind, start, start + valid);
+  else
+    pscan__segment_bitmap(bitmap, TILE / 32, p->offsets, p->num_segments, p->tile_segment[tile],
+                          start, start + valid);
   TNAME(load_tile_wait)(p, sm->tile, valid);
   __syncthreads();
   const TNAME(starts) st = {true, bitmap, 0, 0};
   TNAME(scan_lines_tile)(p, sm, tile, st, (bitmap[0] & 1u) != 0, running);
 }
 
-/* SEGMENTS: a constant, which kernel this is. */
+/* SEGMENTS: a constant, which kernel this is (0: lines, 1: offsets, 2: keys). */
 #define LINES_KERNEL(KERNEL, SEGMENTS)                                                          \
   __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)                            \
       KERNEL(const pscan__cuda_scan_params p) {                                                 \
@@ -154,14 +158,18 @@ static __device__ __forceinline__ void TNAME(segments_tile)(const pscan__cuda_sc
     const bool single = p.mode == PSCAN__MODE_SINGLE;                                           \
     for (unsigned long long tile = single ? 0 : TNAME(take_tile)(&p, &sm);;) {                  \
       if (SEGMENTS)                                                                             \
-        TNAME(segments_tile)(&p, &sm, bitmap, tile, single ? &running : NULL);                  \
+        TNAME(segments_tile)(&p, &sm, bitmap, tile, single ? &running : NULL,                   \
+                             (SEGMENTS) == 2);                                                  \
       else                                                                                      \
         TNAME(lines_tile)(&p, &sm, tile, single ? &running : NULL);                             \
       if (!single || ++tile == p.num_tiles)                                                     \
         return;                                                                                 \
     }                                                                                           \
   }
-LINES_KERNEL(TNAME(scan_lines_kernel), false)
-LINES_KERNEL(TNAME(scan_segments_kernel), true)
+LINES_KERNEL(TNAME(scan_lines_kernel), 0)
+LINES_KERNEL(TNAME(scan_segments_kernel), 1)
+#if TILE_BY_KEY /* (scan_by_key: no widening) */
+LINES_KERNEL(TNAME(scan_keys_kernel), 2)
+#endif
 #undef LINES_KERNEL
 #undef LINES_FOR_BATCH

@@ -325,7 +325,8 @@ __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
 #define TILE_SCAN_KERNEL(det) TNAME(scan_kernel)
 #endif
 
-#if !TILE_SCAN_ONLY /* lines back to back and segments by offsets: the large tiles only */
+#if !TILE_SCAN_ONLY /* lines back to back, segments by offsets or keys: the large tiles only */
+#define TILE_BY_KEY (PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == ACC_SIZE)
 #include "tile_lines.cuh"
 #endif
 
@@ -377,6 +378,12 @@ static int TNAME(launch_scan_segments)(const pscan__cuda_scan_params *p, uint64_
                                        void *stream) {
   return TNAME(launch_tiles)(TNAME(scan_segments_kernel), p, grid, stream);
 }
+#if TILE_BY_KEY
+static int TNAME(launch_scan_keys)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
+  return TNAME(launch_tiles)(TNAME(scan_keys_kernel), p, grid, stream);
+}
+#endif
+#undef TILE_BY_KEY
 #endif
 #if !TILE_SCAN_ONLY
 static int TNAME(launch_reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
