@@ -215,12 +215,44 @@ static void unaligned_case(pscan_ctx *ctx, size_t size, size_t n, size_t in_off,
   free(h_flags);
 }
 
+/* scan_by_key of i32 keys and f32 values (the flat tiles of 8192 items: keys read in 16-byte
+   loads only where they are 16-byte aligned, else item by item) with keys, values and out
+   0..3 items past an aligned start, runs of 1-3 items and longer ones, against the reference. */
+static void unaligned_scan_by_key(pscan_ctx *ctx, size_t n, size_t k_off, size_t v_off) {
+  int32_t *keys = test_malloc(n * 4);
+  float *vals = test_malloc(n * 4), *want = test_malloc(n * 4), *got = test_malloc(n * 4);
+  for (size_t i = 0, run = 0; i < n; i++) {
+    if (test_below(&rng, i < n / 2 ? 2 : 300) == 0)
+      run++;
+    keys[i] = (int32_t)run;
+    vals[i] = (float)test_below(&rng, 100);
+  }
+  ref_scan_by_key(keys, PSCAN_I32, vals, want, n, PSCAN_F32, PSCAN_SUM, 0, NULL);
+  int32_t *d_keys = test_backend_alloc(backend, (n + 4) * 4);
+  float *d_vals = test_backend_alloc(backend, (n + 4) * 4),
+        *d_out = test_backend_alloc(backend, (n + 4) * 4);
+  test_backend_put(backend, d_keys + k_off, keys, n * 4);
+  test_backend_put(backend, d_vals + v_off, vals, n * 4);
+  pscan_status st = (pscan_scan_by_key)(ctx, d_keys + k_off, PSCAN_I32, d_vals + v_off,
+                                        d_out + (3 - v_off), n, PSCAN_F32, PSCAN_SUM, 0, NULL);
+  test_backend_get(backend, got, d_out + (3 - v_off), n * 4);
+  CHECK(st == PSCAN_OK && memcmp(got, want, n * 4) == 0,
+        "scan_by_key i32 keys +%zu, f32 values +%zu, out +%zu items, n=%zu: %s or results differ",
+        k_off, v_off, 3 - v_off, n, pscan_status_name(st));
+  test_backend_free(backend, d_keys);
+  test_backend_free(backend, d_vals);
+  test_backend_free(backend, d_out);
+  free(keys), free(vals), free(want), free(got);
+}
+
 void test_unaligned_device(void) {
   pscan_ctx *ctx = ctx_for(&(config){1, 0, PSCAN_ALGO_AUTO});
   for (size_t off = 0; off < 4; off++) /* i32: every offset within 16 bytes */
     unaligned_case(ctx, 4, 3 * 8192 + 77, off, (off * 3) % 4);
   for (size_t off = 0; off < 16; off += 5) /* u8 */
     unaligned_case(ctx, 1, 3 * 32768 + 77, off, (off * 7) % 16);
+  for (size_t off = 0; off < 4; off++)
+    unaligned_scan_by_key(ctx, 5 * 8192 + 13, off, (off + 1) % 4);
 }
 
 /* ---- refusals write nothing, not even the count ---- */

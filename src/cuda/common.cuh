@@ -309,7 +309,7 @@ static __device__ __forceinline__ void pscan__segment_bitmap(unsigned *bitmap, u
    equals NaN and -0.0 equals +0.0). A warp builds whole words: lane l reads key start + 32w + l
    (a coalesced load), takes the key before from lane l - 1 (lane 0 reads it), and the ballot is
    word w. A lane's loads of BATCH words are in flight together. Items past end are no heads.
-   key_kind: the key's size in bytes, plus PSCAN__KEY_FLOAT (launch.h) for float keys. The whole
+   key_kind (launch.h): the key's size in bytes, plus PSCAN__KEY_FLOAT for float keys. The whole
    block calls it; the bitmap is ready after the caller's next barrier. */
 #define PSCAN__KEY_BITMAP(T, SHFL_T)                                                             \
   {                                                                                              \
@@ -335,20 +335,67 @@ static __device__ __forceinline__ void pscan__segment_bitmap(unsigned *bitmap, u
       }                                                                                          \
     }                                                                                            \
   }
+/* The same for a whole tile of 16-byte aligned keys, from 16-byte loads: a lane holds PER =
+   16 / sizeof(T) consecutive keys, so one load of the warp covers PER words; the lane's head
+   bits are shifted to their place in their word and OR-ed across the GROUP lanes that share it
+   (shuffles). LOADS loads of a lane are in flight together. */
+#define PSCAN__KEY_BITMAP_VEC(T, SHFL_T)                                                         \
+  {                                                                                              \
+    enum { PER = 16 / sizeof(T), GROUP = 32 / PER, LOADS = 4 };                                  \
+    const T *k = (const T *)keys + start;                                                        \
+    const unsigned lane = threadIdx.x % 32, chunks = words / PER;                                \
+    for (unsigned c0 = threadIdx.x / 32; c0 < chunks; c0 += PSCAN__WARPS * LOADS) {              \
+      uint4 raw[LOADS];                                                                          \
+      T before[LOADS];                                                                           \
+      _Pragma("unroll") for (int j = 0; j < LOADS; j++) {                                        \
+        const unsigned c = c0 + j * PSCAN__WARPS;                                                \
+        raw[j] = c < chunks ? ((const uint4 *)k)[c * 32 + lane] : make_uint4(0, 0, 0, 0);        \
+        before[j] = lane == 0 && c < chunks && start + c > 0 ? k[c * 32ll * PER - 1] : (T)0;     \
+      }                                                                                          \
+      _Pragma("unroll") for (int j = 0; j < LOADS; j++) {                                        \
+        const unsigned c = c0 + j * PSCAN__WARPS;                                                \
+        T got[PER];                                                                              \
+        memcpy(got, &raw[j], 16);                                                                \
+        const T up = (T)__shfl_up_sync(PSCAN__FULL_MASK, (SHFL_T)got[PER - 1], 1);               \
+        T prev = lane == 0 ? before[j] : up;                                                     \
+        unsigned bits = start + c + lane == 0 ? 1u : 0u; /* item 0 of the array */               \
+        _Pragma("unroll") for (int q = 0; q < PER; q++) {                                        \
+          if (!(got[q] == prev))                                                                 \
+            bits |= 1u << q;                                                                     \
+          prev = got[q];                                                                         \
+        }                                                                                        \
+        unsigned v = bits << (PER * (lane % GROUP));                                             \
+        _Pragma("unroll") for (int s = 1; s < GROUP; s *= 2)                                     \
+          v |= __shfl_xor_sync(PSCAN__FULL_MASK, v, s);                                          \
+        if (lane % GROUP == 0 && c < chunks)                                                     \
+          bitmap[c * PER + lane / GROUP] = v;                                                    \
+      }                                                                                          \
+    }                                                                                            \
+  }
 static __device__ __forceinline__ void pscan__key_bitmap(unsigned *bitmap, unsigned words,
                                                          const void *keys, int key_kind,
                                                          unsigned long long start,
                                                          unsigned long long end) {
-  switch (key_kind) {
-  case 1: PSCAN__KEY_BITMAP(unsigned char, unsigned) break;
-  case 2: PSCAN__KEY_BITMAP(unsigned short, unsigned) break;
-  case 4: PSCAN__KEY_BITMAP(unsigned, unsigned) break;
-  case 8: PSCAN__KEY_BITMAP(unsigned long long, unsigned long long) break;
-  case 4 | PSCAN__KEY_FLOAT: PSCAN__KEY_BITMAP(float, float) break;
-  default: PSCAN__KEY_BITMAP(double, double) break;
+  const bool vec = (key_kind & PSCAN__KEY_VEC) && end - start == words * 32ull &&
+                   ((unsigned long long)keys & 15u) == 0;
+#define PSCAN__KEY_CASE(T, SHFL_T)                                                               \
+  if (vec)                                                                                       \
+    PSCAN__KEY_BITMAP_VEC(T, SHFL_T)                                                             \
+  else                                                                                           \
+    PSCAN__KEY_BITMAP(T, SHFL_T)                                                                 \
+  break;
+  switch (key_kind & PSCAN__KEY_TYPE) {
+  case 1: PSCAN__KEY_CASE(unsigned char, unsigned)
+  case 2: PSCAN__KEY_CASE(unsigned short, unsigned)
+  case 4: PSCAN__KEY_CASE(unsigned, unsigned)
+  case 8: PSCAN__KEY_CASE(unsigned long long, unsigned long long)
+  case 4 | PSCAN__KEY_FLOAT: PSCAN__KEY_CASE(float, float)
+  default: PSCAN__KEY_CASE(double, double)
   }
+#undef PSCAN__KEY_CASE
 }
 #undef PSCAN__KEY_BITMAP
+#undef PSCAN__KEY_BITMAP_VEC
 
 /* Waits that back off, so spinning warps leave issue slots and memory bandwidth to the tiles
    they wait for: a wait sleeps PSCAN__BACKOFF_FIRST_NS, then about twice as long each time, up

@@ -250,9 +250,11 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.num_segments = c->num_segments;
   p.tile_segment = c->tile_segment;
   p.keys = c->keys;
-  if (c->keys)
+  if (c->keys) /* (PSCAN_CUDA_KEYS_VEC=0, PSCAN_CUDA_KEYS_PREFETCH=0: for A/B runs) */
     p.key_kind = (int)pscan_dtype_size(c->key_type) |
-                 (pscan__dtype_kind(c->key_type) == PSCAN__FLOAT ? PSCAN__KEY_FLOAT : 0);
+                 (pscan__dtype_kind(c->key_type) == PSCAN__FLOAT ? PSCAN__KEY_FLOAT : 0) |
+                 (pscan__env_uint("PSCAN_CUDA_KEYS_VEC", 1) ? PSCAN__KEY_VEC : 0) |
+                 (pscan__env_uint("PSCAN_CUDA_KEYS_PREFETCH", 1) ? PSCAN__KEY_PREFETCH : 0);
   char *scratch = st->work + COUNTER_BYTES;
   return scan_level(ctx, &pl, k, p, &scratch);
 }

@@ -286,6 +286,10 @@ static __device__ __forceinline__ unsigned long long TNAME(take_tile)(const psca
                                 TILE * (unsigned long long)sizeof(IN_T));
       else if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
         pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
+      const unsigned ks = (unsigned)p->key_kind & 15u; /* scan_by_key: its keys too */
+      if ((p->key_kind & PSCAN__KEY_PREFETCH) && ((unsigned long long)p->keys & 15u) == 0 &&
+          (tile + 1) * TILE <= p->n)
+        pscan__prefetch_l2((const unsigned char *)p->keys + tile * TILE * ks, TILE * ks);
       sm->tile_id = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
     }
     __syncthreads();
