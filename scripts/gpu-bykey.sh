@@ -25,8 +25,8 @@
 #        the details page, the stall reasons and the instruction mix to $OUT. PROF_PEER=1: CUB's
 #        scan-by-key kernel of the same point too (prof-cub-*).
 # sanitize: compute-sanitizer on the by-key scan's tests (test_compact, PSCAN_TEST_QUICK=1, parts
-#        $SAN_PARTS, default scan_by_key_tiles,scan_by_key): memcheck, then racecheck, each cut at
-#        $SAN_SECONDS (default 150) s.
+#        $SAN_PARTS, default scan_by_key_tiles): memcheck, then racecheck, each cut at
+#        $SAN_SECONDS (default 150) s; on the half tiles the test's sizes take, then on full ones.
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
@@ -65,13 +65,15 @@ if has test; then
       log "$dir $t: $(tail -1 "$OUT/$t-$dir.log") ($((SECONDS - t0)) s)"
     done
   done
-  # The by-key kernels of 8-byte values on full tiles at every size (by default the by-key scan
-  # takes half tiles below 12 full tiles per multiprocessor, BY_KEY_HALF_BELOW in
-  # src/cuda/host/compact.c, and reduce_by_key takes them with 8-byte keys).
+  # The by-key kernels of 8-byte values, and the by-key scan on the flat scan's tiles, on full
+  # tiles at every size (by default they take half tiles below 12 full tiles per
+  # multiprocessor: BY_KEY_HALF_BELOW in src/cuda/host/compact.c, KEYS_HALF_BELOW in
+  # src/cuda/host/scan.c; reduce_by_key takes them with 8-byte keys).
   # shellcheck disable=SC2086
-  env PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_TEST_QUICK=1 ./build-gpu/tests/test_compact --backend cuda \
+  env PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_CUDA_KEYS_HALF_BELOW=0 PSCAN_TEST_QUICK=1 \
+    ./build-gpu/tests/test_compact --backend cuda \
     >"$OUT/test_compact-full-tiles.log" 2>&1 || { status=1; log "test_compact (full tiles) FAILED"; }
-  log "test_compact, PSCAN_CUDA_BY_KEY_HALF_BELOW=0: $(tail -1 "$OUT/test_compact-full-tiles.log")"
+  log "test_compact, PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_CUDA_KEYS_HALF_BELOW=0: $(tail -1 "$OUT/test_compact-full-tiles.log")"
 fi
 if has ab; then
   for round in $(seq "$ROUNDS"); do
@@ -170,14 +172,16 @@ for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
   done
 fi
 if has sanitize; then
-  for tool in memcheck racecheck; do
-    t0=$SECONDS
-    PSCAN_TEST_QUICK=1 PSCAN_TEST_PARTS=${SAN_PARTS:-scan_by_key_tiles,scan_by_key} \
-      timeout "${SAN_SECONDS:-150}" compute-sanitizer --tool $tool --error-exitcode 9 \
-      ./build-gpu/tests/test_compact --backend cuda >"$OUT/sanitize-$tool.log" 2>&1
-    rc=$?
-    [ $rc = 0 ] || [ $rc = 124 ] || { status=1; log "compute-sanitizer $tool FAILED (rc $rc)"; }
-    log "compute-sanitizer $tool (rc $rc, $((SECONDS - t0)) s): $(grep -E "passed|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool.log" | tr '\n' ' ')"
+  for env in PSCAN_CUDA_KEYS_HALF_BELOW=12 PSCAN_CUDA_KEYS_HALF_BELOW=0; do
+    for tool in memcheck racecheck; do
+      t0=$SECONDS
+      env "$env" PSCAN_TEST_QUICK=1 PSCAN_TEST_PARTS="${SAN_PARTS:-scan_by_key_tiles}" \
+        timeout "${SAN_SECONDS:-150}" compute-sanitizer --tool $tool --error-exitcode 9 \
+        ./build-gpu/tests/test_compact --backend cuda >"$OUT/sanitize-$tool-${env##*=}.log" 2>&1
+      rc=$?
+      [ $rc = 0 ] || [ $rc = 124 ] || { status=1; log "compute-sanitizer $tool FAILED (rc $rc)"; }
+      log "compute-sanitizer $tool, $env (rc $rc, $((SECONDS - t0)) s): $(grep -E "passed|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool-${env##*=}.log" | tr '\n' ' ')"
+    done
   done
 fi
 if has sweep; then

@@ -262,9 +262,10 @@ void test_exact_runs(void) {
 }
 
 /* ---- scan_by_key on the flat scan's tiles ----
-   Values of 1, 2, 4 and 8 bytes (CUDA: tiles of 32768, 16384, 8192 and 4096 items, each tile's
-   run heads read from its keys by warps of 32, scan/tile_lines.cuh), n around 1 and 3 tiles,
-   runs of 1, 31, 33 items, a tile + 1 and one run over everything, keys of 1 to 8 bytes (float
+   Values of 1, 2, 4 and 8 bytes (CUDA: tiles of 32768, 16384, 8192 and 4096 items, half tiles
+   of half that, each tile's run heads read from its keys by warps, scan/tile_lines.cuh), n
+   around 1/2, 1 and 3 tiles, runs of 1, 31, 33 items, half a tile + 1, a tile + 1 and one run
+   over everything, keys of 1 to 8 bytes (float
    keys with NaN and +-0.0 runs: fill_runs mode 1), inclusive / exclusive / init / in place in
    turn, on both look-back strategies of the scan and the chained one (the by-key kernel). */
 static void fill_exact_key_runs(pscan_dtype t, void *p, size_t n, size_t L) {
@@ -279,15 +280,15 @@ void test_scan_by_key_tiles(void) {
   static const config configs[] = {{1, 0, PSCAN_ALGO_AUTO}, {2, 0, PSCAN_ALGO_CHAINED}};
   unsigned cases = 0;
   for (int vi = 0; vi < 4; vi++) {
-    const size_t tile = 32768 >> vi, vs = ref_dtype_size(vals[vi]);
-    const size_t sizes[] = {tile - 1, tile + 1, 3 * tile + 5};
-    const size_t lengths[] = {1, 31, 33, tile + 1, 0, 0}; /* the last: random runs (mode 1) */
-    for (int si = 0; si < 3; si++)
-      for (int li = 0; li < 6; li++, cases++) {
+    const size_t tile = 32768 >> vi, half = tile / 2, vs = ref_dtype_size(vals[vi]);
+    const size_t sizes[] = {half - 1, half + 1, tile - 1, tile + 1, 3 * tile + 5};
+    const size_t lengths[] = {1, 31, 33, half + 1, tile + 1, 0, 0}; /* last: random (mode 1) */
+    for (int si = 0; si < 5; si++)
+      for (int li = 0; li < 7; li++, cases++) {
         const pscan_dtype kt = keys[cases % 5];
         const size_t n = sizes[si];
         char *k = test_malloc(n * ref_dtype_size(kt) + 1), *v = test_malloc(n * vs + 1), init[8];
-        if (li == 5)
+        if (li == 6)
           fill_runs(kt, k, n, 1);
         else
           fill_exact_key_runs(kt, k, n, lengths[li]);

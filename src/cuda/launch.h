@@ -68,14 +68,13 @@ typedef struct pscan__cuda_scan_params {
   uint64_t num_segments;  /* tile_segment[t]: the first s >= 1 with offsets[s] at or after tile t */
   const uint64_t *tile_segment;
   const void *keys; /* scan_keys: a run starts where keys[i] != keys[i - 1] (pscan_scan_by_key) */
-  int key_kind;     /* the key's size in bytes, plus PSCAN__KEY_FLOAT for floats, plus the
-                       PSCAN__KEY_VEC and PSCAN__KEY_PREFETCH choices (host/scan.c) */
+  int key_kind;     /* the key's size in bytes, plus PSCAN__KEY_FLOAT for floats, plus
+                       PSCAN__KEY_VEC where chosen (host/scan.c) */
 } pscan__cuda_scan_params;
 
 #define PSCAN__KEY_FLOAT 16
 #define PSCAN__KEY_TYPE 31     /* the size and float bits */
 #define PSCAN__KEY_VEC 32      /* whole tiles of aligned keys read in 16-byte loads */
-#define PSCAN__KEY_PREFETCH 64 /* L2 fetches the likely tile's keys with its values */
 
 /* Launchers for one (input type, accumulation type, op). Each returns a cudaError_t as int. */
 typedef struct pscan__cuda_kernels {
@@ -91,8 +90,11 @@ typedef struct pscan__cuda_kernels {
      large tiles. */
   int (*scan_lines)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
   int (*scan_segments)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
-  /* ... and of runs of equal keys (pairs without widening; NULL for the others). */
+  /* ... and of runs of equal keys (pairs without widening; NULL for the others), on the large
+     tiles and on half tiles (16 KB). */
   int (*scan_keys)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
+  int (*scan_keys_half)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream);
+  unsigned half_tile_items;
 } pscan__cuda_kernels;
 
 /* NULL when (in, acc, op) is not offered. */

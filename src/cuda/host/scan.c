@@ -154,6 +154,16 @@ static bool use_small_tiles(const cuda_state *st, const pscan_ctx *ctx,
          (n + k->small_tile_items - 1) / k->small_tile_items <= st->sm_count;
 }
 
+/* The by-key scan (scan_keys) takes half tiles (16 KB) where large ones would fill fewer than
+   KEYS_HALF_BELOW per multiprocessor (two waves of six): more, shorter tiles spread a mid-sized
+   input more evenly (docs/PERFORMANCE.md, "The by-key scan on the flat scan's tiles").
+   PSCAN_CUDA_KEYS_HALF_BELOW=N replaces the bound (0: large tiles always), for A/B runs. */
+enum { KEYS_HALF_BELOW = 12 };
+static bool use_half_key_tiles(const cuda_state *st, const pscan__cuda_kernels *k, uint64_t n) {
+  const uint64_t below = pscan__env_uint("PSCAN_CUDA_KEYS_HALF_BELOW", KEYS_HALF_BELOW);
+  return k->scan_keys_half && (n + k->tile_items - 1) / k->tile_items < below * st->sm_count;
+}
+
 /* What every launch of one call shares: zeroed status words for a look-back over n elements in
    k's tiles, the workspace (tile counter, then work_bytes), a fresh epoch, and the launch
    parameters of c (in, n, init) with out, exclusive and vector_io left for the caller. */
@@ -225,6 +235,10 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
       return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "no CUDA segmented scan here");
     variant = *k;
     variant.scan = seg;
+    if (c->keys && use_half_key_tiles(st, k, c->n)) {
+      variant.scan = k->scan_keys_half;
+      variant.tile_items = k->half_tile_items;
+    }
     k = &variant;
     pl.algo = PSCAN_ALGO_DECOUPLED_LOOKBACK;
   } else if (use_small_tiles(st, ctx, k, c->n)) {
@@ -250,11 +264,10 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.num_segments = c->num_segments;
   p.tile_segment = c->tile_segment;
   p.keys = c->keys;
-  if (c->keys) /* (PSCAN_CUDA_KEYS_VEC=0, PSCAN_CUDA_KEYS_PREFETCH=0: for A/B runs) */
+  if (c->keys) /* (PSCAN_CUDA_KEYS_VEC=0: keys read item by item, for A/B runs) */
     p.key_kind = (int)pscan_dtype_size(c->key_type) |
                  (pscan__dtype_kind(c->key_type) == PSCAN__FLOAT ? PSCAN__KEY_FLOAT : 0) |
-                 (pscan__env_uint("PSCAN_CUDA_KEYS_VEC", 1) ? PSCAN__KEY_VEC : 0) |
-                 (pscan__env_uint("PSCAN_CUDA_KEYS_PREFETCH", 1) ? PSCAN__KEY_PREFETCH : 0);
+                 (pscan__env_uint("PSCAN_CUDA_KEYS_VEC", 1) ? PSCAN__KEY_VEC : 0);
   char *scratch = st->work + COUNTER_BYTES;
   return scan_level(ctx, &pl, k, p, &scratch);
 }

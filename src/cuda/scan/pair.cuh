@@ -3,9 +3,12 @@
  * src/cuda/gen/scan_type.cu.in; the lookup: host/kernel_table.c). */
 /* scan_by_key's kernel: pairs without widening only (tile_scan.cuh). */
 #if PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == PSCAN__CAT(PSCAN__SIZE_, PAIR_OUT)
-#define PAIR_KEYS(OPX) PSCAN__NAME5(launch_scan_keys, PAIR_IN, PAIR_OUT, OPX)
+#define PAIR_KEYS(OPX)                                                                           \
+  PSCAN__NAME5(launch_scan_keys, PAIR_IN, PAIR_OUT, OPX),                                        \
+      PSCAN__CAT(PSCAN__NAME5(launch_scan_keys, PAIR_IN, PAIR_OUT, OPX), _half),                 \
+      PSCAN__CAT(PSCAN__NAME5(TILE, PAIR_IN, PAIR_OUT, OPX), _half)
 #else
-#define PAIR_KEYS(OPX) NULL
+#define PAIR_KEYS(OPX) NULL, NULL, 0
 #endif
 #define PAIR_ENTRY(OPX)                                                                          \
   {PSCAN__NAME5(launch_scan, PAIR_IN, PAIR_OUT, OPX),                                            \

@@ -14,12 +14,23 @@
 #define TNAME(f) NAME(f)
 #define TILE_THREAD_BYTES PSCAN__THREAD_BYTES
 #define TILE_SCAN_ONLY 0
+#define TILE_KEYS_ONLY 0
 #include "tile_scan.cuh"
 /* Small tiles (PSCAN__SMALL_THREAD_BYTES per thread: 8 KB), single pass only: a small input
    spread over more multiprocessors, each with less to do (host/scan.c: use_small_tiles). */
 #define TNAME(f) PSCAN__CAT(NAME(f), _small)
 #define TILE_THREAD_BYTES PSCAN__SMALL_THREAD_BYTES
 #define TILE_SCAN_ONLY 1
+#define TILE_KEYS_ONLY 0
 #include "tile_scan.cuh"
+/* Half tiles (16 KB), scan_by_key's kernel only (pairs without widening): an input that fills
+   few waves of large tiles (host/scan.c: keys_tiles). */
+#if PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == ACC_SIZE
+#define TNAME(f) PSCAN__CAT(NAME(f), _half)
+#define TILE_THREAD_BYTES (PSCAN__THREAD_BYTES / 2)
+#define TILE_SCAN_ONLY 0
+#define TILE_KEYS_ONLY 1
+#include "tile_scan.cuh"
+#endif
 #include "scan_ops_end.cuh"
 #undef STAMP_ORDERED

@@ -166,8 +166,10 @@ static __device__ __forceinline__ void TNAME(segments_tile)(const pscan__cuda_sc
         return;                                                                                 \
     }                                                                                           \
   }
+#if !TILE_KEYS_ONLY
 LINES_KERNEL(TNAME(scan_lines_kernel), 0)
 LINES_KERNEL(TNAME(scan_segments_kernel), 1)
+#endif
 #if TILE_BY_KEY /* (scan_by_key: no widening) */
 LINES_KERNEL(TNAME(scan_keys_kernel), 2)
 #endif

@@ -286,10 +286,6 @@ static __device__ __forceinline__ unsigned long long TNAME(take_tile)(const psca
                                 TILE * (unsigned long long)sizeof(IN_T));
       else if (p->vector_io && (tile + 1) * TILE <= p->n) /* the likely tile (common.cuh) */
         pscan__prefetch_l2((const IN_T *)p->in + tile * TILE, TILE * (unsigned)sizeof(IN_T));
-      const unsigned ks = (unsigned)p->key_kind & 15u; /* scan_by_key: its keys too */
-      if ((p->key_kind & PSCAN__KEY_PREFETCH) && ((unsigned long long)p->keys & 15u) == 0 &&
-          (tile + 1) * TILE <= p->n)
-        pscan__prefetch_l2((const unsigned char *)p->keys + tile * TILE * ks, TILE * ks);
       sm->tile_id = atomicAdd(p->tile_counter, 1ull) - p->tile_base;
     }
     __syncthreads();
@@ -310,6 +306,7 @@ static __device__ __forceinline__ void TNAME(scan_body)(const pscan__cuda_scan_p
   TNAME(scan_one_tile)(p, sm, TNAME(take_tile)(p, sm), NULL, ordered);
 }
 
+#if !TILE_KEYS_ONLY
 __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
     TNAME(scan_kernel)(const pscan__cuda_scan_params p) {
   __shared__ TNAME(smem) sm;
@@ -328,13 +325,15 @@ __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
 #else
 #define TILE_SCAN_KERNEL(det) TNAME(scan_kernel)
 #endif
+#endif /* !TILE_KEYS_ONLY */
 
-#if !TILE_SCAN_ONLY /* lines back to back, segments by offsets or keys: the large tiles only */
+/* lines back to back, segments by offsets or keys: the large tiles; keys: the half tiles too */
 #define TILE_BY_KEY (PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == ACC_SIZE)
+#if !TILE_SCAN_ONLY
 #include "tile_lines.cuh"
 #endif
 
-#if !TILE_SCAN_ONLY /* the multi-pass strategies use the large tiles only */
+#if !TILE_SCAN_ONLY && !TILE_KEYS_ONLY /* the multi-pass strategies: the large tiles only */
 /* Reduce-then-scan, first pass: tile totals (tile 0 without init). */
 __global__ void __launch_bounds__(PSCAN__THREADS)
     TNAME(reduce_kernel)(const pscan__cuda_scan_params p) {
@@ -371,10 +370,12 @@ static int TNAME(launch_tiles)(void (*kernel)(const pscan__cuda_scan_params),
   return pscan__launch((const void *)kernel, grid, PSCAN__THREADS, 0, stream, &q, q.pdl,
                        q.tile_from_block);
 }
+#if !TILE_KEYS_ONLY
 static int TNAME(launch_scan)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
   return TNAME(launch_tiles)(TILE_SCAN_KERNEL(p->deterministic), p, grid, stream);
 }
-#if !TILE_SCAN_ONLY
+#endif
+#if !TILE_SCAN_ONLY && !TILE_KEYS_ONLY
 static int TNAME(launch_scan_lines)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
   return TNAME(launch_tiles)(TNAME(scan_lines_kernel), p, grid, stream);
 }
@@ -382,14 +383,14 @@ static int TNAME(launch_scan_segments)(const pscan__cuda_scan_params *p, uint64_
                                        void *stream) {
   return TNAME(launch_tiles)(TNAME(scan_segments_kernel), p, grid, stream);
 }
-#if TILE_BY_KEY
+#endif
+#if !TILE_SCAN_ONLY && TILE_BY_KEY
 static int TNAME(launch_scan_keys)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
   return TNAME(launch_tiles)(TNAME(scan_keys_kernel), p, grid, stream);
 }
 #endif
 #undef TILE_BY_KEY
-#endif
-#if !TILE_SCAN_ONLY
+#if !TILE_SCAN_ONLY && !TILE_KEYS_ONLY
 static int TNAME(launch_reduce)(const pscan__cuda_scan_params *p, uint64_t grid, void *stream) {
   return pscan__launch((const void *)TNAME(reduce_kernel), grid, PSCAN__THREADS, 0, stream, p,
                        p->pdl, 0);
@@ -408,3 +409,4 @@ static int TNAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t gr
 #undef TNAME
 #undef TILE_THREAD_BYTES
 #undef TILE_SCAN_ONLY
+#undef TILE_KEYS_ONLY
