@@ -26,7 +26,7 @@
 #        scan-by-key kernel of the same point too (prof-cub-*).
 # sanitize: compute-sanitizer on the by-key scan's tests (test_compact, PSCAN_TEST_QUICK=1, parts
 #        $SAN_PARTS, default scan_by_key_tiles): memcheck, then racecheck, each cut at
-#        $SAN_SECONDS (default 150) s; on the half tiles the test's sizes take, then on full ones.
+#        $SAN_SECONDS (default 150) s; on half tiles, then on full ones.
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
@@ -65,15 +65,16 @@ if has test; then
       log "$dir $t: $(tail -1 "$OUT/$t-$dir.log") ($((SECONDS - t0)) s)"
     done
   done
-  # The by-key kernels of 8-byte values, and the by-key scan on the flat scan's tiles, on full
-  # tiles at every size (by default they take half tiles below 12 full tiles per
-  # multiprocessor: BY_KEY_HALF_BELOW in src/cuda/host/compact.c, KEYS_HALF_BELOW in
-  # src/cuda/host/scan.c; reduce_by_key takes them with 8-byte keys).
+  # The by-key kernels of 8-byte values on full tiles at every size (by default they take half
+  # tiles below 12 full tiles per multiprocessor: BY_KEY_HALF_BELOW in src/cuda/host/compact.c;
+  # reduce_by_key takes them with 8-byte keys), and the by-key scan on the flat scan's half
+  # tiles at the tests' sizes (by default from 3 large tiles per multiprocessor on,
+  # KEYS_HALF_FROM in src/cuda/host/scan.c).
   # shellcheck disable=SC2086
-  env PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_CUDA_KEYS_HALF_BELOW=0 PSCAN_TEST_QUICK=1 \
+  env PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_CUDA_KEYS_HALF_FROM=0 PSCAN_TEST_QUICK=1 \
     ./build-gpu/tests/test_compact --backend cuda \
-    >"$OUT/test_compact-full-tiles.log" 2>&1 || { status=1; log "test_compact (full tiles) FAILED"; }
-  log "test_compact, PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_CUDA_KEYS_HALF_BELOW=0: $(tail -1 "$OUT/test_compact-full-tiles.log")"
+    >"$OUT/test_compact-full-tiles.log" 2>&1 || { status=1; log "test_compact (other tiles) FAILED"; }
+  log "test_compact, PSCAN_CUDA_BY_KEY_HALF_BELOW=0 PSCAN_CUDA_KEYS_HALF_FROM=0: $(tail -1 "$OUT/test_compact-full-tiles.log")"
 fi
 if has ab; then
   for round in $(seq "$ROUNDS"); do
@@ -172,15 +173,15 @@ for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
   done
 fi
 if has sanitize; then
-  for env in PSCAN_CUDA_KEYS_HALF_BELOW=12 PSCAN_CUDA_KEYS_HALF_BELOW=0; do
+  for env in PSCAN_CUDA_KEYS_HALF_FROM=0 PSCAN_CUDA_KEYS_HALF_BELOW=0; do
     for tool in memcheck racecheck; do
       t0=$SECONDS
       env "$env" PSCAN_TEST_QUICK=1 PSCAN_TEST_PARTS="${SAN_PARTS:-scan_by_key_tiles}" \
         timeout "${SAN_SECONDS:-150}" compute-sanitizer --tool $tool --error-exitcode 9 \
-        ./build-gpu/tests/test_compact --backend cuda >"$OUT/sanitize-$tool-${env##*=}.log" 2>&1
+        ./build-gpu/tests/test_compact --backend cuda >"$OUT/sanitize-$tool-${env%=*}.log" 2>&1
       rc=$?
       [ $rc = 0 ] || [ $rc = 124 ] || { status=1; log "compute-sanitizer $tool FAILED (rc $rc)"; }
-      log "compute-sanitizer $tool, $env (rc $rc, $((SECONDS - t0)) s): $(grep -E "passed|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool-${env##*=}.log" | tr '\n' ' ')"
+      log "compute-sanitizer $tool, $env (rc $rc, $((SECONDS - t0)) s): $(grep -E "passed|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool-${env%=*}.log" | tr '\n' ' ')"
     done
   done
 fi

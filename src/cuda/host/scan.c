@@ -154,14 +154,19 @@ static bool use_small_tiles(const cuda_state *st, const pscan_ctx *ctx,
          (n + k->small_tile_items - 1) / k->small_tile_items <= st->sm_count;
 }
 
-/* The by-key scan (scan_keys) takes half tiles (16 KB) where large ones would fill fewer than
-   KEYS_HALF_BELOW per multiprocessor (two waves of six): more, shorter tiles spread a mid-sized
-   input more evenly (docs/PERFORMANCE.md, "The by-key scan on the flat scan's tiles").
-   PSCAN_CUDA_KEYS_HALF_BELOW=N replaces the bound (0: large tiles always), for A/B runs. */
-enum { KEYS_HALF_BELOW = 12 };
+/* The by-key scan (scan_keys) takes half tiles (16 KB) where large ones would number from
+   KEYS_HALF_FROM to below KEYS_HALF_BELOW per multiprocessor (half a wave of six to two waves):
+   more, shorter tiles spread a mid-sized input more evenly; fewer large tiles are all resident
+   at once, where halving them only lengthens the look-back chain (docs/PERFORMANCE.md, "The
+   by-key scan on the flat scan's tiles"). PSCAN_CUDA_KEYS_HALF_FROM=N and _BELOW=N replace the
+   bounds (BELOW=0: large tiles always; FROM=0: half tiles for small inputs too), for A/B runs
+   and tests. */
+enum { KEYS_HALF_FROM = 3, KEYS_HALF_BELOW = 12 };
 static bool use_half_key_tiles(const cuda_state *st, const pscan__cuda_kernels *k, uint64_t n) {
-  const uint64_t below = pscan__env_uint("PSCAN_CUDA_KEYS_HALF_BELOW", KEYS_HALF_BELOW);
-  return k->scan_keys_half && (n + k->tile_items - 1) / k->tile_items < below * st->sm_count;
+  const uint64_t from = pscan__env_uint("PSCAN_CUDA_KEYS_HALF_FROM", KEYS_HALF_FROM),
+                 below = pscan__env_uint("PSCAN_CUDA_KEYS_HALF_BELOW", KEYS_HALF_BELOW),
+                 tiles = (n + k->tile_items - 1) / k->tile_items;
+  return k->scan_keys_half && tiles >= from * st->sm_count && tiles < below * st->sm_count;
 }
 
 /* What every launch of one call shares: zeroed status words for a look-back over n elements in
