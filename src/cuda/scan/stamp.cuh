@@ -24,7 +24,7 @@
 #define TILE_KEYS_ONLY 0
 #include "tile_scan.cuh"
 /* Half tiles (16 KB), scan_by_key's kernel only (pairs without widening): an input that fills
-   few waves of large tiles (host/scan.c: keys_tiles). */
+   few waves of large tiles (host/scan.c: use_half_key_tiles). */
 #if PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == ACC_SIZE
 #define TNAME(f) PSCAN__CAT(NAME(f), _half)
 #define TILE_THREAD_BYTES (PSCAN__THREAD_BYTES / 2)

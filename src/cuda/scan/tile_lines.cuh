@@ -1,15 +1,16 @@
-/* Include-template, part of tile_scan.cuh (the large tiles): segmented scans on the flat scan's
- * tiles, for pscan_scan_axis along a contiguous last axis (lines back to back: a line starts
- * every p->segment_len items, scan_lines_kernel), pscan_segmented_scan (a segment starts at
- * each of p->offsets, scan_segments_kernel) and pscan_scan_by_key (a run starts where a key
- * differs from the one before, scan_keys_kernel). Each item is the pair (a line starts here?,
- * value): a thread reduces its items since its last line start, the block scans the pairs
- * (block_seg_scan: Blelloch's segmented scan, Sengupta et al. 2007), and lines_tile_prefix
- * (lookback.cuh) gives the tile's first item its prefix within its line. A tile holding a line
- * start publishes its inclusive prefix before anything else, so a look-back never walks past the
- * tile where the line began, and a tile that starts a line waits for nobody. Every line starts
- * from init (or the internal identity). Never deterministic: the host keeps float sums and
- * products in DETERMINISTIC mode off these kernels. */
+/* Include-template, part of tile_scan.cuh (the large tiles; scan_by_key's half tiles too):
+ * segmented scans on the flat scan's tiles, for pscan_scan_axis along a contiguous last axis
+ * (lines back to back: a line starts every p->segment_len items, scan_lines_kernel),
+ * pscan_segmented_scan (a segment starts at each of p->offsets, scan_segments_kernel) and
+ * pscan_scan_by_key (a run starts where a key differs from the one before, scan_keys_kernel).
+ * Each item is the pair (a line starts here?, value): a thread reduces its items since its
+ * last line start, the block scans the pairs (block_seg_scan: Blelloch's segmented scan,
+ * Sengupta et al. 2007), and lines_tile_prefix (lookback.cuh) gives the tile's first item its
+ * prefix within its line. A tile holding a line start publishes its inclusive prefix before
+ * anything else, so a look-back never walks past the tile where the line began, and a tile that
+ * starts a line waits for nobody. Every line starts from init (or the internal identity). Never
+ * deterministic: the host keeps float sums and products in DETERMINISTIC mode off these
+ * kernels. */
 
 /* Lines back to back: the index among this thread's items (tile items [threadIdx.x *
    ITEMS_TOTAL, + ITEMS_TOTAL)) of their first line start, ITEMS_TOTAL for none; tile_r = the
@@ -25,8 +26,8 @@ static __device__ __forceinline__ unsigned TNAME(first_line_start)(unsigned long
   return h < TNAME(ITEMS_TOTAL) ? (unsigned)h : TNAME(ITEMS_TOTAL);
 }
 
-/* Segments by offsets or keys: the line starts of batch b of this thread's items, one bit each, from the
-   tile's bitmap (a batch is at most 16 items, aligned to its size: one word holds it). */
+/* Segments by offsets or keys: the line starts of batch b of this thread's items, one bit each,
+   from the tile's bitmap (a batch is at most 16 items, aligned to its size: one word holds it). */
 static __device__ __forceinline__ unsigned TNAME(batch_starts)(const unsigned *bitmap, int b) {
   const unsigned at = (threadIdx.x * BATCHES + (unsigned)b) * ITEMS;
   return (bitmap[at / 32] >> (at % 32)) & (ITEMS >= 32 ? ~0u : (1u << ITEMS) - 1u);
