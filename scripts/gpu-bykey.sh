@@ -27,6 +27,11 @@
 # sanitize: compute-sanitizer on the by-key scan's tests (test_compact, PSCAN_TEST_QUICK=1, parts
 #        $SAN_PARTS, default scan_by_key_tiles): memcheck, then racecheck, each cut at
 #        $SAN_SECONDS (default 150) s; on half tiles, then on full ones.
+# perturb: a PSCAN_CUDA_PERTURB build (tiles sleep before they publish, so look-backs meet every
+#        timing) of the compaction, axis and user-operator tests and the examples, then ctest
+#        (PSCAN_TEST_QUICK=1) of $PERTURB_TESTS (default: the compaction suites whose scan_by_key
+#        runs on the flat tiles' three paths, the axis suite, the user operators' API suite,
+#        jit_compile and the examples; four at a time), each cut at $PERTURB_SECONDS (default 200) s.
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
@@ -184,6 +189,20 @@ if has sanitize; then
       log "compute-sanitizer $tool, $env (rc $rc, $((SECONDS - t0)) s): $(grep -E "passed|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool-${env%=*}.log" | tr '\n' ' ')"
     done
   done
+fi
+if has perturb; then
+  t0=$SECONDS
+  log "perturbed scheduling (PSCAN_CUDA_PERTURB build)"
+  { cmake -S . -B build-perturb -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_CUDA_PERTURB=ON \
+      -DPSCAN_BUILD_TOOLS=OFF && cmake --build build-perturb -j16 --target test_compact test_axis \
+      test_cuda_user_op_api test_jit_compile example_linear_recurrence example_matrix_product \
+      example_complex_product example_argmax example_select_predicate; } >"$OUT/perturb-build.log" 2>&1 ||
+    { log "PERTURB BUILD FAILED"; tail -30 "$OUT/perturb-build.log"; exit 1; }
+  log "built in $((SECONDS - t0)) s"
+  PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 ctest --test-dir build-perturb -j4 --timeout "${PERTURB_SECONDS:-200}" \
+    -R "^(${PERTURB_TESTS:-cuda_compact|cuda_compact_full_tiles|cuda_compact_keys_scalar|cuda_axis|cuda_user_op_api|jit_compile|example_.*})\$" \
+    >"$OUT/perturb-ctest.log" 2>&1 || status=1
+  grep -E "Test +#|tests passed|tests failed" "$OUT/perturb-ctest.log" | tee -a "$OUT/bykey-summary.txt"
 fi
 if has sweep; then
   ln -sfn build-gpu build-sweep
