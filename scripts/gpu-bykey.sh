@@ -31,7 +31,8 @@
 #        timing) of the compaction, axis and user-operator tests and the examples, then ctest
 #        (PSCAN_TEST_QUICK=1) of $PERTURB_TESTS (default: the compaction suites whose scan_by_key
 #        runs on the flat tiles' three paths, the axis suite, the user operators' API suite,
-#        jit_compile and the examples; four at a time), each cut at $PERTURB_SECONDS (default 200) s.
+#        jit_compile and the examples; four at a time), each cut at $PERTURB_SECONDS (default
+#        200) s.
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
