@@ -264,10 +264,10 @@ void test_exact_runs(void) {
 /* ---- scan_by_key on the flat scan's tiles ----
    Values of 1, 2, 4 and 8 bytes (CUDA: tiles of 32768, 16384, 8192 and 4096 items, half tiles
    of half that, each tile's run heads read from its keys by warps, scan/tile_lines.cuh), n
-   around 1/2, 1 and 3 tiles, runs of 1, 31, 33 items, half a tile + 1, a tile + 1 and one run
-   over everything, keys of 1 to 8 bytes (float
-   keys with NaN and +-0.0 runs: fill_runs mode 1), inclusive / exclusive / init / in place in
-   turn, on both look-back strategies of the scan and the chained one (the by-key kernel). */
+   around 1/2, 1 and 3 tiles, runs of 1, 31, 33 items, half a tile + 1, a tile + 1, one run over
+   everything and random runs (fill_runs mode 1: NaN and +-0.0 runs among float keys), keys of 1
+   to 8 bytes, inclusive / exclusive / init / in place in turn, with the default strategy and
+   the chained one (CUDA: the by-key kernel). */
 static void fill_exact_key_runs(pscan_dtype t, void *p, size_t n, size_t L) {
   size_t s = ref_dtype_size(t);
   for (size_t i = 0; i < n; i++)
