@@ -21,16 +21,17 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 status=0
 log() { echo "== $*" | tee -a "$OUT/$gpu_summary"; }
 
-# gpu_build DIR LOG [TARGET...]: a Release CUDA build in DIR (-j16; the targets named, else all),
-# its output in $OUT/LOG; the compiler's warnings (not ptxas's) to the summary. On failure: logs
-# BUILD FAILED with the log's tail, and exits 1.
+# gpu_build DIR LOG [TARGET...]: a Release CUDA build in DIR (-j$GPU_BUILD_JOBS, default 16; the
+# targets named, else all) of the source tree $GPU_BUILD_SRC (default: this one), its output in
+# $OUT/LOG; the compiler's warnings (not ptxas's) to the summary. On failure: logs BUILD FAILED
+# with the log's tail, and exits 1.
 gpu_build() {
   local dir=$1 blog=$OUT/$2 targets=()
   shift 2
   [ $# -gt 0 ] && targets=(--target "$@")
-  log "build ($dir)"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$blog" 2>&1 &&
-    cmake --build "$dir" -j16 ${targets[@]+"${targets[@]}"} >>"$blog" 2>&1 ||
+  log "build ($dir${GPU_BUILD_SRC:+ from $GPU_BUILD_SRC})"
+  cmake -S "${GPU_BUILD_SRC:-.}" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$blog" 2>&1 &&
+    cmake --build "$dir" -j"${GPU_BUILD_JOBS:-16}" ${targets[@]+"${targets[@]}"} >>"$blog" 2>&1 ||
     { log "BUILD FAILED"; tail -40 "$blog"; exit 1; }
   grep -E "warning:" "$blog" | grep -v ptxas | head -20 | tee -a "$OUT/$gpu_summary"
 }

@@ -61,6 +61,9 @@ typedef struct pscan__cuda_scan_params {
      only after the inclusive prefix was missing (lookback.cuh NAME(poll)): launches of at most
      host/state.h's eager_waves waves, whose tiles all look back at about the same time. */
   int lb_eager;
+  /* ... and every warp of the block looks back, PSCAN__THREADS predecessors a round (lookback.cuh
+     NAME(look_back_block); host/state.h: the same launches, unless PSCAN_CUDA_LB_BLOCK=0). */
+  int lb_block;
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */
   uint64_t segment_len; /* scan_lines: a line starts every segment_len items (lines back to back) */

@@ -35,6 +35,7 @@ typedef struct cuda_state {
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   unsigned eager_waves; /* launches of at most this many waves look back eagerly (launch.h) */
+  bool lb_block;        /* ... with every warp of the block (launch.h lb_block) */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
@@ -83,6 +84,7 @@ static inline void stagger_long_launch(const cuda_state *st, pscan__cuda_scan_pa
    (launch.h lb_eager; docs/PERFORMANCE.md, "Both status words at once in short launches"). */
 static inline void eager_short_launch(const cuda_state *st, pscan__cuda_scan_params *p) {
   p->lb_eager = p->num_tiles <= (uint64_t)st->eager_waves * PSCAN__MIN_BLOCKS_HIGH * st->sm_count;
+  p->lb_block = p->lb_eager && st->lb_block;
 }
 
 /* memory.c: grows a zeroed device buffer to at least bytes (stream-ordered), true in *grown when

@@ -65,6 +65,50 @@ static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsign
   }
 }
 
+/* Every warp of the block, in launches whose tiles all look back at about the same time (lb_block:
+   one wave, host/state.h): a window of PSCAN__THREADS predecessors a round instead of 32. Each
+   warp polls and folds 32 of them as look_back does; the warps' folds meet in scratch (the
+   nearer warp on the right), up to the nearest warp holding an inclusive prefix. In one wave
+   every aggregate lands within microseconds, and a tile k would otherwise walk back k / 32
+   windows, an L2 round trip each. scratch: PSCAN__WARPS values and as many ints, free. Ends
+   after a barrier; returns the prefix in every thread. */
+static __device__ ACC_T NAME(look_back_block)(const pscan__cuda_scan_params *p,
+                                              unsigned long long tile, ACC_T *scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int *found = (int *)((char *)scratch + (PSCAN__WARPS * sizeof(ACC_T) + 15) / 16 * 16);
+  ACC_T acc = NAME(identity)();
+  for (long long base = (long long)tile - 1;; base -= PSCAN__THREADS) {
+    ACC_T v;
+    const bool inclusive = NAME(poll)(p, base - (long long)threadIdx.x, &v);
+    const unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
+    const int stop = pmask ? __ffs(pmask) - 1 : 31;
+    if (lane > stop)
+      v = NAME(identity)();
+#pragma unroll
+    for (unsigned d = 1; d < 32; d <<= 1) {
+      ACC_T far = NAME(shfl_down)(v, d);
+      if (lane + d < 32)
+        v = NAME(op)(far, v);
+    }
+    if (lane == 0) {
+      scratch[warp] = v;
+      found[warp] = pmask != 0;
+    }
+    __syncthreads();
+    ACC_T window = NAME(identity)();
+    bool done = false;
+#pragma unroll 1 /* unrolled, the f64 and 8-bit scan kernels spilled */
+    for (int w = 0; w < PSCAN__WARPS && !done; w++) { /* every thread, from shared memory */
+      window = NAME(op)(scratch[w], window);
+      done = found[w];
+    }
+    acc = NAME(op)(window, acc);
+    __syncthreads(); /* scratch is rewritten next round */
+    if (done)
+      return acc;
+  }
+}
+
 /* Folds predecessors j+1 .. tile-1 (their aggregates) onto acc, strictly left to right, a window
    of 32 at a time. Lane 0 folds each window out of shared memory: its loads do not depend on acc,
    so only the operators form the serial chain (a chain of shuffles would add a shuffle's latency
@@ -175,7 +219,8 @@ static __device__ __forceinline__ ACC_T NAME(warp_prefix)(const pscan__cuda_scan
 }
 
 /* The exclusive prefix of a tile whose total is known, by the launch's mode. */
-/* broadcast: one shared value; scratch: 32 shared values free during the look-back. ordered (a
+/* broadcast: one shared value; scratch: 32 shared values (and, with lb_block, PSCAN__WARPS ints
+   after PSCAN__WARPS of them) free during the look-back. ordered (a
    constant where inlined): whether this kernel can be asked for the ordered look-back of
    deterministic mode; kernels that cannot compile it out, which frees registers. */
 static __device__ __forceinline__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p,
@@ -204,6 +249,19 @@ static __device__ __forceinline__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan
         NAME(publish)(p->incl_words, 0, NAME(op)(start, total), p->epoch);
       }
       return start;
+    }
+    if (PSCAN__LB_EAGER && p->lb_block && p->mode == PSCAN__MODE_LOOKBACK &&
+        !(ordered && p->deterministic)) {
+      if (threadIdx.x == 0) {
+        pscan__perturb(tile, 2);
+        NAME(publish)(p->agg_words, tile, total, p->epoch);
+      }
+      const ACC_T e = NAME(look_back_block)(p, tile, scratch);
+      if (threadIdx.x == 0) {
+        pscan__perturb(tile, 3);
+        NAME(publish)(p->incl_words, tile, NAME(op)(e, total), p->epoch);
+      }
+      return e;
     }
     if (threadIdx.x < 32) {
       if (threadIdx.x == 0 && p->mode == PSCAN__MODE_LOOKBACK) {
