@@ -18,6 +18,9 @@ extern "C" {
    PSCAN__MIN_BLOCKS x the multiprocessors; the stagger asks the runtime. */
 #define PSCAN__MIN_BLOCKS 5
 #define PSCAN__MIN_BLOCKS_HIGH 6
+/* One-wave launches of at most this many tiles look back with every warp of the block
+   (lb_block below): PSCAN__THREADS (common.cuh), so that one round reaches tile 0. */
+#define PSCAN__LB_BLOCK_TILES 256
 
 /* How the tile-scan kernel learns the exclusive prefix of each tile. */
 typedef enum pscan__cuda_mode {
@@ -62,7 +65,7 @@ typedef struct pscan__cuda_scan_params {
      host/state.h's eager_waves waves, whose tiles all look back at about the same time. */
   int lb_eager;
   /* ... and every warp of the block looks back, PSCAN__THREADS predecessors a round (lookback.cuh
-     NAME(look_back_block); host/state.h: the same launches, unless PSCAN_CUDA_LB_BLOCK=0). */
+     NAME(look_back_block); host/state.h: such launches of at most PSCAN_CUDA_LB_BLOCK_TILES). */
   int lb_block;
   uint32_t epoch;               /* tags this launch's status words (never 0) */
   void *tile_values; /* PREFIX: exclusive prefix per tile (in); LOCAL and reduce: tile totals (out) */

@@ -35,7 +35,7 @@ typedef struct cuda_state {
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   unsigned eager_waves; /* launches of at most this many waves look back eagerly (launch.h) */
-  bool lb_block;        /* ... with every warp of the block (launch.h lb_block) */
+  uint64_t lb_block_tiles; /* ... with every warp of the block, up to this many tiles (launch.h) */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
   uint32_t epoch;
@@ -81,10 +81,12 @@ static inline void stagger_long_launch(const cuda_state *st, pscan__cuda_scan_pa
 }
 
 /* Launches of at most eager_waves waves of six blocks per multiprocessor look back eagerly
-   (launch.h lb_eager; docs/PERFORMANCE.md, "Both status words at once in short launches"). */
+   (launch.h lb_eager; docs/PERFORMANCE.md, "Both status words at once in short launches");
+   those of at most lb_block_tiles tiles (default PSCAN__LB_BLOCK_TILES: one round reaches tile
+   0) with every warp of the block ("A block-wide look-back in one-wave launches"). */
 static inline void eager_short_launch(const cuda_state *st, pscan__cuda_scan_params *p) {
   p->lb_eager = p->num_tiles <= (uint64_t)st->eager_waves * PSCAN__MIN_BLOCKS_HIGH * st->sm_count;
-  p->lb_block = p->lb_eager && st->lb_block;
+  p->lb_block = p->lb_eager && p->num_tiles <= st->lb_block_tiles;
 }
 
 /* memory.c: grows a zeroed device buffer to at least bytes (stream-ordered), true in *grown when
