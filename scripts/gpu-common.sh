@@ -37,11 +37,13 @@ gpu_build() {
 }
 
 # gpu_tests DIR LOG NAMES: the ctest tests of DIR named by NAMES (a|b|c), verbose, with
-# PSCAN_TEST_SEED=1 (pass counts comparable between two trees), into $OUT/LOG; each program's
-# pass count and ctest's verdict to the summary; status=1 when one fails.
+# PSCAN_TEST_SEED=1 (pass counts comparable between two trees), $GPU_TEST_JOBS (default 1) at a
+# time, into $OUT/LOG; each program's pass count and ctest's verdict to the summary; status=1
+# when one fails.
 gpu_tests() {
   log "tests (PSCAN_TEST_SEED=1): ${3//|/, }"
-  PSCAN_TEST_SEED=1 ctest --test-dir "$1" -R "^($3)\$" -V >"$OUT/$2" 2>&1 || status=1
+  PSCAN_TEST_SEED=1 ctest --test-dir "$1" -R "^($3)\$" -V -j "${GPU_TEST_JOBS:-1}" >"$OUT/$2" 2>&1 ||
+    status=1
   grep -E "^[0-9]+: (test_|SKIP)|passed, [0-9]+ failed|tests passed|tests failed|\*\*\*Failed|Not Run" \
     "$OUT/$2" | tee -a "$OUT/$gpu_summary"
 }
