@@ -82,8 +82,8 @@ static inline void stagger_long_launch(const cuda_state *st, pscan__cuda_scan_pa
 
 /* Launches of at most eager_waves waves of six blocks per multiprocessor look back eagerly
    (launch.h lb_eager; docs/PERFORMANCE.md, "Both status words at once in short launches");
-   those of at most lb_block_tiles tiles (default PSCAN__LB_BLOCK_TILES: one round reaches tile
-   0) with every warp of the block ("A block-wide look-back in one-wave launches"). */
+   those of at most lb_block_tiles tiles (default PSCAN__LB_BLOCK_TILES) with every warp of the
+   block ("A block-wide look-back in one-wave launches"). */
 static inline void eager_short_launch(const cuda_state *st, pscan__cuda_scan_params *p) {
   p->lb_eager = p->num_tiles <= (uint64_t)st->eager_waves * PSCAN__MIN_BLOCKS_HIGH * st->sm_count;
   p->lb_block = p->lb_eager && p->num_tiles <= st->lb_block_tiles;
