@@ -38,5 +38,9 @@ typedef double PSCAN__WRAP_F32, PSCAN__WRAP_F64;
 #define PSCAN__SIZE_I64 8
 #define PSCAN__SIZE_U64 8
 #define PSCAN__SIZE_F64 8
+/* For #if in a stamp of (PAIR_IN, PAIR_OUT): the pair does not widen (the scan-by-key kernels,
+   whose keys' runs index input and output alike, exist only for such pairs). */
+#define PSCAN__PAIR_SAME_SIZE                                                                    \
+  (PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == PSCAN__CAT(PSCAN__SIZE_, PAIR_OUT))
 
 #endif /* PSCAN_KERNEL_TYPES_H */

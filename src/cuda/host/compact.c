@@ -52,7 +52,9 @@ static bool by_key_deterministic(const pscan_ctx *ctx, int val_type, int op) {
 }
 
 /* The tile size of the by-key kernels of 8-byte values (docs/PERFORMANCE.md, "Half tiles for
-   8-byte values"): scan_by_key (and the deterministic reduce_by_key) takes the half tiles below
+   8-byte values"): the by-key kernel's scan (scan_by_key where it does not run on the flat scan's
+   tiles: deterministic float sums and products, the chained strategy,
+   PSCAN_CUDA_BY_KEY_FLAT=0; and the deterministic reduce_by_key) takes the half tiles below
    BY_KEY_HALF_BELOW full tiles per multiprocessor; reduce_by_key's look-back kernel takes them
    where the keys are 8 bytes too. PSCAN_CUDA_BY_KEY_HALF_BELOW=N, for A/B runs and tests,
    replaces both: the by-key scan below N, reduce_by_key's look-back kernel on half tiles for
@@ -60,8 +62,9 @@ static bool by_key_deterministic(const pscan_ctx *ctx, int val_type, int op) {
 enum { BY_KEY_HALF_BELOW = 12 };
 
 /* 8-byte values have kernels of half tiles too (compact/by_key_stamp.cuh): reduce_by_key's
-   look-back kernel takes them at every size with 8-byte keys; the by-key scan where full tiles
-   would leave the multiprocessors short of tiles. */
+   look-back kernel takes them at every size with 8-byte keys; the by-key kernel's scan where full
+   tiles would leave the multiprocessors short of tiles (the flat tiles' scan_by_key decides its
+   own: host/scan.c use_half_key_tiles). */
 const pscan__cuda_compact_kernel *pscan__cuda_by_key_kernel(pscan_ctx *ctx, int kind,
                                                             size_t key_size, int val_type, int op,
                                                             size_t n) {

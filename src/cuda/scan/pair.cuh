@@ -2,7 +2,7 @@
  * PAIR_OUT) pair whose kernels stamp.cuh has stamped (the generated scan units,
  * src/cuda/gen/scan_type.cu.in; the lookup: host/kernel_table.c). */
 /* scan_by_key's kernel: pairs without widening only (tile_scan.cuh). */
-#if PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == PSCAN__CAT(PSCAN__SIZE_, PAIR_OUT)
+#if PSCAN__PAIR_SAME_SIZE
 #define PAIR_KEYS(OPX)                                                                           \
   PSCAN__NAME5(launch_scan_keys, PAIR_IN, PAIR_OUT, OPX),                                        \
       PSCAN__CAT(PSCAN__NAME5(launch_scan_keys, PAIR_IN, PAIR_OUT, OPX), _half),                 \

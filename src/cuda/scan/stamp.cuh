@@ -25,7 +25,7 @@
 #include "tile_scan.cuh"
 /* Half tiles (16 KB), scan_by_key's kernel only (pairs without widening): an input that fills
    few waves of large tiles (host/scan.c: use_half_key_tiles). */
-#if PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == ACC_SIZE
+#if PSCAN__PAIR_SAME_SIZE
 #define TNAME(f) PSCAN__CAT(NAME(f), _half)
 #define TILE_THREAD_BYTES (PSCAN__THREAD_BYTES / 2)
 #define TILE_SCAN_ONLY 0

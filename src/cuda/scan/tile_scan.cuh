@@ -328,7 +328,7 @@ __global__ void __launch_bounds__(PSCAN__THREADS, TILE_MIN_BLOCKS)
 #endif /* !TILE_KEYS_ONLY */
 
 /* lines back to back, segments by offsets or keys: the large tiles; keys: the half tiles too */
-#define TILE_BY_KEY (PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == ACC_SIZE)
+#define TILE_BY_KEY PSCAN__PAIR_SAME_SIZE
 #if !TILE_SCAN_ONLY
 #include "tile_lines.cuh"
 #endif
