@@ -65,24 +65,60 @@ static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsign
   }
 }
 
+/* One warp's poll in look_back_block: reads its lanes' words (both at once) until every lane up
+   to the warp's nearest inclusive prefix is ready, or a nearer warp has found one (*stop < warp:
+   this warp's values will not be folded). Returns the ballot of inclusive lanes among the ready
+   prefix (0: none, or the warp is not needed); *v: this lane's value (identity before tile 0). */
+static __device__ __forceinline__ unsigned NAME(poll_block)(const pscan__cuda_scan_params *p,
+                                                            long long j, ACC_T *v,
+                                                            const volatile int *stop) {
+  const int warp = threadIdx.x >> 5;
+  unsigned ns = PSCAN__BACKOFF_FIRST_NS;
+  for (;;) {
+    bool inclusive = true, ready = true;
+    *v = NAME(identity)();
+    if (j >= 0) {
+      ACC_T a;
+      inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
+      ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, &a) || inclusive;
+      if (!inclusive)
+        *v = a;
+    }
+    const unsigned missing = __ballot_sync(PSCAN__FULL_MASK, !ready);
+    const unsigned incl = __ballot_sync(PSCAN__FULL_MASK, inclusive && ready);
+    /* complete: no lane missing before the nearest inclusive lane (lane 0 is the nearest) */
+    if (!missing || (incl && __ffs(incl) < __ffs(missing)))
+      return incl;
+    if (*stop < warp)
+      return 0;
+    pscan__backoff(&ns);
+  }
+}
+
 /* Every warp of the block, in launches whose tiles all look back at about the same time (lb_block:
    one wave, host/state.h): a window of PSCAN__THREADS predecessors a round instead of 32. Each
-   warp polls and folds 32 of them as look_back does; the warps' folds meet in scratch (the
-   nearer warp on the right), up to the nearest warp holding an inclusive prefix. In one wave
-   every aggregate lands within microseconds, and a tile k would otherwise walk back k / 32
-   windows, an L2 round trip each. scratch: PSCAN__WARPS values and as many ints, free. Ends
-   after a barrier; returns the prefix in every thread. */
+   warp polls 32 of them (poll_block) and folds them as look_back does; the warps' folds meet in
+   scratch (the nearer warp on the right), up to the nearest warp holding an inclusive prefix, and
+   a warp beyond one that has found an inclusive prefix stops waiting. In one wave every aggregate
+   lands within microseconds, and a tile k would otherwise walk back k / 32 windows, an L2 round
+   trip each. scratch: PSCAN__WARPS values and PSCAN__WARPS + 1 ints, free. Ends after a barrier;
+   returns the prefix in every thread. */
 static __device__ ACC_T NAME(look_back_block)(const pscan__cuda_scan_params *p,
                                               unsigned long long tile, ACC_T *scratch) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   int *found = (int *)((char *)scratch + (PSCAN__WARPS * sizeof(ACC_T) + 15) / 16 * 16);
+  int *stop = found + PSCAN__WARPS; /* the nearest warp known to hold an inclusive prefix */
   ACC_T acc = NAME(identity)();
+  if (threadIdx.x == 0)
+    *stop = PSCAN__WARPS;
+  __syncthreads();
   for (long long base = (long long)tile - 1;; base -= PSCAN__THREADS) {
     ACC_T v;
-    const bool inclusive = NAME(poll)(p, base - (long long)threadIdx.x, &v);
-    const unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
-    const int stop = pmask ? __ffs(pmask) - 1 : 31;
-    if (lane > stop)
+    const unsigned pmask = NAME(poll_block)(p, base - (long long)threadIdx.x, &v, stop);
+    if (pmask && lane == 0)
+      atomicMin(stop, warp);
+    const int last = pmask ? __ffs(pmask) - 1 : 31;
+    if (lane > last)
       v = NAME(identity)();
 #pragma unroll
     for (unsigned d = 1; d < 32; d <<= 1) {
