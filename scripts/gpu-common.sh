@@ -30,7 +30,8 @@ gpu_build() {
   shift 2
   [ $# -gt 0 ] && targets=(--target "$@")
   log "build ($dir${GPU_BUILD_SRC:+ from $GPU_BUILD_SRC})"
-  cmake -S "${GPU_BUILD_SRC:-.}" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON >"$blog" 2>&1 &&
+  cmake -S "${GPU_BUILD_SRC:-.}" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON \
+    >"$blog" 2>&1 &&
     cmake --build "$dir" -j"${GPU_BUILD_JOBS:-16}" ${targets[@]+"${targets[@]}"} >>"$blog" 2>&1 ||
     { log "BUILD FAILED"; tail -40 "$blog"; exit 1; }
   grep -E "warning:" "$blog" | grep -v ptxas | head -20 | tee -a "$OUT/$gpu_summary"
@@ -42,8 +43,8 @@ gpu_build() {
 # when one fails.
 gpu_tests() {
   log "tests (PSCAN_TEST_SEED=1): ${3//|/, }"
-  PSCAN_TEST_SEED=1 ctest --test-dir "$1" -R "^($3)\$" -V -j "${GPU_TEST_JOBS:-1}" >"$OUT/$2" 2>&1 ||
-    status=1
+  PSCAN_TEST_SEED=1 ctest --test-dir "$1" -R "^($3)\$" -V -j "${GPU_TEST_JOBS:-1}" \
+    >"$OUT/$2" 2>&1 || status=1
   grep -E "^[0-9]+: (test_|SKIP)|passed, [0-9]+ failed|tests passed|tests failed|\*\*\*Failed|Not Run" \
     "$OUT/$2" | tee -a "$OUT/$gpu_summary"
 }
