@@ -255,8 +255,8 @@ static __device__ __forceinline__ ACC_T NAME(warp_prefix)(const pscan__cuda_scan
 }
 
 /* The exclusive prefix of a tile whose total is known, by the launch's mode. */
-/* broadcast: one shared value; scratch: 32 shared values (and, with lb_block, PSCAN__WARPS ints
-   after PSCAN__WARPS of them) free during the look-back. ordered (a
+/* broadcast: one shared value; scratch: 32 shared values (and, with lb_block, PSCAN__WARPS + 1
+   ints after PSCAN__WARPS of them) free during the look-back. ordered (a
    constant where inlined): whether this kernel can be asked for the ordered look-back of
    deterministic mode; kernels that cannot compile it out, which frees registers. */
 static __device__ __forceinline__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan_params *p,
