@@ -19,9 +19,10 @@ extern "C" {
 #define PSCAN__MIN_BLOCKS 5
 #define PSCAN__MIN_BLOCKS_HIGH 6
 /* One-wave launches of at most this many tiles look back with every warp of the block
-   (lb_block below; one round of PSCAN__THREADS predecessors reaches tile 0): measured 3-9%
-   faster up to 128 tiles on the H200, 3-8% slower at 512, either way at 256 (docs/PERFORMANCE.md,
-   "A block-wide look-back in one-wave launches"). */
+   (lb_block below; one round of PSCAN__THREADS predecessors reaches tile 0; inputs wider than a
+   byte, lookback.cuh LB_BLOCK_BUILT): measured 3-9% faster up to 128 tiles on the H200, 3-8%
+   slower at 512, either way at 256 (docs/PERFORMANCE.md, "A block-wide look-back in one-wave
+   launches"). */
 #define PSCAN__LB_BLOCK_TILES 128
 
 /* How the tile-scan kernel learns the exclusive prefix of each tile. */

@@ -14,6 +14,17 @@
 #define PSCAN__LB_EAGER 1
 #endif
 
+/* The block-wide look-back (look_back_block) is built into the eager kernels of inputs wider than
+   a byte: in the 8-bit inputs' large-tile kernels it raised the spills (I8 SUM 20 -> 164 bytes)
+   and their large scans read 9-11% slower on the H200 (docs/PERFORMANCE.md, "A block-wide
+   look-back in one-wave launches"). Redefined at each inclusion (one per stamp). */
+#undef LB_BLOCK_BUILT
+#if PSCAN__LB_EAGER && !(defined(PAIR_IN) && PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == 1)
+#define LB_BLOCK_BUILT 1
+#else
+#define LB_BLOCK_BUILT 0
+#endif
+
 /* Spins (with backoff) until every lane's predecessor has published its aggregate or inclusive
    prefix; returns whether this lane's is the inclusive prefix. Lanes before tile 0 read as an
    inclusive identity and are never reached past tile 0, which always publishes a prefix. */
@@ -286,7 +297,7 @@ static __device__ __forceinline__ ACC_T NAME(tile_prefix)(const pscan__cuda_scan
       }
       return start;
     }
-    if (PSCAN__LB_EAGER && p->lb_block && p->mode == PSCAN__MODE_LOOKBACK &&
+    if (LB_BLOCK_BUILT && p->lb_block && p->mode == PSCAN__MODE_LOOKBACK &&
         !(ordered && p->deterministic)) {
       if (threadIdx.x == 0) {
         pscan__perturb(tile, 2);
