@@ -19,8 +19,8 @@ extern "C" {
 #define PSCAN__MIN_BLOCKS 5
 #define PSCAN__MIN_BLOCKS_HIGH 6
 /* One-wave launches of at most this many tiles look back with every warp of the block
-   (lb_block below; one round of PSCAN__THREADS predecessors reaches tile 0; inputs wider than a
-   byte, lookback.cuh LB_BLOCK_BUILT): measured 3-9% faster up to 128 tiles on the H200, 3-8%
+   (lb_block below; one round of PSCAN__THREADS predecessors reaches tile 0; inputs of 4 bytes
+   and more, lookback.cuh LB_BLOCK_BUILT): measured 3-9% faster up to 128 tiles on the H200, 3-8%
    slower at 512, either way at 256 (docs/PERFORMANCE.md, "A block-wide look-back in one-wave
    launches"). */
 #define PSCAN__LB_BLOCK_TILES 128

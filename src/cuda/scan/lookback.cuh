@@ -14,12 +14,13 @@
 #define PSCAN__LB_EAGER 1
 #endif
 
-/* The block-wide look-back (look_back_block) is built into the eager kernels of inputs wider than
-   a byte: in the 8-bit inputs' large-tile kernels it raised the spills (I8 SUM 20 -> 164 bytes)
-   and their large scans read 9-11% slower on the H200 (docs/PERFORMANCE.md, "A block-wide
-   look-back in one-wave launches"). Redefined at each inclusion (one per stamp). */
+/* The block-wide look-back (look_back_block) is built into the eager kernels of inputs of 4 bytes
+   and more: in the 8- and 16-bit inputs' large-tile kernels it raised the spills (I8 SUM 20 ->
+   164 bytes, I16 MAX 48 -> 164), and the 8-bit large scans read 9-11% slower on the H200
+   (docs/PERFORMANCE.md, "A block-wide look-back in one-wave launches"). Redefined at each
+   inclusion (one per stamp). */
 #undef LB_BLOCK_BUILT
-#if PSCAN__LB_EAGER && !(defined(PAIR_IN) && PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) == 1)
+#if PSCAN__LB_EAGER && !(defined(PAIR_IN) && PSCAN__CAT(PSCAN__SIZE_, PAIR_IN) < 4)
 #define LB_BLOCK_BUILT 1
 #else
 #define LB_BLOCK_BUILT 0
