@@ -13,8 +13,12 @@
    keys kernel switches between its sparse gather (at most 256 kept) and the dense one, and
    with the block's first item starting a run or continuing the one before. */
 void test_heads_per_tile(void) {
+  /* Blocks of 8192 items with h heads each: about the keys kernel's sparse limit (256 a tile)
+     and the look-back-warp kernel's slot (an eighth of a tile: 1024 of 4-byte items' 8192,
+     512 of 8-byte items' 4096, two such tiles a block). */
   enum { BLOCK = 8192 };
-  static const unsigned heads[] = {256, 257, 255, 1, 300, 128, 256, 8192};
+  static const unsigned heads[] = {256, 257, 255, 1,    300,  128,  256,  8192,
+                                   1024, 1025, 1023, 1026, 2048, 2049, 2047, 1022};
   const size_t n = BLOCK * (sizeof heads / sizeof heads[0]) - 37;
   const pscan_dtype types[] = {PSCAN_I32, PSCAN_U8, PSCAN_F32, PSCAN_I64};
   const config c = {2, 0, PSCAN_ALGO_AUTO};

@@ -12,10 +12,10 @@
  *    id and start staging that tile at once;
  *  - the look-back warp (one more warp) takes the slots in order: looks back, publishes the
  *    inclusive prefix, stores the kept items (and the closed runs' lengths) and frees the slot.
- * A tile that keeps more than NAME(SPARSE) items (runs shorter than ~32) does not fit a slot: it
- * gathers in its tile buffer as in keys_kernel (run-length encoding: and its heads' offsets by rank
- * into pscan__heads_at), and the tile warps wait for the prefix that the look-back warp hands
- * back, then store. Whatever can be done before the prefix is known is: what is left after it
+ * A tile that keeps more than NAME(HEADS_SPARSE) items (an eighth of the tile: runs shorter than
+ * ~8) does not fit a slot: it gathers in its tile buffer as in keys_kernel (run-length encoding:
+ * and its heads' offsets by rank into pscan__heads_at), and the tile warps wait for the prefix
+ * that the look-back warp hands back, then store. Whatever can be done before the prefix is known is: what is left after it
  * is the tile's critical path (a walk storing the heads row by row after the prefix, with no
  * gather before it, was slower for unique at every run length: docs/PERFORMANCE.md).
  *
@@ -40,13 +40,21 @@
 /* Blocks per multiprocessor the kernel is built for (its register bound). */
 #define PSCAN__HEADS_MIN_BLOCKS 4
 
+/* A slot holds the kept items of a tile that keeps at most an eighth of its items. Tiles that
+   keep more are dense: their tile warps wait for the prefix, and with slots of 256 items
+   (the keys kernel's NAME(SPARSE)) runs of 8-16 items were all dense and ran at 59-73% of the copy
+   against ~90% from runs of 64 (docs/PERFORMANCE.md, "Wider slots for run heads"). Two slots of
+   4-byte items take 12 KB: unique keeps four blocks a multiprocessor; run-length encoding of
+   4-byte items, with its 16 KB of offsets by rank, three. */
+enum { NAME(HEADS_SPARSE) = TILE / 8 };
+
 typedef struct NAME(heads_slot) {
   unsigned long long tile; /* PSCAN__LBW_STOP: no more tiles */
   ACC_T total;             /* the tile's (kept count, offset of its last head) */
   ACC_T prefix;            /* a dense tile's exclusive prefix, for the tile warps */
   int dense;               /* the kept items stayed in the tile buffer */
-  T items[NAME(SPARSE)];   /* a sparse tile's kept items, in order ... */
-  unsigned short at[NAME(SPARSE)]; /* ... and their offsets in the tile */
+  T items[NAME(HEADS_SPARSE)];           /* a sparse tile's kept items, in order ... */
+  unsigned short at[NAME(HEADS_SPARSE)]; /* ... and their offsets in the tile */
 } NAME(heads_slot);
 
 typedef struct NAME(heads_smem) {
@@ -130,6 +138,9 @@ static __device__ __forceinline__ void NAME(store_dense)(const pscan__cuda_compa
 static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned long long num_tiles = p->lb.num_tiles;
   const unsigned first = threadIdx.x * ITEMS;
+  const unsigned sparse_max = p->sparse_max && p->sparse_max < (unsigned)NAME(HEADS_SPARSE)
+                                  ? p->sparse_max
+                                  : (unsigned)NAME(HEADS_SPARSE);
   unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
   if (tile < num_tiles)
     NAME(lbw_stage)(p, &sm->k, tile, true);
@@ -145,7 +156,7 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     ACC_T total;
     const unsigned keep = NAME(lbw_decide)(p, &sm->k, tile, false, &before_count, &before_last,
                                            &total_count, &total);
-    const bool dense = total_count > NAME(SPARSE);
+    const bool dense = total_count > sparse_max;
     pscan__lbw_wait_empty(s);
     if (!dense) {
       unsigned r = before_count;

@@ -171,6 +171,7 @@ pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
     memcpy(&p.init, c->init, c->val_size);
   p.keys_vector_io = (uintptr_t)c->in % 16 == 0;
   p.vals_vector_io = (uintptr_t)c->vals_in % 16 == 0 && (uintptr_t)c->vals_out % 16 == 0;
+  p.sparse_max = (unsigned)pscan__env_uint("PSCAN_CUDA_HEADS_SPARSE", 0);
   p.in = c->in;
   p.flags = c->flags;
   p.out = c->out;
