@@ -238,17 +238,26 @@ static __device__ __forceinline__ void pscan__lbw_wait_prefix(void) {
 }
 
 /* A kernel with a look-back warp: `name`, built for min_blocks blocks per multiprocessor, whose
-   tile threads run tiles(&p, &sm) and whose look-back warp runs look_back(&p, &sm), over
-   shared memory sm of type SMEM_T. */
+   tile threads run tiles(&p, sm) and whose look-back warp runs look_back(&p, sm), over shared
+   memory sm of type SMEM_T: static (PSCAN__LBW_KERNEL) or the launch's dynamic shared memory
+   (PSCAN__LBW_KERNEL_DYNAMIC, for a layout whose size depends on the launch). */
+#define PSCAN__LBW_RUN(p, sm, tiles, look_back)                                                   \
+  pscan__wait_for_predecessor();                                                                  \
+  if (threadIdx.x < PSCAN__THREADS)                                                               \
+    tiles(&(p), sm);                                                                              \
+  else                                                                                            \
+    look_back(&(p), sm);
 #define PSCAN__LBW_KERNEL(name, min_blocks, SMEM_T, tiles, look_back)                             \
   __global__ void __launch_bounds__(PSCAN__LBW_THREADS, min_blocks)                               \
       name(const pscan__cuda_compact_params p) {                                                  \
     __shared__ SMEM_T sm;                                                                         \
-    pscan__wait_for_predecessor();                                                                \
-    if (threadIdx.x < PSCAN__THREADS)                                                             \
-      tiles(&p, &sm);                                                                             \
-    else                                                                                          \
-      look_back(&p, &sm);                                                                         \
+    PSCAN__LBW_RUN(p, &sm, tiles, look_back)                                                      \
+  }
+extern __shared__ __align__(16) unsigned char pscan__lbw_dynamic_smem[];
+#define PSCAN__LBW_KERNEL_DYNAMIC(name, min_blocks, SMEM_T, tiles, look_back)                     \
+  __global__ void __launch_bounds__(PSCAN__LBW_THREADS, min_blocks)                               \
+      name(const pscan__cuda_compact_params p) {                                                  \
+    PSCAN__LBW_RUN(p, (SMEM_T *)pscan__lbw_dynamic_smem, tiles, look_back)                        \
   }
 
 /* Tile threads: hand tile tile_ to the look-back warp in slot s (slot_: sm->slot[s]) with its
@@ -308,15 +317,11 @@ static uint64_t pscan__lbw_grid(const void *kernel, size_t dynamic_smem, pscan__
 }
 
 /* ---- Dense tiles: the offsets of the kept items (run heads) by rank ----
-   Written before the tile's prefix is known (off its critical path), read after it, so that the
-   stores of rank j stride over the threads (coalesced) with no search for the item of rank j.
-   A thread holds `items` consecutive items and a mask of those it keeps; the warp walks its
-   threads' items row by row (row r: lane r's items, lane i on item i), so that the kept items of
-   a row have consecutive ranks in consecutive lanes (no bank conflicts) and a rank is the row's
-   count plus a popcount. */
-
-/* Run-length encoding's head offsets by rank in a dense tile (dynamic shared memory). */
-extern __shared__ __align__(16) unsigned short pscan__heads_at[];
+   Read after the tile's prefix is known, so that the stores of rank j stride over the threads
+   (coalesced) with no search for the item of rank j. A thread holds `items` consecutive items and
+   a mask of those it keeps; the warp walks its threads' items row by row (row r: lane r's items,
+   lane i on item i), so that the kept items of a row have consecutive ranks in consecutive lanes
+   (no bank conflicts) and a rank is the row's count plus a popcount. */
 
 /* at[rank] = the offset in the tile of the kept item of that rank, for the kept items of this
    warp's threads. keep, before_count: this thread's mask and the number of items the tile keeps

@@ -13,11 +13,12 @@
  *  - the look-back warp (one more warp) takes the slots in order: looks back, publishes the
  *    inclusive prefix, stores the kept items (and the closed runs' lengths) and frees the slot.
  * A tile that keeps more than NAME(HEADS_SPARSE) items (an eighth of the tile: runs shorter than
- * ~8) does not fit a slot: it gathers in its tile buffer as in keys_kernel (run-length encoding:
- * and its heads' offsets by rank into pscan__heads_at), and the tile warps wait for the prefix
- * that the look-back warp hands back, then store. Whatever can be done before the prefix is known is: what is left after it
- * is the tile's critical path (a walk storing the heads row by row after the prefix, with no
- * gather before it, was slower for unique at every run length: docs/PERFORMANCE.md).
+ * ~8) does not fit a slot: it gathers in its tile buffer as in keys_kernel, and the tile warps wait
+ * for the prefix that the look-back warp hands back, then store (run-length encoding: after
+ * writing its heads' offsets by rank over the slots' kept items, which the look-back warp has
+ * stored by then). What can be done before the prefix is known is: what is left after it is the
+ * tile's critical path (a walk storing the heads row by row after the prefix, with no gather
+ * before it, was slower for unique at every run length: docs/PERFORMANCE.md).
  *
  * A tile id is taken only when the tile warps can stage that tile at once: a tile whose id waits
  * behind another tile's look-back holds up every successor's look-back (tried: a block that took
@@ -44,8 +45,8 @@
    keep more are dense: their tile warps wait for the prefix, and with slots of 256 items
    (the keys kernel's NAME(SPARSE)) runs of 8-16 items were all dense and ran at 59-73% of the copy
    against ~90% from runs of 64 (docs/PERFORMANCE.md, "Wider slots for run heads"). Two slots of
-   4-byte items take 12 KB: unique keeps four blocks a multiprocessor; run-length encoding of
-   4-byte items, with its 16 KB of offsets by rank, three. */
+   4-byte items take 12 KB; run-length encoding's offsets by rank (a dense tile's) lie over them,
+   so that both unique and run-length encoding keep four blocks a multiprocessor. */
 enum { NAME(HEADS_SPARSE) = TILE / 8 };
 
 typedef struct NAME(heads_slot) {
@@ -53,13 +54,22 @@ typedef struct NAME(heads_slot) {
   ACC_T total;             /* the tile's (kept count, offset of its last head) */
   ACC_T prefix;            /* a dense tile's exclusive prefix, for the tile warps */
   int dense;               /* the kept items stayed in the tile buffer */
-  T items[NAME(HEADS_SPARSE)];           /* a sparse tile's kept items, in order ... */
-  unsigned short at[NAME(HEADS_SPARSE)]; /* ... and their offsets in the tile */
 } NAME(heads_slot);
 
+typedef struct NAME(heads_kept) {
+  T items[NAME(HEADS_SPARSE)];           /* a sparse tile's kept items, in order ... */
+  unsigned short at[NAME(HEADS_SPARSE)]; /* ... and their offsets in the tile */
+} NAME(heads_kept);
+
+/* In the launch's dynamic shared memory: unique's launch ends after kept[], run-length
+   encoding's after heads_at[] (NAME(heads_smem_bytes)). */
 typedef struct NAME(heads_smem) {
   NAME(keys_smem) k;
   NAME(heads_slot) slot[2];
+  union {
+    NAME(heads_kept) kept[2];          /* slot s's kept items: kept[s] */
+    unsigned short heads_at[TILE];     /* run-length encoding, a dense tile: offsets by rank */
+  } u;
 } NAME(heads_smem);
 
 /* Tile threads of a look-back-warp kernel (this one and compact_select.cuh): start staging
@@ -118,10 +128,11 @@ static __device__ __forceinline__ unsigned NAME(lbw_decide)(const pscan__cuda_co
 }
 
 /* A dense tile, once its prefix is known: its gathered heads, and (run-length encoding) the runs
-   they close, from the heads' offsets by rank (pscan__heads_at), rank j striding over the
+   they close, from the heads' offsets by rank (heads_at), rank j striding over the
    threads. */
 static __device__ __forceinline__ void NAME(store_dense)(const pscan__cuda_compact_params *p,
                                                          unsigned char *tile,
+                                                         const unsigned short *heads_at,
                                                          unsigned long long start,
                                                          unsigned total_count, ACC_T tile_before) {
   const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
@@ -129,8 +140,8 @@ static __device__ __forceinline__ void NAME(store_dense)(const pscan__cuda_compa
     const unsigned long long rank = tile_before.count + j;
     ((T *)p->out)[rank] = *NAME(gathered)(tile, j);
     if (rle && rank > 0) /* head `rank` closes the run before it */
-      p->counts_out[rank - 1] = j > 0 ? (unsigned long long)(pscan__heads_at[j] - pscan__heads_at[j - 1])
-                                      : start + pscan__heads_at[0] - tile_before.x;
+      p->counts_out[rank - 1] = j > 0 ? (unsigned long long)(heads_at[j] - heads_at[j - 1])
+                                      : start + heads_at[0] - tile_before.x;
   }
 }
 
@@ -159,19 +170,18 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     const bool dense = total_count > sparse_max;
     pscan__lbw_wait_empty(s);
     if (!dense) {
+      NAME(heads_kept) *kept = &sm->u.kept[s];
       unsigned r = before_count;
       for (unsigned k = keep; k; k &= k - 1) {
         const unsigned at = first + (unsigned)__ffs(k) - 1u;
-        slot->items[r] = *(const T *)(sm->k.tile + pscan__swz(at * (unsigned)sizeof(T)));
-        slot->at[r++] = (unsigned short)at;
+        kept->items[r] = *(const T *)(sm->k.tile + pscan__swz(at * (unsigned)sizeof(T)));
+        kept->at[r++] = (unsigned short)at;
       }
     } else {
       T items[ITEMS];
       NAME(read_items)(sm->k.tile, 0, ITEMS, items);
       pscan__lbw_tile_sync(); /* the gather writes over the staged input */
       NAME(gather_kept)(sm->k.tile, items, keep, before_count);
-      if (p->kind == PSCAN__COMPACT_RUN_LENGTH)
-        pscan__rank_offsets(pscan__heads_at, keep, before_count, ITEMS);
     }
     PSCAN__LBW_HAND_OVER(p, sm, s, slot, tile, total, dense);
     if (dense) {
@@ -183,7 +193,13 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(lbw_take_fetch)(p, &sm->k.tile_id);
-      NAME(store_dense)(p, sm->k.tile, start, total_count, tile_before);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) {
+        /* Over both slots' kept items: the look-back warp handed this prefix back after storing
+           the previous tile's, and the next tile fills a slot only after the stores below. */
+        pscan__rank_offsets(sm->u.heads_at, keep, before_count, ITEMS);
+        pscan__lbw_tile_sync();
+      }
+      NAME(store_dense)(p, sm->k.tile, sm->u.heads_at, start, total_count, tile_before);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
       pscan__lbw_tile_sync(); /* the stores have read the buffer; the next id is known */
@@ -202,29 +218,34 @@ static __device__ void NAME(heads_look_back)(const pscan__cuda_compact_params *p
   const bool rle = p->kind == PSCAN__COMPACT_RUN_LENGTH;
   PSCAN__LBW_LOOK_BACK(NAME(heads_slot), p, sm, 2, {
     const unsigned long long start = tile * (unsigned long long)TILE;
+    const NAME(heads_kept) *kept = &sm->u.kept[s];
     for (unsigned j = lane; j < (unsigned)total.count; j += 32) {
       const unsigned long long rank = before.count + j;
-      ((T *)p->out)[rank] = slot->items[j];
+      ((T *)p->out)[rank] = kept->items[j];
       if (rle && rank > 0) /* head `rank` closes the run before it */
-        p->counts_out[rank - 1] = start + slot->at[j] - (j > 0 ? start + slot->at[j - 1] : before.x);
+        p->counts_out[rank - 1] = start + kept->at[j] - (j > 0 ? start + kept->at[j - 1] : before.x);
     }
     if (tile == p->lb.num_tiles - 1 && lane == 0)
       NAME(heads_finish)(p, NAME(op)(before, total));
   })
 }
 
-PSCAN__LBW_KERNEL(NAME(heads_kernel), PSCAN__HEADS_MIN_BLOCKS, NAME(heads_smem), NAME(heads_tiles),
-                  NAME(heads_look_back))
+PSCAN__LBW_KERNEL_DYNAMIC(NAME(heads_kernel), PSCAN__HEADS_MIN_BLOCKS, NAME(heads_smem),
+                          NAME(heads_tiles), NAME(heads_look_back))
 
-/* Run-length encoding launches with TILE offsets of dynamic shared memory (pscan__heads_at),
-   unique with none. */
+/* The launch's shared memory: unique's ends after the slots' kept items. */
+static size_t NAME(heads_smem_bytes)(const bool rle) {
+  return rle ? sizeof(NAME(heads_smem))
+             : offsetof(NAME(heads_smem), u) + sizeof(NAME(heads_kept)) * 2;
+}
+
 static int NAME(launch_heads)(const pscan__cuda_compact_params *p, uint64_t grid, void *stream,
                               uint64_t *taken) {
-  const size_t smem = p->kind == PSCAN__COMPACT_RUN_LENGTH ? TILE * sizeof(unsigned short) : 0;
-  static int opted_in; /* above 48 KB in all a kernel must opt in (once; repeating is harmless) */
-  if (smem && !opted_in) {
+  const size_t smem = NAME(heads_smem_bytes)(p->kind == PSCAN__COMPACT_RUN_LENGTH);
+  static int opted_in; /* above 48 KB a kernel must opt in (once; repeating is harmless) */
+  if (!opted_in) {
     cudaError_t e = cudaFuncSetAttribute(NAME(heads_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem);
+                                         (int)NAME(heads_smem_bytes)(true));
     if (e != cudaSuccess)
       return (int)e;
     opted_in = 1;
