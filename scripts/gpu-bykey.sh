@@ -10,8 +10,8 @@
 # scan of 8-byte values on full tiles / on half tiles at every size; host/compact.c).
 # build: build-gpu (and build-ab with $AB_FLAGS, side by side, -j8 each): the tool, the
 #        compaction and axis tests.
-# test:  the compaction suite on the GPU (PSCAN_TEST_QUICK=1), from both builds with AB_FLAGS,
-#        and the axis suite (segmented scans run the by-key scan); the compaction suite again
+# test:  the compaction suite on the GPU (PSCAN_TEST_QUICK=1), from both builds with AB_FLAGS
+#        or AB_TREE (AB_TEST=0: from build-gpu only), and the axis suite (segmented scans run the by-key scan); the compaction suite again
 #        with the by-key scan on full tiles only.
 # ab:    `pscan bench --gpu --sweep --ops $AB_OPS $AB_SWEEP` (sizes: $AB_SWEEP, default
 #        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
@@ -63,7 +63,7 @@ if has build; then
   log "built in $((SECONDS - t0)) s"
 fi
 if has test; then
-  for dir in build-gpu $([ -n "$AB_FLAGS$AB_TREE" ] && echo build-ab); do
+  for dir in build-gpu $([ -n "$AB_FLAGS$AB_TREE" ] && [ "${AB_TEST:-1}" = 1 ] && echo build-ab); do
     for t in test_compact $([ $dir = build-gpu ] && echo test_axis); do
       t0=$SECONDS
       PSCAN_TEST_QUICK=1 "./$dir/tests/$t" --backend cuda >"$OUT/$t-$dir.log" 2>&1 ||
