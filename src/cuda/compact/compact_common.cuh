@@ -199,15 +199,20 @@ static __device__ __forceinline__ unsigned long long pscan__lbw_first_tile(
   return *shared_id;
 }
 
-/* Tile threads: tell the look-back warp to stop, in slot s (slot_tile: its tile id). */
-static __device__ __forceinline__ void pscan__lbw_stop(unsigned s, unsigned long long *slot_tile) {
-  pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
+/* Tile threads: tell the look-back warp to stop, in slot s (slot_tile: its tile id), which they
+   have waited for (pscan__lbw_wait_empty) ... */
+static __device__ __forceinline__ void pscan__lbw_stop_free(unsigned s, unsigned long long *slot_tile) {
   if (threadIdx.x == 0)
     *slot_tile = PSCAN__LBW_STOP;
   /* (As after a filled slot: the arrive alone orders the write, but compute-sanitizer's racecheck
      reports the look-back warp's read as a race unless a tile-thread barrier comes between.) */
   pscan__lbw_tile_sync();
   pscan__bar_arrive(PSCAN__BAR_FULL + s, PSCAN__LBW_THREADS);
+}
+/* ... or not yet. */
+static __device__ __forceinline__ void pscan__lbw_stop(unsigned s, unsigned long long *slot_tile) {
+  pscan__bar_sync(PSCAN__BAR_EMPTY + s, PSCAN__LBW_THREADS);
+  pscan__lbw_stop_free(s, slot_tile);
 }
 
 /* Tile threads: slot s is filled (after a tile-thread barrier). */

@@ -14,9 +14,9 @@
  *    inclusive prefix, stores the kept items (and the closed runs' lengths) and frees the slot.
  * A tile that keeps more than NAME(HEADS_SPARSE) items (an eighth of the tile: runs shorter than
  * ~8) does not fit a slot: it gathers in its tile buffer as in keys_kernel, and the tile warps wait
- * for the prefix that the look-back warp hands back, then store (run-length encoding: after
- * writing its heads' offsets by rank over the slots' kept items, which the look-back warp has
- * stored by then). What can be done before the prefix is known is: what is left after it is the
+ * for the prefix that the look-back warp hands back, then store (run-length encoding: its heads'
+ * offsets by rank, written before, over both slots' kept items once the look-back warp has
+ * stored them). What can be done before the prefix is known is: what is left after it is the
  * tile's critical path (a walk storing the heads row by row after the prefix, with no gather
  * before it, was slower for unique at every run length: docs/PERFORMANCE.md).
  *
@@ -155,10 +155,13 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
   unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
   if (tile < num_tiles)
     NAME(lbw_stage)(p, &sm->k, tile, true);
+  bool waited = false; /* slot s is known free (a dense tile of run-length encoding waited) */
   for (unsigned s = 0;; s ^= 1u) {
     NAME(heads_slot) *slot = &sm->slot[s];
     if (tile >= num_tiles) {
-      pscan__lbw_stop(s, &slot->tile);
+      if (!waited)
+        pscan__lbw_wait_empty(s);
+      pscan__lbw_stop_free(s, &slot->tile);
       return;
     }
     const unsigned long long start = tile * (unsigned long long)TILE;
@@ -168,7 +171,9 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
     const unsigned keep = NAME(lbw_decide)(p, &sm->k, tile, false, &before_count, &before_last,
                                            &total_count, &total);
     const bool dense = total_count > sparse_max;
-    pscan__lbw_wait_empty(s);
+    if (!waited)
+      pscan__lbw_wait_empty(s);
+    waited = false;
     if (!dense) {
       NAME(heads_kept) *kept = &sm->u.kept[s];
       unsigned r = before_count;
@@ -182,6 +187,14 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       NAME(read_items)(sm->k.tile, 0, ITEMS, items);
       pscan__lbw_tile_sync(); /* the gather writes over the staged input */
       NAME(gather_kept)(sm->k.tile, items, keep, before_count);
+      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) {
+        /* The offsets lie over both slots' kept items: wait for the other slot too (the
+           look-back warp has stored the previous tile's kept items; after a dense tile, long
+           since), and the next tile fills a slot only after this tile's stores. */
+        pscan__lbw_wait_empty(s ^ 1u);
+        waited = true;
+        pscan__rank_offsets(sm->u.heads_at, keep, before_count, ITEMS);
+      }
     }
     PSCAN__LBW_HAND_OVER(p, sm, s, slot, tile, total, dense);
     if (dense) {
@@ -193,12 +206,6 @@ static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NA
       const ACC_T tile_before = slot->prefix;
       if (threadIdx.x == 0)
         NAME(lbw_take_fetch)(p, &sm->k.tile_id);
-      if (p->kind == PSCAN__COMPACT_RUN_LENGTH) {
-        /* Over both slots' kept items: the look-back warp handed this prefix back after storing
-           the previous tile's, and the next tile fills a slot only after the stores below. */
-        pscan__rank_offsets(sm->u.heads_at, keep, before_count, ITEMS);
-        pscan__lbw_tile_sync();
-      }
       NAME(store_dense)(p, sm->k.tile, sm->u.heads_at, start, total_count, tile_before);
       if (tile == num_tiles - 1 && threadIdx.x == 0)
         NAME(heads_finish)(p, NAME(op)(tile_before, total));
