@@ -92,11 +92,12 @@ static void by_key_variant(const config *c, pscan_dtype kt, pscan_dtype vt, psca
 void test_by_key(void) { for_each_by_key_case(by_key_variant); }
 
 /* reduce_by_key on blocks of 4096 and of 2048 items (the CUDA tile: 256 threads of 16 or of 8
-   items) with 255, 256 and 257 heads (the look-back warp kernel's slot holds 256:
-   by_key_heads.cuh), one head, every item a head, blocks starting on or inside a run; several key
-   sizes, 4- and 8-byte values. */
+   items) with about 256 and 512 heads (the look-back warp kernel's slot holds an eighth of a
+   tile: by_key_heads.cuh), one head, every item a head, blocks starting on or inside a run;
+   several key sizes, 4- and 8-byte values. */
 static void by_key_heads_blocks(size_t block) {
-  static const unsigned heads[] = {256, 257, 255, 1, 300, 128, 256, 4096, 2};
+  static const unsigned heads[] = {256, 257, 255, 1,   300, 128, 256, 4096,
+                                   2,   512, 513, 511, 514, 510, 1024};
   const size_t n = block * (sizeof heads / sizeof heads[0]) - 53;
   static const struct {
     pscan_dtype kt, vt;

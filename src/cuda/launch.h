@@ -124,8 +124,9 @@ typedef struct pscan__cuda_compact_params {
   int has_init;      /* SCAN_BY_KEY */
   int keys_vector_io; /* in (the keys) is 16-byte aligned */
   int vals_vector_io; /* vals_in and vals_out are 16-byte aligned */
-  unsigned sparse_max; /* unique / run-length encoding: at most this many kept items of a tile go
-                          through a slot (0: the slot's capacity; PSCAN_CUDA_HEADS_SPARSE) */
+  unsigned sparse_max; /* unique / run-length encoding / reduce_by_key: at most this many kept
+                          items (heads) of a tile go to the look-back warp (0: the slot's size;
+                          PSCAN_CUDA_HEADS_SPARSE, for A/B runs and tests) */
   uint64_t value;    /* the right-hand side of cmp, in the key type's bytes */
   uint64_t init;     /* SCAN_BY_KEY's init, in the value type's bytes */
   const void *in;    /* the items, or the keys */

@@ -14,7 +14,10 @@
  * the whole block's scratch only there); scan_by_key keeps by_key_kernel (a tile's results are
  * the whole tile). */
 
-enum { NAME(RBK_SPARSE) = PSCAN__THREADS };
+/* A slot holds the heads of a tile that has at most an eighth of its items as heads (512 of a
+   4096-item tile, 256 of a 2048-item one): with 256 from either, runs of 8-16 items made 4096-item
+   tiles dense (docs/PERFORMANCE.md, "Wider slots for run heads"). */
+enum { NAME(RBK_SPARSE) = TILE / 8 };
 /* Blocks per multiprocessor the kernel is built for (its register bound). */
 #define PSCAN__RBK_MIN_BLOCKS 4
 
@@ -145,7 +148,7 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
     NAME(tile_pairs)(&sm->k, vals, heads, mine, &before, &total, true);
     if (tile > 0 && threadIdx.x == 0)
       NAME(publish)(p->lb.agg_words, tile, total, p->lb.epoch);
-    const bool dense = total.count > NAME(RBK_SPARSE);
+    const bool dense = total.count > pscan__lbw_slot_items(p, NAME(RBK_SPARSE));
     pscan__lbw_wait_empty(s);
     if (dense)
       NAME(rbk_gather_runs)(sm, (unsigned char *)vals, heads, mine, before);

@@ -188,6 +188,13 @@ static __device__ __forceinline__ void pscan__lbw_tile_sync(void) {
   pscan__bar_sync(PSCAN__BAR_TILE, PSCAN__THREADS);
 }
 
+/* Tile threads: the most kept items (heads) a tile hands to the look-back warp in a slot of
+   slot_items (p->sparse_max caps it for A/B runs and tests); a tile keeping more is dense. */
+static __device__ __forceinline__ unsigned pscan__lbw_slot_items(const pscan__cuda_compact_params *p,
+                                                                 unsigned slot_items) {
+  return p->sparse_max && p->sparse_max < slot_items ? p->sparse_max : slot_items;
+}
+
 /* Tile threads: the block's first tile id (after the first wave's stagger). */
 static __device__ __forceinline__ unsigned long long pscan__lbw_first_tile(
     const pscan__cuda_scan_params *lb, unsigned long long *shared_id) {

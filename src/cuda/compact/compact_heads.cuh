@@ -149,9 +149,7 @@ static __device__ __forceinline__ void NAME(store_dense)(const pscan__cuda_compa
 static __device__ void NAME(heads_tiles)(const pscan__cuda_compact_params *p, NAME(heads_smem) *sm) {
   const unsigned long long num_tiles = p->lb.num_tiles;
   const unsigned first = threadIdx.x * ITEMS;
-  const unsigned sparse_max = p->sparse_max && p->sparse_max < (unsigned)NAME(HEADS_SPARSE)
-                                  ? p->sparse_max
-                                  : (unsigned)NAME(HEADS_SPARSE);
+  const unsigned sparse_max = pscan__lbw_slot_items(p, NAME(HEADS_SPARSE));
   unsigned long long tile = pscan__lbw_first_tile(&p->lb, &sm->k.tile_id);
   if (tile < num_tiles)
     NAME(lbw_stage)(p, &sm->k, tile, true);
