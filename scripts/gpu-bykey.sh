@@ -11,8 +11,8 @@
 # build: build-gpu (and build-ab with $AB_FLAGS, side by side, -j8 each): the tool, the
 #        compaction and axis tests.
 # test:  the compaction suite on the GPU (PSCAN_TEST_QUICK=1), from both builds with AB_FLAGS
-#        or AB_TREE (AB_TEST=0: from build-gpu only), and the axis suite (segmented scans run the by-key scan); the compaction suite again
-#        with the by-key scan on full tiles only.
+#        or AB_TREE (AB_TEST=0: from build-gpu only), and the axis suite (segmented scans run
+#        the by-key scan); the compaction suite again with the by-key scan on full tiles only.
 # ab:    `pscan bench --gpu --sweep --ops $AB_OPS $AB_SWEEP` (sizes: $AB_SWEEP, default
 #        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
 #        and size: the median over rounds of B's GB/s over A's (min / median / max over the run

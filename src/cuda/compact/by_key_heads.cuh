@@ -15,7 +15,7 @@
  * the whole tile). */
 
 /* A slot holds the heads of a tile that has at most an eighth of its items as heads (512 of a
-   4096-item tile, 256 of a 2048-item one): with 256 from either, runs of 8-16 items made 4096-item
+   4096-item tile, 256 of a 2048-item one): with 256 for both, runs of 8-16 items made 4096-item
    tiles dense (docs/PERFORMANCE.md, "Wider slots for run heads"). */
 enum { NAME(RBK_SPARSE) = TILE / 8 };
 /* Blocks per multiprocessor the kernel is built for (its register bound). */
