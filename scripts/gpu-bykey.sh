@@ -24,6 +24,10 @@
 #        values f32 / f64), n = $PROF_N (default 2^24), run length 1, from build-gpu with $A_ENV:
 #        the details page, the stall reasons and the instruction mix to $OUT. PROF_PEER=1: CUB's
 #        scan-by-key kernel of the same point too (prof-cub-*).
+# profrbk: ncu (--set full) of reduce_by_key's look-back-warp kernel (rbk_kernel) through
+#        `pscan reduce-by-key --backend cuda`, i32 keys in runs of exactly L items for each L of
+#        $PROF_RUNS (default 1 4 500), f32 values, n = $PROF_N_RBK (default 2^26 = 67108864):
+#        details, stall reasons and the SASS lines' samples (prof-rbk-L-sass.csv) to $OUT.
 # sanitize: compute-sanitizer on the by-key scan's tests (test_compact, PSCAN_TEST_QUICK=1, parts
 #        $SAN_PARTS, default scan_by_key_tiles): memcheck, then racecheck, each cut at
 #        $SAN_SECONDS (default 150) s; on half tiles, then on full ones.
@@ -176,6 +180,31 @@ for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
       "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
     rm -f "$OUT/$name.ncu-rep"
    done
+  done
+fi
+if has profrbk; then
+  n=${PROF_N_RBK:-67108864}
+  for L in ${PROF_RUNS:-1 4 500}; do
+    name=prof-rbk-$L
+    python3 -c "import numpy as np, sys; n, L = int(sys.argv[1]), int(sys.argv[2])
+np.save('/tmp/rbk-keys.npy', (np.arange(n, dtype=np.int64) // L).astype(np.int32))
+np.save('/tmp/rbk-vals.npy', np.random.default_rng(1).random(n, dtype=np.float32))" "$n" "$L"
+    log "ncu rbk_kernel, i32 keys in runs of $L, f32 values, n=$n (env: $A_ENV)"
+    # shellcheck disable=SC2086
+    env $A_ENV ncu --clock-control none --set full --import-source no -k "regex:rbk_kernel" \
+      --launch-count 1 -o "$OUT/$name" ./build-gpu/pscan reduce-by-key --backend cuda \
+      /tmp/rbk-keys.npy /tmp/rbk-vals.npy /tmp/rbk-ko.npy /tmp/rbk-vo.npy >"$OUT/$name.log" 2>&1 || status=1
+    ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
+    ncu --import "$OUT/$name.ncu-rep" --page raw --csv 2>&1 | python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
+    if "pcsamp_warps_issue_stalled" in k and not k.endswith("_not_issued") or k.startswith("dram__bytes") or "inst_executed_pipe" in k or k.startswith("smsp__inst_executed.") or k.startswith("sm__inst_executed.") or "local" in k and "sectors" in k:
+        print(k, v)' >"$OUT/$name-raw.txt"
+    ncu --import "$OUT/$name.ncu-rep" --page source --print-source sass --csv >"$OUT/$name-sass.csv" 2>&1
+    grep -E "Function Name|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Block Limit|Local Memory" \
+      "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
+    rm -f "$OUT/$name.ncu-rep"
   done
 fi
 if has sanitize; then
