@@ -30,13 +30,15 @@
 #        details, stall reasons and the SASS lines' samples (prof-rbk-L-sass.csv) to $OUT.
 # sanitize: compute-sanitizer on the by-key scan's tests (test_compact, PSCAN_TEST_QUICK=1, parts
 #        $SAN_PARTS, default scan_by_key_tiles): memcheck, then racecheck, each cut at
-#        $SAN_SECONDS (default 150) s; on half tiles, then on full ones.
+#        $SAN_SECONDS (default 150) s; under each environment of $SAN_ENVS (default: on half
+#        tiles, then on full ones: PSCAN_CUDA_KEYS_HALF_FROM=0 PSCAN_CUDA_KEYS_HALF_BELOW=0).
 # perturb: a PSCAN_CUDA_PERTURB build (tiles sleep before they publish, so look-backs meet every
 #        timing) of the compaction, axis and user-operator tests and the examples, then ctest
 #        (PSCAN_TEST_QUICK=1) of $PERTURB_TESTS (default: the compaction suites whose scan_by_key
 #        runs on the flat tiles' three paths, the axis suite, the user operators' API suite,
 #        jit_compile and the examples; four at a time), each cut at $PERTURB_SECONDS (default
-#        200) s.
+#        200) s. With build, PERTURB_BUILD=1 builds it beside build-gpu (-j8 each) and
+#        $PERTURB_TARGETS (default: the programs of the default tests) only.
 # sweep: the whole GPU sweep as the tree is -> $OUT/compact_sweep_h100.csv (scripts/gpu-sweep.sh gpu).
 # Results go to $OUT (the device tool's output folder) or ./gpu-out.
 . "$(dirname "$0")/gpu-common.sh" bykey-summary.txt "build test ab" -- "$@"
@@ -49,6 +51,9 @@ AB_SWEEP=${AB_SWEEP:---sizes 2^20,2^21,2^22,2^23,2^24}
 b_dir=build-gpu
 [ -n "$AB_FLAGS$AB_TREE" ] && b_dir=build-ab
 ROUNDS=${ROUNDS:-3}
+perturb_targets=${PERTURB_TARGETS:-test_compact test_axis test_cuda_user_op_api test_jit_compile \
+  example_linear_recurrence example_matrix_product example_complex_product example_argmax \
+  example_select_predicate}
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), commit ${PSCAN_COMMIT:-?}; A: env $A_ENV; B: ${AB_FLAGS:+build with $AB_FLAGS, }${AB_TREE:+tree $AB_TREE, }env $B_ENV"
 
 if has build; then
@@ -57,13 +62,25 @@ if has build; then
     cmake -S "$4" -B "$1" -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON "-DCMAKE_CUDA_FLAGS=$3" &&
       cmake --build "$1" -j"$2" --target "${@:5}"
   }
+  if [ "${PERTURB_BUILD:-0}" = 1 ]; then
+    # shellcheck disable=SC2086 # a list of targets
+    { cmake -S . -B build-perturb -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON \
+        -DPSCAN_CUDA_PERTURB=ON -DPSCAN_BUILD_TOOLS=OFF &&
+        cmake --build build-perturb -j8 --target $perturb_targets; } \
+      >"$OUT/perturb-build.log" 2>&1 &
+    pb=$!
+  fi
   if [ -n "$AB_FLAGS$AB_TREE" ]; then
     build_one build-ab 8 "$AB_FLAGS" "${AB_TREE:-.}" pscan_tool test_compact pscan_axis_bench >"$OUT/build-b.log" 2>&1 &
     b=$!
   fi
-  build_one build-gpu "$([ -n "$AB_FLAGS$AB_TREE" ] && echo 8 || echo 16)" "" . pscan_tool test_compact test_axis pscan_axis_bench \
+  jobs=16
+  [ -n "$AB_FLAGS$AB_TREE" ] || [ "${PERTURB_BUILD:-0}" = 1 ] && jobs=8
+  build_one build-gpu $jobs "" . pscan_tool test_compact test_axis pscan_axis_bench \
     >"$OUT/build-a.log" 2>&1 || { log "A BUILD FAILED"; tail -30 "$OUT/build-a.log"; exit 1; }
   [ -z "$AB_FLAGS$AB_TREE" ] || wait "$b" || { log "B BUILD FAILED"; tail -30 "$OUT/build-b.log"; exit 1; }
+  [ "${PERTURB_BUILD:-0}" = 0 ] || wait "$pb" ||
+    { log "PERTURB BUILD FAILED"; tail -30 "$OUT/perturb-build.log"; exit 1; }
   log "built in $((SECONDS - t0)) s"
 fi
 if has test; then
@@ -208,7 +225,7 @@ for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
   done
 fi
 if has sanitize; then
-  for env in PSCAN_CUDA_KEYS_HALF_FROM=0 PSCAN_CUDA_KEYS_HALF_BELOW=0; do
+  for env in ${SAN_ENVS:-PSCAN_CUDA_KEYS_HALF_FROM=0 PSCAN_CUDA_KEYS_HALF_BELOW=0}; do
     for tool in memcheck racecheck; do
       t0=$SECONDS
       env "$env" PSCAN_TEST_QUICK=1 PSCAN_TEST_PARTS="${SAN_PARTS:-scan_by_key_tiles}" \
@@ -223,12 +240,15 @@ fi
 if has perturb; then
   t0=$SECONDS
   log "perturbed scheduling (PSCAN_CUDA_PERTURB build)"
-  { cmake -S . -B build-perturb -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON -DPSCAN_CUDA_PERTURB=ON \
-      -DPSCAN_BUILD_TOOLS=OFF && cmake --build build-perturb -j16 --target test_compact test_axis \
-      test_cuda_user_op_api test_jit_compile example_linear_recurrence example_matrix_product \
-      example_complex_product example_argmax example_select_predicate; } >"$OUT/perturb-build.log" 2>&1 ||
-    { log "PERTURB BUILD FAILED"; tail -30 "$OUT/perturb-build.log"; exit 1; }
-  log "built in $((SECONDS - t0)) s"
+  if [ "${PERTURB_BUILD:-0}" = 0 ]; then
+    # shellcheck disable=SC2086 # a list of targets
+    { cmake -S . -B build-perturb -DCMAKE_BUILD_TYPE=Release -DPSCAN_CUDA=ON \
+        -DPSCAN_CUDA_PERTURB=ON -DPSCAN_BUILD_TOOLS=OFF &&
+        cmake --build build-perturb -j16 --target $perturb_targets; } \
+      >"$OUT/perturb-build.log" 2>&1 ||
+      { log "PERTURB BUILD FAILED"; tail -30 "$OUT/perturb-build.log"; exit 1; }
+    log "built in $((SECONDS - t0)) s"
+  fi
   PSCAN_TEST_QUICK=1 PSCAN_TEST_SEED=1 ctest --test-dir build-perturb -j4 --timeout "${PERTURB_SECONDS:-200}" \
     -R "^(${PERTURB_TESTS:-cuda_compact|cuda_compact_full_tiles|cuda_compact_keys_scalar|cuda_axis|cuda_user_op_api|jit_compile|example_.*})\$" \
     >"$OUT/perturb-ctest.log" 2>&1 || status=1

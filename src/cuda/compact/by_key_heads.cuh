@@ -18,9 +18,8 @@
    4096-item tile, 256 of a 2048-item one): with 256 for both, runs of 8-16 items made 4096-item
    tiles dense (docs/PERFORMANCE.md, "Wider slots for run heads"). */
 enum { NAME(RBK_SPARSE) = TILE / 8 };
-/* Blocks per multiprocessor the kernel is built for (its register bound): four, but three where
-   shared memory allows no more (8-byte values on 4096-item tiles: 76 KB a block). */
-#define PSCAN__RBK_MIN_BLOCKS (sizeof(V_T) == 8 && TILE == 4096 ? 3 : 4)
+/* Blocks per multiprocessor the kernel is built for (its register bound). */
+#define PSCAN__RBK_MIN_BLOCKS 4
 
 typedef struct NAME(rbk_slot) {
   unsigned long long tile; /* PSCAN__LBW_STOP: no more tiles */
@@ -51,10 +50,15 @@ static __device__ __forceinline__ unsigned short *NAME(rbk_heads_at)(const unsig
   return (unsigned short *)(void *)(vals + NAME(RBK_RUN_ENTRIES) * sizeof(V_T));
 }
 
+/* Whether the tile's fold leaves each head's closed run in the tile for the walks over the heads
+   (values of 4 bytes or less); with 8-byte values the walks fold every item again from the
+   thread's prefix, as before (the closing form read 2-3% slower there at run lengths 1-4:
+   docs/PERFORMANCE.md, "Closed runs left in the tile"). */
+enum { NAME(RBK_CLOSING) = sizeof(V_T) <= 4 };
+
 /* The fold of tile_pairs, which also leaves at each item the reduction of its thread's values
    before it since the last head (from the thread's first item): at a head, the run it closes, all
-   of it but for the thread's first head, whose run began before the thread (rbk_closed). The
-   walks over the heads then read one value a head instead of folding every item again. */
+   of it but for the thread's first head, whose run began before the thread (rbk_closed). */
 static __device__ __forceinline__ V_T NAME(rbk_fold_closing)(V_T v[ITEMS], unsigned heads,
                                                              unsigned mine) {
   V_T x = CX_IDENTITY();
@@ -68,16 +72,19 @@ static __device__ __forceinline__ V_T NAME(rbk_fold_closing)(V_T v[ITEMS], unsig
   return x;
 }
 
-/* tile_pairs with rbk_fold_closing, its values written back over the tile's. A full tile's
-   threads fold all their items with no test per item where the values take 4 bytes or less (a
-   second copy of the fold of 16 values of 8 bytes spilled). */
+/* tile_pairs, in the closing form its values written back over the tile's (a full tile's threads
+   fold all their items with no test per item). */
 static __device__ __forceinline__ void NAME(rbk_tile_pairs)(NAME(by_key_smem) *sm, unsigned char *vals,
                                                             unsigned heads, unsigned mine,
                                                             ACC_T *before, ACC_T *total) {
+  if (!NAME(RBK_CLOSING)) {
+    NAME(tile_pairs)(sm, vals, heads, mine, before, total, true);
+    return;
+  }
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
-  const V_T x = sizeof(V_T) <= 4 && mine == ITEMS ? NAME(rbk_fold_closing)(v, heads, ITEMS)
-                                                  : NAME(rbk_fold_closing)(v, heads, mine);
+  const V_T x = mine == ITEMS ? NAME(rbk_fold_closing)(v, heads, ITEMS)
+                              : NAME(rbk_fold_closing)(v, heads, mine);
   NAME(write_values)(vals, v);
   NAME(block_pairs)(sm, (unsigned)__popc(heads), x, before, total, true);
 }
@@ -88,48 +95,76 @@ static __device__ __forceinline__ V_T NAME(rbk_closed)(V_T left, unsigned h, ACC
   return h == (unsigned)before.count ? CX_OP(before.x, left) : left;
 }
 
+/* Walks this thread's heads in order (v: its values as rbk_tile_pairs left them): the statements
+   ON_HEAD run with i (the head's index in the thread), h (its rank in the tile) and run (the run
+   it closes). */
+#define RBK_FOR_HEADS(v, heads, mine, before, ...)                                                \
+  if (NAME(RBK_CLOSING)) {                                                                        \
+    unsigned h = (unsigned)(before).count;                                                        \
+    _Pragma("unroll") for (unsigned i = 0; i < ITEMS; i++) if ((heads) >> i & 1u) {               \
+      const V_T run = NAME(rbk_closed)((v)[i], h, (before));                                      \
+      __VA_ARGS__                                                                                 \
+      h++;                                                                                        \
+    }                                                                                             \
+  } else {                                                                                        \
+    ACC_T carry_ = (before);                                                                      \
+    BY_KEY_FOR_HEADS(v, heads, mine, carry_, {                                                    \
+      const unsigned h = (unsigned)r;                                                             \
+      const V_T run = carry_.x;                                                                   \
+      __VA_ARGS__                                                                                 \
+    })                                                                                            \
+  }
+
 /* Dense tile, before its look-back: every thread's values into registers, then the runs that
    close inside the tile (heads of rank >= 1: they began inside it, no predecessor needed) into
    run_value by rank, the tile's part of the run its first head closes into sm->k.first_run, and
    the heads' offsets by rank. */
 static __device__ __forceinline__ void NAME(rbk_gather_runs)(NAME(rbk_smem) *sm, unsigned char *vals,
-                                                             unsigned heads, ACC_T before) {
+                                                             unsigned heads, unsigned mine,
+                                                             ACC_T before) {
   V_T v[ITEMS];
   NAME(read_values)(vals, v);
   pscan__lbw_tile_sync(); /* every thread holds its values: the gather writes over them */
   V_T *run_value = (V_T *)(void *)vals;
   unsigned short *heads_at = NAME(rbk_heads_at)(vals);
   const unsigned first = threadIdx.x * ITEMS;
-  unsigned h = (unsigned)before.count;
-#pragma unroll
-  for (unsigned i = 0; i < ITEMS; i++)
-    if (heads >> i & 1u) {
-      const V_T run = NAME(rbk_closed)(v[i], h, before);
-      heads_at[NAME(rbk_at_index)(h)] = (unsigned short)(first + i);
-      if (h > 0)
-        run_value[NAME(rbk_run_index)(h - 1)] = run;
-      else
-        sm->k.first_run = run;
-      h++;
-    }
+  RBK_FOR_HEADS(v, heads, mine, before, {
+    heads_at[NAME(rbk_at_index)(h)] = (unsigned short)(first + i);
+    if (h > 0)
+      run_value[NAME(rbk_run_index)(h - 1)] = run;
+    else
+      sm->k.first_run = run;
+  })
 }
 
-/* Sparse tile: this thread's heads (bits of `heads`) put their keys and the runs they close into
-   the slot, one loop turn a head. */
+/* Sparse tile: head h (item `at` of the tile) puts its key and the run it closes into the slot. */
+static __device__ __forceinline__ void NAME(rbk_put_head)(NAME(rbk_slot) *slot, const unsigned char *keys,
+                                                          unsigned ks, unsigned at, unsigned h, V_T run) {
+  slot->key[h] = pscan__elem_bits(keys, at, ks);
+  if (h > 0)
+    slot->run[h - 1] = run;
+  else
+    slot->first_run = run;
+}
+
+/* Sparse tile: this thread's heads into the slot; in the closing form one loop turn a head, its
+   run read from the tile. */
 static __device__ __forceinline__ void NAME(rbk_fill_slot)(NAME(rbk_slot) *slot, const unsigned char *keys,
                                                            const unsigned char *vals, unsigned ks,
-                                                           unsigned heads, ACC_T before) {
+                                                           unsigned heads, unsigned mine,
+                                                           ACC_T before) {
   const unsigned first = threadIdx.x * ITEMS;
-  unsigned h = (unsigned)before.count;
-  for (unsigned m = heads; m != 0; m &= m - 1u, h++) {
-    const unsigned at = first + (unsigned)__ffs((int)m) - 1u;
-    const V_T left = *(const V_T *)(const void *)(vals + pscan__swz(at * (unsigned)sizeof(V_T)));
-    const V_T run = NAME(rbk_closed)(left, h, before);
-    slot->key[h] = pscan__elem_bits(keys, at, ks);
-    if (h > 0)
-      slot->run[h - 1] = run;
-    else
-      slot->first_run = run;
+  if (NAME(RBK_CLOSING)) {
+    unsigned h = (unsigned)before.count;
+    for (unsigned m = heads; m != 0; m &= m - 1u, h++) {
+      const unsigned at = first + (unsigned)__ffs((int)m) - 1u;
+      const V_T left = *(const V_T *)(const void *)(vals + pscan__swz(at * (unsigned)sizeof(V_T)));
+      NAME(rbk_put_head)(slot, keys, ks, at, h, NAME(rbk_closed)(left, h, before));
+    }
+  } else if (heads) {
+    V_T v[ITEMS];
+    NAME(read_values)(vals, v);
+    RBK_FOR_HEADS(v, heads, mine, before, { NAME(rbk_put_head)(slot, keys, ks, first + i, h, run); })
   }
 }
 
@@ -210,9 +245,9 @@ static __device__ void NAME(rbk_tiles)(const pscan__cuda_compact_params *p, NAME
     const bool dense = total.count > pscan__lbw_slot_items(p, NAME(RBK_SPARSE));
     pscan__lbw_wait_empty(s);
     if (dense)
-      NAME(rbk_gather_runs)(sm, (unsigned char *)vals, heads, before);
+      NAME(rbk_gather_runs)(sm, (unsigned char *)vals, heads, mine, before);
     else
-      NAME(rbk_fill_slot)(slot, keys, vals, ks, heads, before);
+      NAME(rbk_fill_slot)(slot, keys, vals, ks, heads, mine, before);
     PSCAN__LBW_HAND_OVER(p, sm, s, slot, tile, total, dense);
     if (dense) {
       /* Wait for the prefix, take the next id (L2 fetches that tile during the stores), then
@@ -270,3 +305,5 @@ static int NAME(launch_rbk)(const pscan__cuda_compact_params *p, uint64_t grid, 
   return pscan__launch((const void *)NAME(rbk_kernel), grid, PSCAN__LBW_THREADS, smem, stream, &q,
                        q.lb.pdl, 0);
 }
+
+#undef RBK_FOR_HEADS
