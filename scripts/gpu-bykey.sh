@@ -8,8 +8,8 @@
 # A_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=0, B_ENV=PSCAN_CUDA_BY_KEY_HALF_BELOW=1000000, or $A_ENV
 # with AB_FLAGS or AB_TREE (set either to empty for none) (the by-key
 # scan of 8-byte values on full tiles / on half tiles at every size; host/compact.c).
-# build: build-gpu (and build-ab with $AB_FLAGS, side by side, -j8 each): the tool, the
-#        compaction and axis tests.
+# build: build-gpu (with the CUDA flags $BUILD_FLAGS; and build-ab with $AB_FLAGS, side by side,
+#        -j8 each): the tool, the compaction and axis tests.
 # test:  the compaction suite on the GPU (PSCAN_TEST_QUICK=1), from both builds with AB_FLAGS
 #        or AB_TREE (AB_TEST=0: from build-gpu only), and the axis suite (segmented scans run
 #        the by-key scan); the compaction suite again with the by-key scan on full tiles only.
@@ -76,7 +76,7 @@ if has build; then
   fi
   jobs=16
   [ -n "$AB_FLAGS$AB_TREE" ] || [ "${PERTURB_BUILD:-0}" = 1 ] && jobs=8
-  build_one build-gpu $jobs "" . pscan_tool test_compact test_axis pscan_axis_bench \
+  build_one build-gpu $jobs "${BUILD_FLAGS:-}" . pscan_tool test_compact test_axis pscan_axis_bench \
     >"$OUT/build-a.log" 2>&1 || { log "A BUILD FAILED"; tail -30 "$OUT/build-a.log"; exit 1; }
   [ -z "$AB_FLAGS$AB_TREE" ] || wait "$b" || { log "B BUILD FAILED"; tail -30 "$OUT/build-b.log"; exit 1; }
   [ "${PERTURB_BUILD:-0}" = 0 ] || wait "$pb" ||

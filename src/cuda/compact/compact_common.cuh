@@ -8,8 +8,13 @@
 #ifndef PSCAN_CUDA_COMPACT_COMMON_CUH
 #define PSCAN_CUDA_COMPACT_COMMON_CUH
 
-/* The compaction launches never poll eagerly (scan/lookback.cuh, PSCAN__LB_EAGER). */
-#define PSCAN__LB_EAGER 0
+/* The compaction launches never poll eagerly (scan/lookback.cuh, PSCAN__LB_EAGER), but in a build
+   with -DPSCAN_CUDA_COMPACT_LB_EAGER=1 run with PSCAN_CUDA_COMPACT_EAGER=1 (an A/B switch:
+   docs/PERFORMANCE.md, "Knobs"). */
+#ifndef PSCAN_CUDA_COMPACT_LB_EAGER
+#define PSCAN_CUDA_COMPACT_LB_EAGER 0
+#endif
+#define PSCAN__LB_EAGER PSCAN_CUDA_COMPACT_LB_EAGER
 
 #include "../common.cuh"
 #include "../../internal.h"

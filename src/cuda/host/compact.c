@@ -145,6 +145,7 @@ pscan_status pscan__cuda_compact(pscan_ctx *ctx, const pscan__compact_call *c) {
   pscan__cuda_compact_params p;
   memset(&p, 0, sizeof p);
   p.lb.pdl = st->pdl;
+  p.lb.lb_eager = st->compact_eager;
   int algo = (int)ctx->params[PSCAN_PARAM_ALGO];
   p.lb.n = c->n;
   p.lb.num_tiles = tiles;
