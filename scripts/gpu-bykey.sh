@@ -174,6 +174,24 @@ for key in sorted(k for k in ms if k[0] == "gpu"):
     print(f"{key[1]:4} {key[2]:28} {key[3]:>6} | {b_t / a_t:6.3f} | {100 * a_c / a_t:5.1f}% | {100 * b_c / b_t:5.1f}%")
 EOF
 fi
+# ncu_report NAME [sass]: from $OUT/NAME.ncu-rep, the details page (NAME.txt), the stall reasons,
+# DRAM bytes and instruction counts (NAME-raw.txt), with sass the SASS lines' samples
+# (NAME-sass.csv); the headline rows to the summary; the report itself removed.
+ncu_report() {
+  local name=$1
+  ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
+  ncu --import "$OUT/$name.ncu-rep" --page raw --csv 2>&1 | python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
+    if "pcsamp_warps_issue_stalled" in k and not k.endswith("_not_issued") or k.startswith("dram__bytes") or "inst_executed_pipe" in k or k.startswith("smsp__inst_executed.") or k.startswith("sm__inst_executed.") or "local" in k and "sectors" in k:
+        print(k, v)' >"$OUT/$name-raw.txt"
+  [ "${2:-}" != sass ] ||
+    ncu --import "$OUT/$name.ncu-rep" --page source --print-source sass --csv >"$OUT/$name-sass.csv" 2>&1
+  grep -E "Function Name|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Block Limit|Local Memory" \
+    "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
+  rm -f "$OUT/$name.ncu-rep"
+}
 prof_kernels="pscan:by_key_kernel"
 [ "${PROF_PEER:-0}" = 1 ] && prof_kernels="$prof_kernels cub:DeviceScanByKeyKernel"
 if has prof; then
@@ -186,16 +204,7 @@ if has prof; then
     env $A_ENV ncu --clock-control none --set full --import-source no -k "regex:${pk#*:}" \
       --launch-skip 1 --launch-count 1 -o "$OUT/$name" ./build-gpu/pscan bench --gpu --sweep \
       --ops scan_by_key --types "$t" --sizes "${PROF_N:-2^24}" --reps 1 >"$OUT/$name.log" 2>&1 || status=1
-    ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
-    ncu --import "$OUT/$name.ncu-rep" --page raw --csv 2>&1 | python3 -c '
-import csv, sys
-rows = list(csv.reader(sys.stdin))
-for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
-    if "pcsamp_warps_issue_stalled" in k and not k.endswith("_not_issued") or k.startswith("dram__bytes") or "inst_executed_pipe" in k or k.startswith("smsp__inst_executed.") or k.startswith("sm__inst_executed.") or "local" in k and "sectors" in k:
-        print(k, v)' >"$OUT/$name-raw.txt"
-    grep -E "Function Name|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Block Limit|Local Memory" \
-      "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
-    rm -f "$OUT/$name.ncu-rep"
+    ncu_report "$name"
    done
   done
 fi
@@ -211,17 +220,7 @@ np.save('/tmp/rbk-vals.npy', np.random.default_rng(1).random(n, dtype=np.float32
     env $A_ENV ncu --clock-control none --set full --import-source no -k "regex:rbk_kernel" \
       --launch-count 1 -o "$OUT/$name" ./build-gpu/pscan reduce-by-key --backend cuda \
       /tmp/rbk-keys.npy /tmp/rbk-vals.npy /tmp/rbk-ko.npy /tmp/rbk-vo.npy >"$OUT/$name.log" 2>&1 || status=1
-    ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name.txt" 2>&1
-    ncu --import "$OUT/$name.ncu-rep" --page raw --csv 2>&1 | python3 -c '
-import csv, sys
-rows = list(csv.reader(sys.stdin))
-for k, v in zip(rows[0], rows[2] if len(rows) > 2 else []):
-    if "pcsamp_warps_issue_stalled" in k and not k.endswith("_not_issued") or k.startswith("dram__bytes") or "inst_executed_pipe" in k or k.startswith("smsp__inst_executed.") or k.startswith("sm__inst_executed.") or "local" in k and "sectors" in k:
-        print(k, v)' >"$OUT/$name-raw.txt"
-    ncu --import "$OUT/$name.ncu-rep" --page source --print-source sass --csv >"$OUT/$name-sass.csv" 2>&1
-    grep -E "Function Name|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|Block Limit|Local Memory" \
-      "$OUT/$name.txt" | head -24 | tee -a "$OUT/bykey-summary.txt"
-    rm -f "$OUT/$name.ncu-rep"
+    ncu_report "$name" sass
   done
 fi
 if has sanitize; then
