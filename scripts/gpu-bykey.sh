@@ -16,7 +16,7 @@
 # ab:    `pscan bench --gpu --sweep --ops $AB_OPS $AB_SWEEP` (sizes: $AB_SWEEP, default
 #        --sizes 2^20..2^24 step 2^1) by both sides, alternating, $ROUNDS rounds (3), then per op
 #        and size: the median over rounds of B's GB/s over A's (min / median / max over the run
-#        lengths) and each side's worst x CUB.
+#        lengths or selectivities) and each side's worst x CUB.
 # segab: the segmented scans (pscan_axis_bench --gpu --segments-only: f32 and i32) by both sides,
 #        alternating, $ROUNDS rounds: each run's lines to segab-*.txt, the per-shape median over
 #        rounds of B's time over A's to the summary.
@@ -125,7 +125,8 @@ for side in ("gpu", "ab"):
     pts = collections.defaultdict(list)
     for r in range(1, rounds + 1):
         for row in csv.DictReader(open(f"{out}/ab-{side}-{r}.csv")):
-            k = (row["op"], row["key_type"], int(row["n"]), int(row["run_length"]))
+            k = (row["op"], row["key_type"], int(row["n"]), int(row["run_length"]),
+                 int(row["selectivity_pct"]))
             pts[k].append((float(row["pscan_GBps"]), float(row["cub_GBps"]), float(row["copy_GBps"])))
     med[side] = {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in pts.items()}
 groups = collections.defaultdict(list)
