@@ -65,7 +65,8 @@ typedef struct pscan__cuda_scan_params {
   unsigned stagger_rows;
   /* The look-back asks for both status words of a predecessor at once instead of the aggregate
      only after the inclusive prefix was missing (lookback.cuh NAME(poll)): launches of at most
-     host/state.h's eager_waves waves, whose tiles all look back at about the same time. */
+     host/state.h's eager_waves waves, whose tiles all look back at about the same time.
+     Compaction launches: bits of host/backend.c's compact_eager (compact_common.cuh). */
   int lb_eager;
   /* ... and every warp of the block looks back, PSCAN__THREADS predecessors a round (lookback.cuh
      NAME(look_back_block); host/state.h: such launches of at most PSCAN_CUDA_LB_BLOCK_TILES). */

@@ -8,9 +8,10 @@
 #ifndef PSCAN_CUDA_COMPACT_COMMON_CUH
 #define PSCAN_CUDA_COMPACT_COMMON_CUH
 
-/* The compaction launches never poll eagerly (scan/lookback.cuh, PSCAN__LB_EAGER), but in a build
-   with -DPSCAN_CUDA_COMPACT_LB_EAGER=1 run with PSCAN_CUDA_COMPACT_EAGER=1 (an A/B switch:
-   docs/PERFORMANCE.md, "Knobs"). */
+/* The compaction kernels without a look-back warp never poll eagerly (scan/lookback.cuh,
+   PSCAN__LB_EAGER; the branch moved their spills), but in a build with
+   -DPSCAN_CUDA_COMPACT_LB_EAGER=1 run with PSCAN_CUDA_COMPACT_EAGER set (an A/B switch:
+   docs/PERFORMANCE.md, "Knobs"). The look-back warp kernels build it in (PSCAN__LBW_LOOK_BACK). */
 #ifndef PSCAN_CUDA_COMPACT_LB_EAGER
 #define PSCAN_CUDA_COMPACT_LB_EAGER 0
 #endif
@@ -297,7 +298,9 @@ extern __shared__ __align__(16) unsigned char pscan__lbw_dynamic_smem[];
    slots (1 or 2), sm->slot[s] of type SLOT_T (fields tile, total, prefix, dense). A dense tile's
    exclusive prefix goes back to its tile threads; a sparse tile's outputs are the warp's to
    write: the statements SPARSE, with slot, tile, total and before (the tile's exclusive prefix)
-   in scope. Used where NAME and ACC_T are the kernel's. */
+   in scope. Used where NAME and ACC_T are the kernel's. The look-back polls eagerly where
+   lb.lb_eager asks for it (bit 0: for sparse tiles, bit 1: for dense ones; host/compact.c), in
+   every build: docs/PERFORMANCE.md, "The eager poll in the look-back warp". */
 #define PSCAN__LBW_LOOK_BACK(SLOT_T, p, sm, SLOTS, ...)                                           \
   pscan__lbw_start(SLOTS);                                                                        \
   for (unsigned s = 0;; s = (SLOTS) > 1 ? s ^ 1u : 0u) {                                          \
@@ -307,7 +310,8 @@ extern __shared__ __align__(16) unsigned char pscan__lbw_dynamic_smem[];
     if (tile == PSCAN__LBW_STOP)                                                                  \
       return;                                                                                     \
     const ACC_T total = slot->total;                                                              \
-    const ACC_T before = NAME(warp_prefix)(&(p)->lb, tile, total);                                \
+    const ACC_T before = NAME(warp_prefix)(&(p)->lb, tile, total,                                 \
+                                           ((p)->lb.lb_eager & (slot->dense ? 2 : 1)) != 0);      \
     if (slot->dense) {                                                                            \
       if ((threadIdx.x & 31) == 0)                                                                \
         slot->prefix = before;                                                                    \

@@ -70,7 +70,10 @@ static void configure_launches(cuda_state *st) {
   st->coop_tiles = coop && !st->pdl ? (uint64_t)sms : 0;
   st->stagger_ns = 2000u; /* docs/PERFORMANCE.md, "Staggered first wave" */
   st->eager_waves = (unsigned)pscan__env_uint("PSCAN_CUDA_LB_EAGER_WAVES", 1);
-  st->compact_eager = pscan__env_uint("PSCAN_CUDA_COMPACT_EAGER", 0) != 0;
+  /* bit 0: sparse tiles of the look-back warp kernels (and every launch of the other compaction
+     kernels, where built in), bit 1: dense tiles; docs/PERFORMANCE.md, "The eager poll in the
+     look-back warp" */
+  st->compact_eager = (int)(pscan__env_uint("PSCAN_CUDA_COMPACT_EAGER", 1) & 3u);
   st->lb_block_tiles = pscan__env_uint("PSCAN_CUDA_LB_BLOCK_TILES", PSCAN__LB_BLOCK_TILES);
   st->sm_count = (unsigned)sms;
 }

@@ -35,7 +35,7 @@ typedef struct cuda_state {
   uint64_t coop_tiles; /* single-pass grids up to this size launch cooperatively (0: never) */
   unsigned stagger_ns, sm_count; /* staggered first wave of large launches (launch.h) */
   unsigned eager_waves; /* launches of at most this many waves look back eagerly (launch.h) */
-  int compact_eager;    /* the compaction launches ask for the eager poll (compact_common.cuh) */
+  int compact_eager; /* which compaction tiles poll eagerly (compact_common.cuh, backend.c) */
   uint64_t lb_block_tiles; /* ... with every warp of the block, up to this many tiles (launch.h) */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */

@@ -112,7 +112,7 @@ static __device__ pscan_user_acc pu_by_key_ordered(const pscan__cuda_scan_params
                                                    pscan_user_acc *window) {
   const int lane = threadIdx.x & 31;
   pscan_user_acc v;
-  const bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v);
+  const bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v, false);
   const unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
   if (!pmask)
     return NAME(wait_predecessor)(p, tile);
@@ -419,7 +419,7 @@ extern "C" __global__ void __launch_bounds__(PSCAN__THREADS, PU_MIN_BLOCKS)
     q.incl_words = (char *)up.count_words + 16 * up.base.num_tiles;
     if (t.tile > 0 && threadIdx.x == 32)
       CNAME(publish)(q.agg_words, t.tile, total, q.epoch);
-    const PSCAN__CTYPE_U64 runs_before = CNAME(warp_prefix)(&q, t.tile, total);
+    const PSCAN__CTYPE_U64 runs_before = CNAME(warp_prefix)(&q, t.tile, total, false);
     if (threadIdx.x == 32)
       sm.runs_before = runs_before;
   }

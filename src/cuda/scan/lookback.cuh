@@ -28,14 +28,15 @@
 
 /* Spins (with backoff) until every lane's predecessor has published its aggregate or inclusive
    prefix; returns whether this lane's is the inclusive prefix. Lanes before tile 0 read as an
-   inclusive identity and are never reached past tile 0, which always publishes a prefix. */
+   inclusive identity and are never reached past tile 0, which always publishes a prefix. eager:
+   ask for both words at once (a constant false where inlined compiles the branch out). */
 static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params *p, long long j,
-                                                  ACC_T *v) {
+                                                  ACC_T *v, const bool eager) {
   unsigned ns = PSCAN__BACKOFF_FIRST_NS;
   for (;;) {
     bool inclusive = true, ready = true;
     *v = NAME(identity)();
-    if (PSCAN__LB_EAGER && j >= 0 && p->lb_eager) { /* both requests at once: one round trip */
+    if (eager && j >= 0) { /* both requests at once: one round trip */
       ACC_T a;
       inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
       ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, &a);
@@ -53,13 +54,16 @@ static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params 
   }
 }
 
-/* Warp 0: the exclusive prefix of tile `tile` > 0 by decoupled look-back. */
-static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsigned long long tile) {
+/* Warp 0: the exclusive prefix of tile `tile` > 0 by decoupled look-back, polling eagerly or
+   not. */
+static __device__ __forceinline__ ACC_T NAME(look_back_as)(const pscan__cuda_scan_params *p,
+                                                           unsigned long long tile,
+                                                           const bool eager) {
   const int lane = threadIdx.x & 31;
   ACC_T acc = NAME(identity)(); /* combination of the predecessors already passed */
   for (long long base = (long long)tile - 1;; base -= 32) {
     ACC_T v;
-    bool inclusive = NAME(poll)(p, base - lane, &v);
+    bool inclusive = NAME(poll)(p, base - lane, &v, eager);
     unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
     int stop = pmask ? __ffs(pmask) - 1 : 31; /* nearest inclusive prefix, lane 0 = tile - 1 */
     if (lane > stop)
@@ -75,6 +79,10 @@ static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsign
     if (pmask)
       return acc;
   }
+}
+/* ... as the launch asks (launch.h lb_eager), in kernels that build the eager poll in. */
+static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsigned long long tile) {
+  return NAME(look_back_as)(p, tile, PSCAN__LB_EAGER && p->lb_eager);
 }
 
 /* One warp's poll in look_back_block: reads its lanes' words (both at once) until every lane up
@@ -200,7 +208,8 @@ static __device__ ACC_T NAME(look_back_ordered)(const pscan__cuda_scan_params *p
                                                 unsigned long long tile, ACC_T *window) {
   const int lane = threadIdx.x & 31;
   ACC_T v;
-  bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v);
+  bool inclusive =
+      NAME(poll)(p, (long long)tile - 1 - lane, &v, PSCAN__LB_EAGER && p->lb_eager);
   unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
   if (pmask) { /* lane 0 is tile - 1: fold lanes stop .. 0 in that order */
     int stop = __ffs(pmask) - 1;
@@ -249,15 +258,17 @@ static __device__ ACC_T NAME(wait_predecessor)(const pscan__cuda_scan_params *p,
 
 /* A look-back warp (compact_heads.cuh, by_key_heads.cuh; decoupled look-back mode, never
    deterministic, no init): the exclusive prefix of a tile whose aggregate is already published,
-   and its inclusive prefix published. */
+   and its inclusive prefix published. eager: poll eagerly, whatever the kernel was built with (a
+   constant false keeps the kernel's code as without it). */
 static __device__ __forceinline__ ACC_T NAME(warp_prefix)(const pscan__cuda_scan_params *p,
-                                                          unsigned long long tile, ACC_T total) {
+                                                          unsigned long long tile, ACC_T total,
+                                                          const bool eager) {
   const bool leader = (threadIdx.x & 31) == 0;
   ACC_T before = NAME(identity)();
   if (tile > 0) {
     if (leader)
       pscan__perturb(tile, 2);
-    before = NAME(look_back)(p, tile);
+    before = eager ? NAME(look_back_as)(p, tile, true) : NAME(look_back)(p, tile);
   }
   if (leader) {
     pscan__perturb(tile, tile > 0 ? 3 : 1);
