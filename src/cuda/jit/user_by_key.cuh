@@ -112,7 +112,7 @@ static __device__ pscan_user_acc pu_by_key_ordered(const pscan__cuda_scan_params
                                                    pscan_user_acc *window) {
   const int lane = threadIdx.x & 31;
   pscan_user_acc v;
-  const bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v, false);
+  const bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v, PSCAN__LB_AS_LAUNCH);
   const unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
   if (!pmask)
     return NAME(wait_predecessor)(p, tile);

@@ -29,14 +29,19 @@
 /* Spins (with backoff) until every lane's predecessor has published its aggregate or inclusive
    prefix; returns whether this lane's is the inclusive prefix. Lanes before tile 0 read as an
    inclusive identity and are never reached past tile 0, which always publishes a prefix. eager:
-   ask for both words at once (a constant false where inlined compiles the branch out). */
+   ask for both words at once (1), not (0), or as the launch asks (PSCAN__LB_AS_LAUNCH: launch.h
+   lb_eager, in kernels that build the eager poll in). A constant where inlined. */
+#ifndef PSCAN__LB_AS_LAUNCH
+#define PSCAN__LB_AS_LAUNCH (-1)
+#endif
 static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params *p, long long j,
-                                                  ACC_T *v, const bool eager) {
+                                                  ACC_T *v, const int eager) {
   unsigned ns = PSCAN__BACKOFF_FIRST_NS;
   for (;;) {
     bool inclusive = true, ready = true;
     *v = NAME(identity)();
-    if (eager && j >= 0) { /* both requests at once: one round trip */
+    /* both requests at once: one round trip */
+    if (eager == PSCAN__LB_AS_LAUNCH ? PSCAN__LB_EAGER && j >= 0 && p->lb_eager : eager && j >= 0) {
       ACC_T a;
       inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
       ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, &a);
@@ -54,11 +59,11 @@ static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params 
   }
 }
 
-/* Warp 0: the exclusive prefix of tile `tile` > 0 by decoupled look-back, polling eagerly or
-   not. */
+/* Warp 0: the exclusive prefix of tile `tile` > 0 by decoupled look-back, polling as `eager`
+   says (poll). */
 static __device__ __forceinline__ ACC_T NAME(look_back_as)(const pscan__cuda_scan_params *p,
                                                            unsigned long long tile,
-                                                           const bool eager) {
+                                                           const int eager) {
   const int lane = threadIdx.x & 31;
   ACC_T acc = NAME(identity)(); /* combination of the predecessors already passed */
   for (long long base = (long long)tile - 1;; base -= 32) {
@@ -80,9 +85,9 @@ static __device__ __forceinline__ ACC_T NAME(look_back_as)(const pscan__cuda_sca
       return acc;
   }
 }
-/* ... as the launch asks (launch.h lb_eager), in kernels that build the eager poll in. */
+/* ... as the launch asks. */
 static __device__ ACC_T NAME(look_back)(const pscan__cuda_scan_params *p, unsigned long long tile) {
-  return NAME(look_back_as)(p, tile, PSCAN__LB_EAGER && p->lb_eager);
+  return NAME(look_back_as)(p, tile, PSCAN__LB_AS_LAUNCH);
 }
 
 /* One warp's poll in look_back_block: reads its lanes' words (both at once) until every lane up
@@ -208,8 +213,7 @@ static __device__ ACC_T NAME(look_back_ordered)(const pscan__cuda_scan_params *p
                                                 unsigned long long tile, ACC_T *window) {
   const int lane = threadIdx.x & 31;
   ACC_T v;
-  bool inclusive =
-      NAME(poll)(p, (long long)tile - 1 - lane, &v, PSCAN__LB_EAGER && p->lb_eager);
+  bool inclusive = NAME(poll)(p, (long long)tile - 1 - lane, &v, PSCAN__LB_AS_LAUNCH);
   unsigned pmask = __ballot_sync(PSCAN__FULL_MASK, inclusive);
   if (pmask) { /* lane 0 is tile - 1: fold lanes stop .. 0 in that order */
     int stop = __ffs(pmask) - 1;
@@ -268,7 +272,7 @@ static __device__ __forceinline__ ACC_T NAME(warp_prefix)(const pscan__cuda_scan
   if (tile > 0) {
     if (leader)
       pscan__perturb(tile, 2);
-    before = eager ? NAME(look_back_as)(p, tile, true) : NAME(look_back)(p, tile);
+    before = eager ? NAME(look_back_as)(p, tile, 1) : NAME(look_back)(p, tile);
   }
   if (leader) {
     pscan__perturb(tile, tile > 0 ? 3 : 1);
