@@ -40,8 +40,9 @@ static __device__ __forceinline__ bool NAME(poll)(const pscan__cuda_scan_params 
   for (;;) {
     bool inclusive = true, ready = true;
     *v = NAME(identity)();
-    /* both requests at once: one round trip */
-    if (eager == PSCAN__LB_AS_LAUNCH ? PSCAN__LB_EAGER && j >= 0 && p->lb_eager : eager && j >= 0) {
+    /* both requests at once: one round trip (written so that the launch's choice compiles as it
+       did before poll took `eager`) */
+    if ((PSCAN__LB_EAGER || eager == 1) && j >= 0 && (eager == 1 || (eager && p->lb_eager))) {
       ACC_T a;
       inclusive = NAME(read_word)(p->incl_words, (unsigned long long)j, p->epoch, v);
       ready = NAME(read_word)(p->agg_words, (unsigned long long)j, p->epoch, &a);
