@@ -299,7 +299,7 @@ extern __shared__ __align__(16) unsigned char pscan__lbw_dynamic_smem[];
    exclusive prefix goes back to its tile threads; a sparse tile's outputs are the warp's to
    write: the statements SPARSE, with slot, tile, total and before (the tile's exclusive prefix)
    in scope. Used where NAME and ACC_T are the kernel's. The look-back polls eagerly where
-   lb.lb_eager asks for it (bit 0: for sparse tiles, bit 1: for dense ones; host/compact.c), in
+   lb.lb_eager asks for it (bit 0: for sparse tiles, bit 1: for dense ones; host/backend.c), in
    every build: docs/PERFORMANCE.md, "The eager poll in the look-back warp". */
 #define PSCAN__LBW_LOOK_BACK(SLOT_T, p, sm, SLOTS, ...)                                           \
   pscan__lbw_start(SLOTS);                                                                        \
