@@ -292,7 +292,24 @@ static void cuda_other_device(void) {
   CHECK(cudaGetLastError() == cudaSuccess, "a CUDA error left behind on device %d", dev);
 }
 
+/* 8- and 16-bit sums into their own type, whose full tiles take the packed thread totals
+   (tile_scan.cuh): small tiles (several full ones and a partial one) and large ones (past the
+   132 small tiles of the small-tile bound), every scan kind, out of place and in place. */
+static void cuda_packed_sums(suite *s) {
+  static const pscan_dtype types[] = {PSCAN_I8, PSCAN_U8, PSCAN_I16, PSCAN_U16};
+  static const size_t sizes[] = {3 * 8192 + 5, 132 * 8192 + 2 * 32768 + 5};
+  for (int t = 0; t < 4; t++)
+    for (int k = 0; k < 2; k++)
+      for (int mode = 0; mode < 4; mode++) {
+        scan_case c = {types[t], types[t], PSCAN_SUM, mode, sizes[k]};
+        setting st = {0, PSCAN_ALGO_AUTO, 0, PSCAN_BLOCK_AUTO, 0};
+        prepare(s, &c);
+        run_one(s, &c, &st, mode & 1);
+      }
+}
+
 static void cuda_own(suite *s) {
+  cuda_packed_sums(s);
   cuda_refusals(s);
   cuda_dead_streams();
   cuda_other_device();

@@ -190,9 +190,43 @@ static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_
   }
 }
 
+/* Whether the stamp sums 1- or 2-byte integers into their own type: a full tile's thread total
+   then adds four (two) items per instruction, straight from the packed words (dp4a, dp2a), where
+   the general loop unpacks each item first (docs/PERFORMANCE.md, "Packed sums of 8- and 16-bit
+   items"). Wrapping sums in any order give the same bits, so mirrored tiles take it too. */
+#if IS_FLOAT
+#define TILE_PACKED_SUM 0
+#else
+#define TILE_PACKED_SUM (OP == PSCAN_SUM && ACC_SIZE == sizeof(IN_T) && ACC_SIZE <= 2)
+#endif
+
+/* A full tile's reduction of this thread's items, a packed word at a time (TILE_PACKED_SUM). */
+static __device__ __forceinline__ ACC_T TNAME(thread_sum_packed)(const unsigned char *buf) {
+  const unsigned first_chunk = threadIdx.x * BATCHES * TNAME(IN_CHUNKS);
+  unsigned sum = 0;
+#pragma unroll
+  for (int q = 0; q < TNAME(IN_CHUNKS) * BATCHES; q++) {
+    const uint4 c = *(const uint4 *)(buf + pscan__swz((first_chunk + q) * 16));
+    if (sizeof(IN_T) == 1) {
+      sum = __dp4a(c.x, 0x01010101u, sum);
+      sum = __dp4a(c.y, 0x01010101u, sum);
+      sum = __dp4a(c.z, 0x01010101u, sum);
+      sum = __dp4a(c.w, 0x01010101u, sum);
+    } else {
+      sum = __dp2a_lo(c.x, 0x0101u, sum);
+      sum = __dp2a_lo(c.y, 0x0101u, sum);
+      sum = __dp2a_lo(c.z, 0x0101u, sum);
+      sum = __dp2a_lo(c.w, 0x0101u, sum);
+    }
+  }
+  return (ACC_T)sum; /* the sum modulo 2^(8 ACC_SIZE), as the wrapping op gives it */
+}
+
 /* The reduction of this thread's items (all batches). */
 static __device__ __forceinline__ ACC_T TNAME(thread_total)(const unsigned char *buf,
                                                            unsigned valid) {
+  if (TILE_PACKED_SUM && valid == TILE)
+    return TNAME(thread_sum_packed)(buf);
   ACC_T items[ITEMS];
   ACC_T mine = NAME(identity)();
 #pragma unroll
@@ -406,6 +440,7 @@ static int TNAME(launch_propagate)(const pscan__cuda_scan_params *p, uint64_t gr
 #undef TILE
 #undef TILE_MIN_BLOCKS
 #undef TILE_SCAN_KERNEL
+#undef TILE_PACKED_SUM
 #undef TNAME
 #undef TILE_THREAD_BYTES
 #undef TILE_SCAN_ONLY
