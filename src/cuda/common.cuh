@@ -46,6 +46,21 @@ static __device__ __forceinline__ unsigned pscan__swz(unsigned byte_off) {
   return ((c ^ ((c >> 3) & 7u)) << 4) | (byte_off & 15u);
 }
 
+/* 8-bit sums (tile_scan.cuh's packed scan): a word of four items b0..b3 scanned from carry c
+   (a byte; the next carry is left there) in two 16-bit lanes: with e = [b0 | b2] and t = [b0+b1 |
+   b2+b3], even = [c+b0 | c+b0+b1+b2] and odd = [c+b0+b1 | c+b0+b1+b2+b3] hold the four results in
+   their lanes' low bytes. No lane exceeds 1,020, so no carry crosses a lane. Exclusive: the
+   results shifted up by one item, c first. */
+static __device__ __forceinline__ unsigned pscan__scan_word8(unsigned x, unsigned *carry,
+                                                             bool exclusive) {
+  const unsigned e = x & 0x00ff00ffu, t = e + (x >> 8 & 0x00ff00ffu), c = *carry * 0x00010001u;
+  const unsigned odd = t * 0x00010001u + c, even = e + (t << 16) + c;
+  const unsigned incl = __byte_perm(even, odd, 0x6240);
+  const unsigned out = exclusive ? __byte_perm(incl, *carry, 0x2104) : incl;
+  *carry = odd >> 16 & 0xffu;
+  return out;
+}
+
 /* Status words. Value and epoch travel in one word, written and read with single relaxed
    accesses at GPU scope: a reader sees either an older word or the whole new one, so no fence is
    needed to order a flag against its value. */

@@ -222,6 +222,23 @@ static __device__ __forceinline__ ACC_T TNAME(thread_sum_packed)(const unsigned 
   return (ACC_T)sum; /* the sum modulo 2^(8 ACC_SIZE), as the wrapping op gives it */
 }
 
+/* A full tile's scan of this thread's 8-bit items over the input, four to a word, from carry. */
+static __device__ __forceinline__ void TNAME(scan_packed8)(unsigned char *buf, ACC_T carry,
+                                                           bool exclusive) {
+  const unsigned first_chunk = threadIdx.x * BATCHES * TNAME(IN_CHUNKS);
+  unsigned c = (unsigned char)carry;
+#pragma unroll
+  for (int q = 0; q < TNAME(IN_CHUNKS) * BATCHES; q++) {
+    uint4 *at = (uint4 *)(buf + pscan__swz((first_chunk + q) * 16));
+    uint4 v = *at;
+    v.x = pscan__scan_word8(v.x, &c, exclusive);
+    v.y = pscan__scan_word8(v.y, &c, exclusive);
+    v.z = pscan__scan_word8(v.z, &c, exclusive);
+    v.w = pscan__scan_word8(v.w, &c, exclusive);
+    *at = v;
+  }
+}
+
 /* The reduction of this thread's items (all batches). */
 static __device__ __forceinline__ ACC_T TNAME(thread_total)(const unsigned char *buf,
                                                            unsigned valid) {
@@ -239,26 +256,23 @@ static __device__ __forceinline__ ACC_T TNAME(thread_total)(const unsigned char 
   return mine;
 }
 
-/* Scans a tile already in sm->tile and stores it. */
-static __device__ __forceinline__ void TNAME(scan_loaded_tile)(const pscan__cuda_scan_params *p,
-                                                               TNAME(smem) *sm,
-                                                               unsigned long long tile,
-                                                               ACC_T *running, const bool ordered) {
-  const unsigned long long start = tile * (unsigned long long)TILE;
-  const unsigned valid = TNAME(tile_valid)(p, tile);
-  ACC_T before, total;
-  /* (The small tiles serve PSCAN_BLOCK_AUTO only: warp scans.) */
-  const int block_algo = TILE_SCAN_ONLY ? (int)PSCAN_BLOCK_WARP_SCANS : p->block_algo;
-  NAME(block_scan)(block_algo, TNAME(thread_total)(sm->tile, valid), sm->scan, &before, &total);
-  ACC_T carry =
-      NAME(op)(NAME(tile_prefix)(p, &sm->prefix, sm->scan, tile, total, running, ordered), before);
-  /* Results overwrite the input in place. A wider output (one batch) lands over other threads'
-     input, so it waits until every thread has read its own. */
+/* This thread's items of the tile in buf scanned from carry, the results over the input. A wider
+   output (one batch) lands over other threads' input, so it waits until every thread has read
+   its own. */
+static __device__ __forceinline__ void TNAME(scan_thread_items)(const pscan__cuda_scan_params *p,
+                                                                unsigned char *buf,
+                                                                unsigned long long tile,
+                                                                unsigned valid, ACC_T carry) {
+  /* (An integer sum's identity is its API identity: the exclusive tile 0 needs no case.) */
+  if (TILE_PACKED_SUM && sizeof(IN_T) == 1 && valid == TILE) {
+    TNAME(scan_packed8)(buf, carry, p->exclusive);
+    return;
+  }
   const bool widen = ACC_SIZE > sizeof(IN_T);
   ACC_T items[ITEMS];
 #pragma unroll
   for (int b = 0; b < BATCHES; b++) {
-    TNAME(read_batch)(sm->tile, valid, b, items);
+    TNAME(read_batch)(buf, valid, b, items);
     if (p->exclusive) {
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) {
@@ -277,8 +291,24 @@ static __device__ __forceinline__ void TNAME(scan_loaded_tile)(const pscan__cuda
     }
     if (widen)
       __syncthreads(); /* every thread has read its input chunks of this batch region */
-    TNAME(write_batch)(sm->tile, b, items);
+    TNAME(write_batch)(buf, b, items);
   }
+}
+
+/* Scans a tile already in sm->tile and stores it. */
+static __device__ __forceinline__ void TNAME(scan_loaded_tile)(const pscan__cuda_scan_params *p,
+                                                               TNAME(smem) *sm,
+                                                               unsigned long long tile,
+                                                               ACC_T *running, const bool ordered) {
+  const unsigned long long start = tile * (unsigned long long)TILE;
+  const unsigned valid = TNAME(tile_valid)(p, tile);
+  ACC_T before, total;
+  /* (The small tiles serve PSCAN_BLOCK_AUTO only: warp scans.) */
+  const int block_algo = TILE_SCAN_ONLY ? (int)PSCAN_BLOCK_WARP_SCANS : p->block_algo;
+  NAME(block_scan)(block_algo, TNAME(thread_total)(sm->tile, valid), sm->scan, &before, &total);
+  const ACC_T carry =
+      NAME(op)(NAME(tile_prefix)(p, &sm->prefix, sm->scan, tile, total, running, ordered), before);
+  TNAME(scan_thread_items)(p, sm->tile, tile, valid, carry);
   __syncthreads();
   TNAME(store_tile)(p, sm->tile, start, valid);
   __syncthreads(); /* the buffer is reused by the next tile (single-block mode) */
