@@ -292,9 +292,10 @@ static void cuda_other_device(void) {
   CHECK(cudaGetLastError() == cudaSuccess, "a CUDA error left behind on device %d", dev);
 }
 
-/* 8- and 16-bit sums into their own type, whose full tiles take the packed thread totals
-   (tile_scan.cuh): small tiles (several full ones and a partial one) and large ones (past the
-   132 small tiles of the small-tile bound), every scan kind, out of place and in place. */
+/* 8- and 16-bit sums into their own type, whose full tiles are reduced from packed words and
+   (8-bit) scanned four items to a word (tile_scan.cuh): small tiles (several full ones and a
+   partial one) and large ones (past the small-tile bound of 132 multiprocessors' worth), every
+   scan kind, out of place and in place. */
 static void cuda_packed_sums(suite *s) {
   static const pscan_dtype types[] = {PSCAN_I8, PSCAN_U8, PSCAN_I16, PSCAN_U16};
   static const size_t sizes[] = {3 * 8192 + 5, 132 * 8192 + 2 * 32768 + 5};
