@@ -453,12 +453,14 @@ int main(int argc, char **argv) {
         continue;
       bench_axis(&b, &shapes[k], types[ti]);
     }
-  static const size_t ks[] = {1, 32, 1024, 1 << 20};
+  /* the k and 4 (short segments, where the starts go as bits on the GPU) */
+  static const size_t ks[] = {1, 4, 32, 1024, 1 << 20};
   for (int ti = 0; ti < 2 && !no_segments; ti++)
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
       bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti], 0);
-  for (int ti = 0; ti < 2 && !no_segments; ti++) /* reversed, segments of ~32 */
-    bench_segments(&b, quick && !b.gpu ? 24 : 28, 32, types[ti], 1);
+  for (int ti = 0; ti < 2 && !no_segments; ti++) /* reversed, segments of ~1 and ~32 */
+    for (int k = 0; k < 3; k += 2)
+      bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti], 1);
   if (b.csv)
     fclose(b.csv);
   pscan_destroy(b.ctx);

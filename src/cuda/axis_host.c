@@ -1,4 +1,4 @@
-/* The CUDA backend's scans along an axis and by segments: the choice of kernels (axis_stamp.cuh)
+/* The CUDA backend's scans along an axis: the choice of kernels (axis_stamp.cuh)
  * over the views' normal form (../axis_norm.h).
  *  - lines side by side (the innermost batch dimension closer than the axis): one thread per
  *    line, so a warp's loads of a row coalesce. With enough lines for the GPU, one pass down the
@@ -18,18 +18,9 @@
  *  - other few long contiguous lines, forward or reversed (DETERMINISTIC float sums): the flat
  *    single-pass scan (host/scan.c) on each line in turn;
  *  - any other lines (many short ones, strided ones): one warp per line, four groups of 32
- *    elements a step on lines longer than 128.
- * Scans by offsets: the offsets are checked on the device (one small kernel and a copy of a flag
- * and of offsets[num_segments] to the host, which waits for it: reading up to 2^28 offsets to the
- * host would cost more than the scan), then one single-pass segmented scan on the flat scan's
- * tiles (scan/tile_lines.cuh, scan_segments_kernel; DETERMINISTIC float sums and products: the
- * by-key scan, host/compact.c, SCAN_BY_KEY, with the offsets as its run heads): each tile reads
- * the offsets that fall in it, from the first one found by a binary search per tile
- * (tile_segments_kernel), so no key is written or read and one huge segment among many empty
- * ones parallelises alike. Reverse scans by offsets reverse the offsets (axis_reverse.cu) and
- * read the values on mirrored tiles; the by-key scan also reverses the values and the result
- * (~2 extra passes over the data). */
+ *    elements a step on lines longer than 128. Scans by offsets: axis_segments.c. */
 #include "../axis_norm.h"
+#include "axis_host.h"
 #include "axis_launch.h"
 #include "jit/jit.h"
 #include "launch.h"
@@ -37,19 +28,6 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* From host/backend.c: the device made current, the context's stream and multiprocessor count; and
-   its failure for a CUDA error. */
-pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count);
-pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what);
-pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
-
-#define AX_CHECK(ctx, expr, what)                      \
-  do {                                                 \
-    int e_ = (int)(expr);                              \
-    if (e_ != 0)                                       \
-      return pscan__cuda_axis_fail((ctx), e_, (what)); \
-  } while (0)
 
 enum {
   AX_LONG_LINE = 1 << 16, /* lines this long, when few, scan flat one after another */
@@ -70,7 +48,7 @@ static uint64_t side_lb_min_lines(void) {
   return pscan__env_uint("PSCAN_CUDA_AXIS_LB_MIN_LINES", AX_LB_MIN_LINES);
 }
 
-static pscan_status device_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
+pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
   cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 1, (cudaStream_t)stream);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
@@ -97,7 +75,7 @@ static pscan_status run_one_pass(pscan_ctx *ctx, pscan__cuda_axis_params *p, voi
   if (ntiles > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
   char *buf = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, head_bytes + body_bytes, (void **)&buf));
+  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream, head_bytes + body_bytes, (void **)&buf));
   p->lb_counter = (unsigned long long *)buf;
   p->lb_flags = (unsigned *)(buf + 8);
   p->agg = buf + head_bytes;
@@ -201,7 +179,7 @@ static bool side_strips_plan(pscan__cuda_axis_params *p, size_t in_size, size_t 
 
 /* DETERMINISTIC with a float sum or product: the look-backs fold a different run of chunks
    from call to call, so only the fixed order of the chunked scan gives the same bits. */
-static bool fixed_order(const pscan_ctx *ctx, int acc_type, int op) {
+bool pscan__cuda_axis_fixed_order(const pscan_ctx *ctx, int acc_type, int op) {
   pscan__scan_call sc = {.out_type = (pscan_dtype)acc_type, .op = op};
   return ctx->params[PSCAN_PARAM_DETERMINISTIC] && pscan__order_sensitive(&sc);
 }
@@ -233,7 +211,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     AX_CHECK(ctx, k->side_scan(p, stream), "axis scan (side by side)");
     return PSCAN_OK;
   }
-  if (!p->carries && !fixed_order(ctx, acc_type, op)) {
+  if (!p->carries && !pscan__cuda_axis_fixed_order(ctx, acc_type, op)) {
     if (side_strips_plan(p, in_size, acc_size, sm_count)) {
       AX_CHECK(ctx, k->side_strips(p, stream), "axis scan (side by side, strips)");
       return PSCAN_OK;
@@ -243,7 +221,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     if (side_rows_fit(p))
       return run_side_rows(ctx, k, p, acc_size, stream);
   }
-  PSCAN__CHECK(device_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
+  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =
       p->nchunks > AX_SERIAL_CARRIES ? pscan__cuda_axis_kernels_for(acc_type, acc_type, op) : NULL;
   pscan_status s = PSCAN_OK;
@@ -289,7 +267,8 @@ static pscan_status run_flat_lines(pscan_ctx *ctx, const pscan__axis_call *c,
    published first). PSCAN_CUDA_AXIS_FLAT_LINES=0: the line kernels instead, for A/B runs. */
 static bool lines_back_to_back(const pscan_ctx *ctx, const pscan__axis_call *c,
                                const pscan__axis_norm *v) {
-  return pscan__axis_back_to_back(v) && !fixed_order(ctx, (int)c->out_type, c->op) &&
+  return pscan__axis_back_to_back(v) &&
+         !pscan__cuda_axis_fixed_order(ctx, (int)c->out_type, c->op) &&
          pscan__env_uint("PSCAN_CUDA_AXIS_FLAT_LINES", 1);
 }
 
@@ -306,7 +285,8 @@ static bool mirrored_span(const pscan_ctx *ctx, const pscan__axis_call *c,
   if (v->si != -1 || v->so != -1 || v->len < 1 || !pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1))
     return false;
   return v->nb == 0 ||
-         (pscan__axis_mirrored_back_to_back(v) && !fixed_order(ctx, (int)c->out_type, c->op));
+         (pscan__axis_mirrored_back_to_back(v) &&
+          !pscan__cuda_axis_fixed_order(ctx, (int)c->out_type, c->op));
 }
 
 /* One flat scan over every element of the array, which lies in one span: lines back to back (a
@@ -322,122 +302,6 @@ static pscan_status run_span(pscan_ctx *ctx, const pscan__axis_call *c, const ps
   return pscan__cuda_backend.scan(ctx, &flat);
 }
 
-static bool ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
-  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
-  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
-}
-
-/* Checks the device offsets and reads n; nothing is written before this returns PSCAN_OK. */
-static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, void *stream,
-                                  size_t *n) {
-  static const char fn[] = "pscan_segmented_scan";
-  unsigned *bad = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, sizeof *bad, (void **)&bad));
-  unsigned host_bad = 0;
-  int64_t last = 0;
-  int e = cudaMemsetAsync(bad, 0, sizeof *bad, (cudaStream_t)stream);
-  if (e == 0)
-    e = pscan__cuda_offsets_check(c->offsets, c->num_segments, bad, stream);
-  if (e == 0)
-    e = cudaMemcpyAsync(&host_bad, bad, sizeof host_bad, cudaMemcpyDeviceToHost,
-                        (cudaStream_t)stream);
-  if (e == 0)
-    e = cudaMemcpyAsync(&last, c->offsets + c->num_segments, sizeof last, cudaMemcpyDeviceToHost,
-                        (cudaStream_t)stream);
-  cudaFreeAsync(bad, (cudaStream_t)stream);
-  if (e == 0)
-    e = cudaStreamSynchronize((cudaStream_t)stream);
-  AX_CHECK(ctx, e, "pscan_segmented_scan: offsets check");
-  if (host_bad & 1)
-    return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: offsets[0] is not 0", fn);
-  if (host_bad & 2)
-    return pscan__fail(ctx, PSCAN_ERR_INVALID_ARGUMENT, "%s: offsets decrease", fn);
-  size_t bytes;
-  if ((uint64_t)last > (uint64_t)INT64_MAX / 2 || __builtin_mul_overflow((size_t)last, c->in_size, &bytes))
-    return pscan__fail(ctx, PSCAN_ERR_OVERFLOW, "%s: n = %lld elements overflow size_t", fn,
-                       (long long)last);
-  *n = (size_t)last;
-  if (c->in != (const void *)c->out && ranges_overlap(c->in, bytes, c->out, bytes))
-    return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "%s: in and out overlap without being the same", fn);
-  if (ranges_overlap(c->offsets, (c->num_segments + 1) * sizeof *c->offsets, c->out, bytes))
-    return pscan__fail(ctx, PSCAN_ERR_OVERLAP, "%s: offsets and out overlap", fn);
-  return PSCAN_OK;
-}
-
-/* Segments by offsets on the flat scan's tiles (scan/tile_lines.cuh, scan_segments_kernel);
-   in DETERMINISTIC mode for float sums and products, and with PSCAN_CUDA_SEGMENTS_FLAT=0 (A/B
-   runs), the by-key scan with the offsets as its run heads (its keys would be one-byte ones: the
-   bitmap of a tile's heads lives in their buffer). Either way the tiles' first segments come
-   from a binary search per tile, and a reverse scan reverses the values and offsets first and
-   the result after. */
-static pscan_status run_segmented(pscan_ctx *ctx, const pscan__axis_call *c, void *stream) {
-  static const char fn[] = "pscan_segmented_scan";
-  size_t n = 0;
-  PSCAN__CHECK(check_offsets(ctx, c, stream, &n));
-  if (n == 0)
-    return PSCAN_OK;
-  const bool flat = !fixed_order(ctx, (int)c->out_type, c->op) &&
-                    pscan__env_uint("PSCAN_CUDA_SEGMENTS_FLAT", 1);
-  const pscan__cuda_kernels *k =
-      flat ? pscan__cuda_kernels_for((int)c->in_type, (int)c->out_type, c->op) : NULL;
-  const pscan__cuda_compact_kernel *bk =
-      flat ? NULL
-           : pscan__cuda_by_key_kernel(ctx, PSCAN__COMPACT_SCAN_BY_KEY, 1, (int)c->in_type,
-                                       (int)c->op, n);
-  if (flat ? !k || !k->scan_segments : !bk)
-    return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "%s: no CUDA segmented scan for %s", fn,
-                       pscan__dtype_name(c->in_type));
-  const unsigned tile_items = flat ? k->tile_items : bk->tile_items;
-  const uint64_t tiles = (n + tile_items - 1) / tile_items;
-  /* reverse: the segmented tiles read the values mirrored (from the last one down), so only the
-     offsets are reversed; the by-key scan (and PSCAN_CUDA_AXIS_MIRROR=0) reverses the values
-     too, and the result back. The reversed offsets (and values) follow the tiles' segments in
-     one allocation. */
-  const bool mirror = c->reverse && flat && pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
-  const size_t seg_bytes = (tiles * sizeof(uint64_t) + 15) / 16 * 16,
-               off_bytes = (c->num_segments + 1) * sizeof *c->offsets,
-               rev_bytes = c->reverse && !mirror ? n * c->in_size : 0;
-  uint64_t *tile_segment = NULL;
-  PSCAN__CHECK(device_alloc(ctx, stream, seg_bytes + (c->reverse ? off_bytes + rev_bytes : 0),
-                            (void **)&tile_segment));
-  int64_t *rev_offsets = c->reverse ? (int64_t *)((char *)tile_segment + seg_bytes) : NULL;
-  void *rev = rev_bytes ? (char *)rev_offsets + off_bytes : NULL;
-  const int64_t *offsets = rev_offsets ? rev_offsets : c->offsets;
-  int e = 0;
-  if (rev_offsets)
-    e = pscan__cuda_reverse_offsets(rev_offsets, c->offsets, c->num_segments, n, stream);
-  if (e == 0 && rev)
-    e = pscan__cuda_reverse(rev, c->in, n, c->in_size, stream);
-  if (e == 0)
-    e = pscan__cuda_tile_segments(offsets, c->num_segments, tiles, tile_items, tile_segment,
-                                  stream);
-  pscan_status s = e ? pscan__cuda_axis_fail(ctx, e, "segment heads") : PSCAN_OK;
-  if (s == PSCAN_OK && flat) {
-    const size_t last = mirror ? n - 1 : 0; /* mirrored: item 0 is the last element */
-    pscan__scan_call scan = {.in = rev ? rev : (const char *)c->in + last * c->in_size,
-                             .out = rev ? rev : (char *)c->out + last * c->out_size, .n = n,
-                             .in_type = c->in_type, .out_type = c->out_type, .op = c->op,
-                             .exclusive = c->exclusive, .init = c->init, .in_size = c->in_size,
-                             .out_size = c->out_size, .offsets = offsets,
-                             .num_segments = c->num_segments, .tile_segment = tile_segment,
-                             .mirror = mirror};
-    s = pscan__cuda_backend.scan(ctx, &scan);
-  } else if (s == PSCAN_OK) {
-    pscan__compact_call by_key = {.kind = PSCAN__COMPACT_SCAN_BY_KEY, .n = n, .type = PSCAN_U8,
-                                  .size = 1, .vals_in = rev ? rev : c->in,
-                                  .vals_out = rev ? rev : c->out,
-                                  .val_type = c->in_type, .val_size = c->in_size,
-                                  .op = (pscan_op)c->op, .exclusive = c->exclusive,
-                                  .init = c->init, .offsets = offsets,
-                                  .num_segments = c->num_segments, .tile_segment = tile_segment};
-    s = pscan__cuda_backend.compact(ctx, &by_key);
-  }
-  if (s == PSCAN_OK && rev && (e = pscan__cuda_reverse(c->out, rev, n, c->in_size, stream)) != 0)
-    s = pscan__cuda_axis_fail(ctx, e, "reversing the segments' scan");
-  cudaFreeAsync(tile_segment, (cudaStream_t)stream);
-  return s;
-}
-
 pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   if (c->op == PSCAN__OP_CUSTOM) /* a user operator: its own kernels (jit/jit_axis.c) */
     return pscan__cuda_user_axis(ctx, c);
@@ -445,7 +309,7 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   unsigned sm_count = 0;
   PSCAN__CHECK(pscan__cuda_axis_begin(ctx, &stream, &sm_count));
   if (c->offsets)
-    return run_segmented(ctx, c, stream);
+    return pscan__cuda_segmented_scan(ctx, c, stream);
   const pscan__cuda_axis_kernels *k =
       pscan__cuda_axis_kernels_for((int)c->in_type, (int)c->out_type, c->op);
   if (!k)

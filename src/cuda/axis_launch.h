@@ -94,6 +94,10 @@ const pscan__cuda_axis_kernels *pscan__cuda_axis_kernels_for(int in_type, int ac
    by-key scan starts reading its heads. */
 int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, unsigned *bad,
                               void *stream);
+/* The same check, which also sets the segment starts among n items in head_bits (one bit an
+   item, zeroed by the caller; mirror: the starts of the reversed scan's mirrored items). */
+int pscan__cuda_offsets_heads(const int64_t *offsets, uint64_t num_segments, uint64_t n,
+                              int mirror, unsigned *bad, unsigned *head_bits, void *stream);
 int pscan__cuda_tile_segments(const int64_t *offsets, uint64_t num_segments, uint64_t num_tiles,
                               unsigned tile_items, uint64_t *tile_segment, void *stream);
 /* Reverses n elements of size 1, 2, 4 or 8 bytes (axis_reverse.cu); dst may be src. */

@@ -77,6 +77,8 @@ typedef struct pscan__cuda_scan_params {
   const int64_t *offsets; /* scan_segments: a segment starts at each offsets[s], s < num_segments; */
   uint64_t num_segments;  /* tile_segment[t]: the first s >= 1 with offsets[s] at or after tile t */
   const uint64_t *tile_segment;
+  const unsigned *head_bits; /* scan_segments: instead, the starts as bits (one an item, padded to
+                                whole tiles) */
   const void *keys; /* scan_keys: a run starts where keys[i] != keys[i - 1] (pscan_scan_by_key) */
   int key_kind;     /* the key's size in bytes, plus PSCAN__KEY_FLOAT for floats, plus
                        PSCAN__KEY_VEC where chosen (host/scan.c) */

@@ -129,7 +129,8 @@ static __device__ __forceinline__ void TNAME(lines_tile)(const pscan__cuda_scan_
 }
 
 /* Segments by offsets or runs of keys (by_keys, a constant): one tile. Its loads are issued,
-   then the bitmap of its segment starts is built (common.cuh) while they are in flight. */
+   then the bitmap of its segment starts is built (common.cuh) or read (head_bits) while they
+   are in flight. */
 static __device__ __forceinline__ void TNAME(segments_tile)(const pscan__cuda_scan_params *p,
                                                             TNAME(smem) *sm, unsigned *bitmap,
                                                             unsigned long long tile,
@@ -139,6 +140,9 @@ static __device__ __forceinline__ void TNAME(segments_tile)(const pscan__cuda_sc
   TNAME(load_tile_issue)(p, sm->tile, start, valid);
   if (by_keys)
     pscan__key_bitmap(bitmap, TILE / 32, p->keys, p->key_kind, start, start + valid);
+  else if (p->head_bits) /* the starts set by the offsets' check (axis_kernels.cu) */
+    for (unsigned w = threadIdx.x; w < TILE / 32; w += PSCAN__THREADS)
+      bitmap[w] = p->head_bits[start / 32 + w];
   else
     pscan__segment_bitmap(bitmap, TILE / 32, p->offsets, p->num_segments, p->tile_segment[tile],
                           start, start + valid);
