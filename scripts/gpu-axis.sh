@@ -121,10 +121,10 @@ if has ab; then
   log "A/B: % of copy (columns: default, AB_ENV's sets, AB_BINS' programs in order; rounds after each other)"
   python3 - "${csvs[@]}" <<'PY' | tee -a "$OUT/axis-summary.txt"
 import csv, sys
-runs = [{(r["dtype"], r["shape"], r["axis_or_k"]): r["pct_of_copy"] for r in csv.DictReader(open(f))
-         if r["kind"] == "axis"} for f in sys.argv[1:]]
+runs = [{(r["kind"][:3], r["dtype"], r["shape"], r["axis_or_k"]): r["pct_of_copy"]
+         for r in csv.DictReader(open(f))} for f in sys.argv[1:]]
 for key in runs[0]:
-    print("%-5s %-18s %4s " % key + " ".join("%6s" % run.get(key, "-")[:6] for run in runs))
+    print("%-3s %-5s %-22s %7s " % key + " ".join("%6s" % run.get(key, "-")[:6] for run in runs))
 PY
 fi
 if has prof; then
