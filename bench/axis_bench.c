@@ -5,13 +5,16 @@
  *
  *   pscan_axis_bench [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE]
  *                    [--shape S] [--axis K] [--type T] [--no-segments] [--segments-only]
- *                    [--sync-each]
+ *                    [--k K] [--sync-each] [--pool-keep]
  *
  * --shape "(1048576,64)" (reversed: "rev(1048576,64)"; a reversed view into a forward output:
  * "flip(268435456,)"; several: "(1048576,64)|rev(1048576,64)"),
  * --axis 0 and --type f32|i32|f64 keep only the matching axis cases;
- * --no-segments and --segments-only pick one of the two parts. GPU samples are batches of calls
- * back to back (time_ms); --sync-each times every call alone, its host part included.
+ * --no-segments and --segments-only pick one of the two parts; --k K keeps the segments of mean
+ * length K only; --pool-keep has the device's stream-ordered memory pool keep what is freed to it
+ * (cudaMemPoolAttrReleaseThreshold; the driver's default releases it at each synchronisation).
+ * GPU samples are batches of calls back to back (time_ms); --sync-each times every call alone,
+ * its host part included.
  *
  * CSV columns: backend, kind (axis|segmented), dtype, shape ("rev" in front of a reversed scan's),
  * axis (or k of the segment lengths),
@@ -376,7 +379,8 @@ static void bench_segments(const bench *b, int log_n, size_t k, pscan_dtype t, i
 int main(int argc, char **argv) {
   bench b = {.reps = 11};
   const char *csv = NULL, *only_shape = NULL, *only_type = NULL;
-  int quick = 0, only_axis = -1, no_segments = 0, segments_only = 0;
+  int quick = 0, only_axis = -1, no_segments = 0, segments_only = 0, pool_keep = 0;
+  long only_k = -1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gpu") == 0)
       b.gpu = 1;
@@ -400,11 +404,15 @@ int main(int argc, char **argv) {
       no_segments = 1;
     else if (strcmp(argv[i], "--segments-only") == 0)
       segments_only = 1;
+    else if (strcmp(argv[i], "--k") == 0 && i + 1 < argc)
+      only_k = atol(argv[++i]);
+    else if (strcmp(argv[i], "--pool-keep") == 0)
+      pool_keep = 1;
     else {
       fprintf(stderr,
               "usage: %s [--gpu] [--threads N] [--reps R] [--quick] [--csv FILE] [--shape S]\n"
               "       [--axis K] [--type f32|i32|f64] [--no-segments] [--segments-only]\n"
-              "       [--sync-each]\n",
+              "       [--k K] [--sync-each] [--pool-keep]\n",
               argv[0]);
       return 2;
     }
@@ -416,6 +424,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pscan_create: %s (%s)\n", pscan_status_name(s), pscan_last_error(NULL));
     return 1;
   }
+#ifdef AXIS_BENCH_CUDA
+  if (b.gpu && pool_keep) { /* the device's stream-ordered pool keeps what is freed to it */
+    cudaMemPool_t pool;
+    uint64_t keep = UINT64_MAX;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess)
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+#else
+  (void)pool_keep;
+#endif
   if (!b.gpu) {
     if (b.threads > 0)
       pscan_set_param(b.ctx, PSCAN_PARAM_THREADS, b.threads);
@@ -457,10 +475,12 @@ int main(int argc, char **argv) {
   static const size_t ks[] = {1, 4, 32, 1024, 1 << 20};
   for (int ti = 0; ti < 2 && !no_segments; ti++)
     for (int k = 0; k < 5; k++)
-      bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti], 0);
+      if (only_k < 0 || (size_t)only_k == ks[k])
+        bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti], 0);
   for (int ti = 0; ti < 2 && !no_segments; ti++) /* reversed, segments of ~1 and ~32 */
     for (int k = 0; k < 3; k += 2)
-      bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti], 1);
+      if (only_k < 0 || (size_t)only_k == ks[k])
+        bench_segments(&b, quick && !b.gpu ? 24 : 28, ks[k], types[ti], 1);
   if (b.csv)
     fclose(b.csv);
   pscan_destroy(b.ctx);
