@@ -48,16 +48,6 @@ static uint64_t side_lb_min_lines(void) {
   return pscan__env_uint("PSCAN_CUDA_AXIS_LB_MIN_LINES", AX_LB_MIN_LINES);
 }
 
-pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
-  cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 1, (cudaStream_t)stream);
-  if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
-    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "out of GPU memory for %zu bytes", bytes);
-  }
-  AX_CHECK(ctx, e, "cudaMallocAsync");
-  return PSCAN_OK;
-}
-
 static void fill_params(const pscan__axis_call *c, const pscan__axis_norm *v,
                         pscan__cuda_axis_params *p) {
   PSCAN__AXIS_FILL_PARAMS(p, c, v);

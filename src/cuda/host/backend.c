@@ -123,6 +123,8 @@ static void cuda_fini(pscan_ctx *ctx) {
       if (st->status[i])
         cudaFree(st->status[i]);
     cudaEventDestroy(st->ordering);
+    if (st->pool) /* (its memory was freed in stream order, and the stream has finished) */
+      cudaMemPoolDestroy(st->pool);
   }
   restore_device(st);
   pscan__free(st);
@@ -239,6 +241,7 @@ static void cuda_op_destroy(pscan_ctx *ctx, void *impl) {
 pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count);
 pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what);
 pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
+pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p);
 
 pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count) {
   cuda_state *st = ctx->impl;
@@ -253,6 +256,11 @@ pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_
 
 pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what) {
   return pscan__cuda_fail(ctx, err, what);
+}
+
+pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
+  (void)stream; /* the context's stream, which the temporaries follow */
+  return pscan__cuda_temp_alloc(ctx, bytes, p);
 }
 
 /* ---- what the user operators (cuda/jit/) borrow: device, stream, counter, workspace ---- */

@@ -68,6 +68,50 @@ pscan_status pscan__cuda_grow_zeroed(pscan_ctx *ctx, cuda_state *st, char **buf,
   return PSCAN_OK;
 }
 
+/* A call's temporaries come from the context's own stream-ordered pool, which keeps up to
+   POOL_KEEP_MB MiB freed to it across synchronisations. The device's default pool gives back
+   everything freed at each synchronisation, and on the H200 a process whose calls had once taken
+   and freed tens of MB that way ran every later segmented scan ~0.1 ms (15%) slower, reversed
+   ones 2x (docs/PERFORMANCE.md, "Segment starts as bits"). PSCAN_CUDA_POOL_KEEP_MB=0: the
+   default pool, for A/B runs. */
+enum { POOL_KEEP_MB = 256 };
+
+static cudaMemPool_t temp_pool(cuda_state *st) {
+  if (st->pool && st->pool_device == st->device)
+    return st->pool;
+  const uint64_t keep = (uint64_t)pscan__env_uint("PSCAN_CUDA_POOL_KEEP_MB", POOL_KEEP_MB) << 20;
+  if (st->pool || keep == 0)
+    return NULL; /* (a context moved to another device after its pool was made: the default) */
+  struct cudaMemPoolProps props;
+  memset(&props, 0, sizeof props);
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = st->device;
+  cudaMemPool_t pool;
+  if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) {
+    cudaGetLastError(); /* the default pool serves */
+    return NULL;
+  }
+  cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, (void *)&keep);
+  st->pool = pool;
+  st->pool_device = st->device;
+  return pool;
+}
+
+pscan_status pscan__cuda_temp_alloc(pscan_ctx *ctx, size_t bytes, void **p) {
+  cuda_state *st = ctx->impl;
+  cudaMemPool_t pool = temp_pool(st);
+  bytes = bytes ? bytes : 1;
+  cudaError_t e = pool ? cudaMallocFromPoolAsync(p, bytes, pool, st->stream)
+                       : cudaMallocAsync(p, bytes, st->stream);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return pscan__fail(ctx, PSCAN_ERR_OUT_OF_MEMORY, "out of GPU memory for %zu bytes", bytes);
+  }
+  CUDA_CHECK(ctx, e, pool ? "cudaMallocFromPoolAsync" : "cudaMallocAsync");
+  return PSCAN_OK;
+}
+
 pscan_status pscan__cuda_ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes) {
   bool grown;
   PSCAN__CHECK(pscan__cuda_grow_zeroed(ctx, st, &st->work, &st->work_bytes, bytes, &grown));

@@ -39,6 +39,10 @@ typedef struct cuda_state {
   uint64_t lb_block_tiles; /* ... with every warp of the block, up to this many tiles (launch.h) */
   bool pdl;                       /* kernels may overlap the previous one's run (common.cuh) */
   const void *known_device[4];  /* pointers already found to be device memory (most recent first) */
+  /* One call's temporaries (memory.c, pscan__cuda_temp_alloc): the context's own stream-ordered
+     pool, made on first use, on pool_device (NULL: none yet, or the device's default pool). */
+  cudaMemPool_t pool;
+  int pool_device;
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
 } cuda_state;
@@ -96,6 +100,9 @@ static inline void eager_short_launch(const cuda_state *st, pscan__cuda_scan_par
 pscan_status pscan__cuda_grow_zeroed(pscan_ctx *ctx, cuda_state *st, char **buf, size_t *cap,
                                      size_t bytes, bool *grown);
 pscan_status pscan__cuda_ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes);
+/* Device memory for one call, in the context's stream order (free it with cudaFreeAsync on
+   that stream); PSCAN_ERR_OUT_OF_MEMORY with a line when there is none. */
+pscan_status pscan__cuda_temp_alloc(pscan_ctx *ctx, size_t bytes, void **p);
 pscan_status pscan__cuda_check_memory(pscan_ctx *ctx, const void *p, const char *what);
 /* scan.c, compact.c: the backend's scan, reduction and compaction entries. */
 pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c);
