@@ -75,7 +75,7 @@ static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, voi
    SEGMENT_BITS_MIN segments of at most SEGMENT_BITS_LEN items on average (docs/PERFORMANCE.md,
    "Segment starts as bits"). PSCAN_CUDA_SEGMENT_BITS: 1 (default) there, 0 never, 2 wherever
    the segmented tiles run (tests). */
-enum { SEGMENT_BITS_LEN = 8 };
+enum { SEGMENT_BITS_LEN = 64 };
 #define SEGMENT_BITS_MIN ((size_t)1 << 22)
 
 /* n, or 0 where the bits are not worth it here (or the offsets are bad: the usual check says
