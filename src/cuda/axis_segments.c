@@ -133,9 +133,10 @@ static pscan_status run_segment_bits(pscan_ctx *ctx, const pscan__axis_call *c, 
 /* Segments by offsets on the flat scan's tiles (scan/tile_lines.cuh, scan_segments_kernel);
    in DETERMINISTIC mode for float sums and products, and with PSCAN_CUDA_SEGMENTS_FLAT=0 (A/B
    runs), the by-key scan with the offsets as its run heads (its keys would be one-byte ones: the
-   bitmap of a tile's heads lives in their buffer). Either way the tiles' first segments come
-   from a binary search per tile, and a reverse scan reverses the values and offsets first and
-   the result after. */
+   bitmap of a tile's heads lives in their buffer). Short segments read their starts as bits
+   (run_segment_bits); otherwise the tiles' first segments come from a binary search per tile, a
+   reverse scan reverses the offsets first, and the by-key scan also the values before and the
+   result after. */
 pscan_status pscan__cuda_segmented_scan(pscan_ctx *ctx, const pscan__axis_call *c, void *stream) {
   static const char fn[] = "pscan_segmented_scan";
   const bool flat = !pscan__cuda_axis_fixed_order(ctx, (int)c->out_type, c->op) &&
