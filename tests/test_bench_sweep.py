@@ -86,6 +86,47 @@ for name in ["sweep-runs-i32-4096", "sweep-select-i64-4096", "sweep-scan"] if PL
     head = open(png, "rb").read(8) if os.path.exists(png) else b""
     check(head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 1000, f"plot {name}")
 
+# --from-csv: the same summary and charts again from the CSV, nothing measured. x peer comes back
+# from each side's GB/s and bytes: the same as the run's for every op whose two sides move the same
+# bytes (all but run_length_encode), to the CSV's rounding.
+def worst_x(text):
+    got = {}
+    for line in text.split("summary")[-1].splitlines():
+        parts = line.split()
+        if len(parts) > 4 and parts[1] == "worst" and parts[2] == "x":
+            got[parts[0]] = float(parts[4].rstrip("x"))
+    return got
+
+
+replot = os.path.join(WORK, "r")
+r2 = run(["bench", "--sweep", "--from-csv", out] + (["--plot", replot] if PLOTS else []))
+check(r2.returncode == 0, f"--from-csv exit status {r2.returncode}: {r2.stderr[-500:]}")
+measured, again = worst_x(r.stdout), worst_x(r2.stdout)
+check(sorted(again) == sorted(RUN_OPS + SELECT_OPS + ["inclusive_scan"]),
+      f"--from-csv: the summary names every op: {sorted(again)}")
+for op in measured:
+    if op != "run_length_encode":
+        check(abs(measured[op] - again.get(op, -1)) <= 0.011 * max(1.0, measured[op]),
+              f"--from-csv: {op} worst x {again.get(op)} against the run's {measured[op]}")
+for name in ["sweep-runs-i32-4096", "sweep-select-i64-4096", "sweep-scan"] if PLOTS else []:
+    png = f"{replot}-{name}.png"
+    head = open(png, "rb").read(8) if os.path.exists(png) else b""
+    check(head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 1000, f"--from-csv plot {name}")
+not_sweep = os.path.join(WORK, "not-a-sweep.csv")
+with open(not_sweep, "w") as f:
+    f.write("backend,kind\ngpu,axis\n")
+r2 = run(["bench", "--sweep", "--from-csv", not_sweep])
+check(r2.returncode == 1 and "header" in r2.stderr, f"--from-csv of another CSV: {r2.stderr}")
+with open(not_sweep, "w") as f:
+    f.write(open(out).readline() + "unique,i32,4096,x,-1,1,1,1\n")
+r2 = run(["bench", "--sweep", "--from-csv", not_sweep])
+check(r2.returncode == 1 and ":2: not a sweep row" in r2.stderr, f"--from-csv, a bad row: {r2.stderr}")
+r2 = run(["bench", "--from-csv", out])
+check(r2.returncode == 2, "--from-csv without --sweep: usage error")
+r2 = run(["bench", "--sweep", "--from-csv", out, "--csv", os.path.join(WORK, "x.csv")])
+check(r2.returncode == 2 and not os.path.exists(os.path.join(WORK, "x.csv")),
+      "--from-csv with --csv: usage error, nothing written")
+
 bad = os.path.join(WORK, "bad.csv")
 r = run(["bench", "--sweep", "--ops", "nope", "--csv", bad])
 check(r.returncode == 2 and "unknown op" in r.stderr, "bad --ops: usage error")

@@ -34,6 +34,7 @@ typedef struct bench_opts {
   long partition; /* EXPERIMENTAL_PARTITION_SIZE for pscan's CPU runs; 0: the library's choice */
   bool quick, compact, gpu;
   const char *csv, *plot;
+  const char *from_csv; /* --sweep --from-csv FILE: the summary and charts of FILE */
   bool sweep, cpu; /* --sweep (bench_sweep.c); --cpu */
   bool user_op;    /* --user-op (bench_user_op.c) */
   unsigned ops;    /* --ops: bit per sweep_op, 0: all */
@@ -90,6 +91,9 @@ static int parse_opts(int argc, char **argv, bench_opts *o, bool *help) {
         return EXIT_USAGE;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--csv", &o->csv)) != 0) {
       if (m < 0 || !named(cmd, "--csv", "a file name", o->csv))
+        return EXIT_USAGE;
+    } else if ((m = cli_value(cmd, argc, argv, &i, "--from-csv", &o->from_csv)) != 0) {
+      if (m < 0 || !named(cmd, "--from-csv", "a file name", o->from_csv))
         return EXIT_USAGE;
     } else if ((m = cli_value(cmd, argc, argv, &i, "--plot", &o->plot)) != 0) {
       if (m < 0 || !named(cmd, "--plot", "a file name prefix", o->plot))
@@ -369,6 +373,12 @@ static int run_sweep_mode(bench_opts *o) {
   dedupe(o);
   if (o->plot && !bench_plot_check(o->plot))
     return 1;
+  if (o->from_csv) {
+    if (o->csv || o->nsizes || o->ntypes || o->ops || o->nthreads || o->reps || o->quick)
+      return cli_usage_error("bench", "--from-csv draws a sweep's CSV again: it takes only "
+                                      "--plot and --gpu (its peer is CUB)");
+    return bench_sweep_replot(o->from_csv, o->plot, o->gpu);
+  }
   int threads = 0;
   for (int i = 0; i < o->nthreads; i++)
     threads = o->threads[i] > threads ? o->threads[i] : threads;
@@ -418,8 +428,8 @@ static int run(bench_opts *o) {
     return cli_usage_error("bench", "--cpu and --gpu are separate runs");
   if (o->user_op)
     return run_user_op(o);
-  if (o->ops && !o->sweep)
-    return cli_usage_error("bench", "--ops goes with --sweep");
+  if ((o->ops || o->from_csv) && !o->sweep)
+    return cli_usage_error("bench", "%s goes with --sweep", o->ops ? "--ops" : "--from-csv");
   if (o->sweep)
     return run_sweep_mode(o);
   if (o->compact && o->nsizes == 0) {

@@ -179,6 +179,10 @@ bool sweep_parse_ops(const char *list, unsigned *mask);
    summary (the worst point per op, as x peer and % of copy); returns the exit status. */
 int bench_sweep_run(const sweep_opts *o, bool gpu);
 
+/* The summary and, with plot, the charts of a sweep's CSV written earlier (bench_sweep_replot.c;
+   gpu: its peer is CUB); nothing is measured. Returns the exit status. */
+int bench_sweep_replot(const char *csv, const char *plot, bool gpu);
+
 /* ---- backends (bench_sweep_cpu.c, bench_sweep_gpu.c / bench_sweep_gpu_none.c) ---- */
 
 struct sweep_backend {

@@ -8,6 +8,7 @@ static const char bench_help[] =
     "                   [--csv FILE] [--plot PREFIX] [--compact | --gpu]\n"
     "       pscan bench [--cpu | --gpu] --sweep [--quick] [--ops LIST] [--sizes LIST]\n"
     "                   [--types LIST] [--threads N] [--reps N] [--csv FILE] [--plot PREFIX]\n"
+    "       pscan bench [--gpu] --sweep --from-csv FILE [--plot PREFIX]\n"
     "       pscan bench [--gpu] --user-op [--quick] [--sizes LIST] [--threads LIST]\n"
     "                   [--reps N] [--csv FILE] [--plot PREFIX]\n"
     "\n"
@@ -54,6 +55,12 @@ static const char bench_help_sweep[] =
     "                   to FILE at the end (a run stopped part way keeps FILE.partial).\n"
     "  --ops LIST       with --sweep: the ops measured (names as above, inclusive_scan or\n"
     "                   scan, compact for all the compaction ops)\n"
+    "  --from-csv FILE  with --sweep: no measuring; the summary and (--plot) the charts of a\n"
+    "                   sweep's CSV written earlier, e.g. bench/results/compact_sweep_h200.csv\n"
+    "                   (--gpu: its peer is CUB). x peer is rebuilt from each side's GB/s and\n"
+    "                   bytes: exact where both move the same bytes; for run_length_encode,\n"
+    "                   whose counts each side writes at its own width, with n / run length\n"
+    "                   runs (the data's expected count)\n"
     "  --cpu            the CPU backend (the default; with --sweep, the counterpart of --gpu)\n";
 
 static const char bench_help_user_op[] =
