@@ -120,7 +120,8 @@ check(r2.returncode == 1 and "header" in r2.stderr, f"--from-csv of another CSV:
 with open(not_sweep, "w") as f:
     f.write(open(out).readline() + "unique,i32,4096,x,-1,1,1,1\n")
 r2 = run(["bench", "--sweep", "--from-csv", not_sweep])
-check(r2.returncode == 1 and ":2: not a sweep row" in r2.stderr, f"--from-csv, a bad row: {r2.stderr}")
+check(r2.returncode == 1 and ":2: not a sweep row" in r2.stderr,
+      f"--from-csv, a bad row: {r2.stderr}")
 r2 = run(["bench", "--from-csv", out])
 check(r2.returncode == 2, "--from-csv without --sweep: usage error")
 r2 = run(["bench", "--sweep", "--from-csv", out, "--csv", os.path.join(WORK, "x.csv")])
