@@ -38,6 +38,9 @@ typedef struct pscan__scan_call {
      instead (a reversed input into a forward output). */
   int mirror;
   int out_forward;
+  /* CUDA, with out_forward and segment_len: mirrored line k goes forward from out + k * this
+     (elements; reversed lines into forward ones anywhere: the cumsum of x[:, ::-1]) */
+  int64_t out_line_step;
   const int64_t *offsets;
   size_t num_segments;
   const uint64_t *tile_segment;

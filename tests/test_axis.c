@@ -56,7 +56,8 @@ static void make_view(test_rng *r, int ndim, const int64_t *shape, int layout, v
   for (int k = ndim; k-- > 0;) { /* order[ndim - 1] is innermost */
     int d = order[k];
     int64_t pad = (layout & LAYOUT_PAD) ? (int64_t)test_below(r, 3) : 0;
-    bool neg = (layout & LAYOUT_NEGATE) && test_below(r, 2);
+    bool neg = ((layout & LAYOUT_FLIP_LAST) && d == ndim - 1) ||
+               ((layout & LAYOUT_NEGATE) && test_below(r, 2));
     v->strides[d] = neg ? -run : run;
     if (neg && shape[d] > 0)
       v->base += (size_t)((shape[d] - 1) * run);
@@ -470,6 +471,7 @@ int main(int argc, char **argv) {
   test_side_chunks(seed);
   test_lines_back_to_back(seed);
   test_reversed_strategies(seed);
+  test_reversed_into_lines(seed);
   test_lengths(seed);
   test_types(seed);
   test_segmented(seed);

@@ -14,7 +14,9 @@
 
 enum { MAXD = PSCAN_MAX_DIMS };
 /* The layouts of a view (make_view): bits. */
-enum { LAYOUT_PERMUTE = 1, LAYOUT_PAD = 2, LAYOUT_NEGATE = 4 };
+/* LAYOUT_FLIP_LAST: the last dimension's stride negated always (x[..., ::-1]), the others
+   under LAYOUT_NEGATE at random. */
+enum { LAYOUT_PERMUTE = 1, LAYOUT_PAD = 2, LAYOUT_NEGATE = 4, LAYOUT_FLIP_LAST = 8 };
 
 extern const test_backend *B; /* the backend under test */
 
@@ -54,6 +56,7 @@ spec spec2(int64_t a, int64_t b, int axis, pscan_dtype t, pscan_op op);
 void test_side_chunks(uint64_t seed);
 void test_lines_back_to_back(uint64_t seed);
 void test_reversed_strategies(uint64_t seed);
+void test_reversed_into_lines(uint64_t seed);
 void test_deterministic(uint64_t seed);
 void test_segmented(uint64_t seed);
 void test_segmented_sums(uint64_t seed);

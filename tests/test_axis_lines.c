@@ -74,3 +74,40 @@ void test_reversed_strategies(uint64_t seed) {
       return;
   }
 }
+
+/* Lines read reversed into forward ones (the cumsum of x[:, ::-1] or x[::-1, ::-1] into an
+   array of its own; CUDA: the mirrored span with each line stored forward, p->out_line_step):
+   line lengths around the tiles and 16-byte chunks (odd ones store element by element), the
+   output's lines padded (a step longer than a line) or in reverse order, a 3-D array whose two
+   outer dimensions merge; every case against the per-line reference. */
+void test_reversed_into_lines(uint64_t seed) {
+  test_rng r = test_fork(seed, 10);
+  static const int64_t lens[] = {1,    2,    3,    4,    5,    8,    31,   64,   65,   127,
+                                 128,  1000, 2047, 2048, 4096, 4097, 8191, 8192, 8193, 16384,
+                                 32769, 70001};
+  static const struct {
+    pscan_dtype in, out;
+    pscan_op op;
+  } types[] = {{PSCAN_I32, PSCAN_I32, PSCAN_SUM}, {PSCAN_F32, PSCAN_F32, PSCAN_SUM},
+               {PSCAN_F64, PSCAN_F64, PSCAN_MAX}, {PSCAN_U8, PSCAN_U8, PSCAN_SUM},
+               {PSCAN_I16, PSCAN_I32, PSCAN_SUM}, {PSCAN_U64, PSCAN_U64, PSCAN_MIN}};
+  static const int out_layouts[] = {0, LAYOUT_PAD, LAYOUT_NEGATE, LAYOUT_PAD | LAYOUT_NEGATE};
+  const size_t ntypes = sizeof types / sizeof types[0], nlens = sizeof lens / sizeof lens[0];
+  const bool light = axis_light();
+  for (size_t l = 0; l < nlens; l++)
+    for (size_t t = 0; t < ntypes; t++) {
+      if (light && (l + t) % 3)
+        continue;
+      const int64_t lines = lens[l] < 30000 ? 60000 / lens[l] + 1 : 3;
+      spec s = spec2(lines, lens[l], 1, types[t].in, types[t].op);
+      if ((l + t) % 4 == 3 && lines % 2 == 0) /* 3-D, the outer two merging into one */
+        s.ndim = 3, s.shape[0] = 2, s.shape[1] = lines / 2, s.shape[2] = lens[l], s.axis = 2;
+      s.out_type = types[t].out;
+      s.threads = 1 + (int)test_below(&r, 3);
+      s.exclusive = (int)test_below(&r, 2), s.use_init = (int)test_below(&r, 2);
+      s.in_layout = LAYOUT_FLIP_LAST | (test_below(&r, 2) ? LAYOUT_NEGATE : 0);
+      s.out_layout = out_layouts[(l + 2 * t) % 4];
+      if (!run_case(&r, s))
+        return;
+    }
+}

@@ -14,7 +14,7 @@
  *  - lines back to back (a C-order array along its last axis): one single-pass scan over all of
  *    them with a line starting every len items (scan/tile_lines.cuh, scan_lines_kernel);
  *    reversed, and a reversed 1-D array: the same over mirrored tiles (read toward lower
- *    addresses);
+ *    addresses); reversed lines into forward ones (x[:, ::-1]) too, each line stored forward;
  *  - other few long contiguous lines, forward or reversed (DETERMINISTIC float sums): the flat
  *    single-pass scan (host/scan.c) on each line in turn;
  *  - any other lines (many short ones, strided ones): one warp per line, four groups of 32
@@ -279,16 +279,36 @@ static bool mirrored_span(const pscan_ctx *ctx, const pscan__axis_call *c,
           !pscan__cuda_axis_fixed_order(ctx, (int)c->out_type, c->op));
 }
 
+/* Reversed lines read into forward ones (the cumsum of x[:, ::-1], or of x[::-1, ::-1], into a
+   fresh array): the input's lines back to back in either order, so the input is one span read
+   from its top down as with mirrored_span, each line stored forward wherever the output puts it
+   (p->out_line_step: line k of the span, in the input's line order or its reverse, at out + k x
+   step). Not in DETERMINISTIC mode for float sums and products (the segmented kernel). */
+static bool reversed_into_lines(const pscan_ctx *ctx, const pscan__axis_call *c,
+                                const pscan__axis_norm *v) {
+  return v->si == -1 && v->so == 1 && v->nb == 1 && v->len > 0 &&
+         (v->b[0].is == v->len || v->b[0].is == -v->len) &&
+         !pscan__cuda_axis_fixed_order(ctx, (int)c->out_type, c->op) &&
+         pscan__env_uint("PSCAN_CUDA_AXIS_MIRROR", 1);
+}
+
 /* One flat scan over every element of the array, which lies in one span: lines back to back (a
-   segment every len items) or one line; mirrored, from the last line's first item down. */
+   segment every len items) or one line; mirrored, from the top of the span down (the last
+   line's first item where lines follow each other upwards). */
 static pscan_status run_span(pscan_ctx *ctx, const pscan__axis_call *c, const pscan__axis_norm *v,
                              bool mirror) {
-  const size_t first = mirror ? (v->nlines - 1) * (size_t)v->len : 0;
-  pscan__scan_call flat = {.in = v->in + first * c->in_size, .out = v->out + first * c->out_size,
+  const bool last_first = mirror && v->nb && v->b[0].is > 0; /* the span's top: the last line */
+  const int64_t top = last_first ? (int64_t)(v->nlines - 1) * v->b[0].is : 0;
+  const int64_t out_top = last_first ? (int64_t)(v->nlines - 1) * v->b[0].os : 0;
+  pscan__scan_call flat = {.in = v->in + top * (int64_t)c->in_size,
+                           .out = v->out + out_top * (int64_t)c->out_size,
                            .n = v->nlines * (size_t)v->len, .in_type = c->in_type,
                            .out_type = c->out_type, .op = c->op, .exclusive = c->exclusive,
                            .init = c->init, .in_size = c->in_size, .out_size = c->out_size,
-                           .segment_len = v->nb ? (size_t)v->len : 0, .mirror = mirror};
+                           .segment_len = v->nb ? (size_t)v->len : 0, .mirror = mirror,
+                           .out_forward = mirror && v->so == 1};
+  if (flat.out_forward && v->nb) /* the span's next line is the output's previous one, or next */
+    flat.out_line_step = last_first ? -v->b[0].os : v->b[0].os;
   return pscan__cuda_backend.scan(ctx, &flat);
 }
 
@@ -310,7 +330,8 @@ pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c) {
   pscan__axis_normalise(c, &v);
   if (v.nb > PSCAN__AXIS_MAX_BATCH)
     return pscan__fail(ctx, PSCAN_ERR_INTERNAL, "pscan_scan_axis: too many batch dimensions");
-  if (lines_back_to_back(ctx, c, &v) || mirrored_span(ctx, c, &v))
+  if (lines_back_to_back(ctx, c, &v) || mirrored_span(ctx, c, &v) ||
+      reversed_into_lines(ctx, c, &v))
     return run_span(ctx, c, &v, v.si == -1);
   pscan__cuda_axis_params p;
   fill_params(c, &v, &p);

@@ -292,6 +292,26 @@ static int pscan__wave_rows(const void *kernel, size_t dynamic_smem) {
 }
 #endif
 
+/* A walk over items i, i + step, ... of lines of len items back to back: line = i / len and
+   col = i % len, updated without a division per step. */
+typedef struct {
+  unsigned long long line, col, dline, dcol, len;
+} pscan__line_walk;
+
+static __device__ __forceinline__ pscan__line_walk pscan__line_walk_at(unsigned long long i,
+                                                                      unsigned long long step,
+                                                                      unsigned long long len) {
+  const pscan__line_walk w = {i / len, i % len, step / len, step % len, len};
+  return w;
+}
+
+static __device__ __forceinline__ void pscan__line_walk_next(pscan__line_walk *w) {
+  w->line += w->dline;
+  w->col += w->dcol;
+  if (w->col >= w->len)
+    w->col -= w->len, w->line++;
+}
+
 /* Segments by offsets (pscan_segmented_scan): the bitmap (`words` words in shared memory) of
    the segment starts among items [start, end), one bit an item: offsets[0] = 0 and the offsets
    that fall there, read from first_segment on (the first s >= 1 with offsets[s] >= start: a

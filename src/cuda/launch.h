@@ -47,6 +47,9 @@ typedef struct pscan__cuda_scan_params {
   int vector_io;     /* in and out are 16-byte aligned: 16-byte loads and stores */
   int mirror;        /* item i is in[-i] and out[-i] (a reversed view; vector_io: out's alone) */
   int out_forward;   /* with mirror: out[+i] instead (a reversed input into a forward output) */
+  /* with out_forward and segment_len: reversed lines into forward ones, item i of the mirrored
+     span (line i / segment_len, position i % segment_len) to out[i % len + (i / len) * step] */
+  int64_t out_line_step;
   int mirror_vec;    /* mirror, and in + 1 (and a mirrored out + 1) 16-byte aligned: whole tiles
                         move in 16-byte chunks, each chunk's elements reversed in registers */
   uint64_t init;     /* the init value's bytes (accumulation type), when has_init */

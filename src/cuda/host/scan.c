@@ -262,6 +262,11 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   /* (mirrored: the loads take their own path, vector_io is the forward out's stores') */
   p.vector_io = (c->mirror ? p.out_forward : (uintptr_t)c->in % 16 == 0) &&
                 (uintptr_t)c->out % 16 == 0;
+  if (p.out_forward && c->segment_len) { /* lines stepping through out: whole chunks a line */
+    const int64_t per = 16 / (int64_t)c->out_size;
+    p.out_line_step = c->out_line_step;
+    p.vector_io = p.vector_io && c->segment_len % (size_t)per == 0 && c->out_line_step % per == 0;
+  }
   p.mirror_vec = c->mirror && pscan__cuda_mirror_chunks(c->in, c->in_size,
                                                         p.out_forward ? NULL : c->out, c->out_size);
   p.segment_len = c->segment_len;

@@ -153,12 +153,47 @@ static __device__ __forceinline__ void TNAME(write_batch)(unsigned char *out_buf
   }
 }
 
+/* Shared -> global for a tile of reversed lines going into forward ones (p->out_line_step):
+   item i of the mirrored span to out[i % len + (i / len) * step], in 16-byte chunks where
+   vector_io (the host checked that len and step are whole chunks) or element by element; a
+   warp's stores stay contiguous within a line. */
+static __device__ __forceinline__ void TNAME(store_tile_lines)(const pscan__cuda_scan_params *p,
+                                                              const unsigned char *buf,
+                                                              unsigned long long start,
+                                                              unsigned valid) {
+  ACC_T *out = (ACC_T *)p->out;
+  const int64_t step = p->out_line_step;
+  if (p->vector_io && valid == TILE) {
+    enum { PER = 16 / ACC_SIZE };
+    pscan__line_walk w = pscan__line_walk_at(start + threadIdx.x * PER, PSCAN__THREADS * PER,
+                                             p->segment_len);
+#pragma unroll 4
+    for (int v = 0; v < TNAME(OUT_CHUNKS) * BATCHES; v++) {
+      const unsigned c = threadIdx.x + v * PSCAN__THREADS;
+      pscan__st_stream16((uint4 *)(out + (int64_t)w.col + (int64_t)w.line * step),
+                         *(const uint4 *)(buf + pscan__swz(c * 16)));
+      pscan__line_walk_next(&w);
+    }
+    return;
+  }
+  pscan__line_walk w = pscan__line_walk_at(start + threadIdx.x, PSCAN__THREADS, p->segment_len);
+  for (unsigned i = threadIdx.x; i < valid; i += PSCAN__THREADS) {
+    out[(int64_t)w.col + (int64_t)w.line * step] =
+        *(const ACC_T *)(buf + pscan__swz(i * (unsigned)ACC_SIZE));
+    pscan__line_walk_next(&w);
+  }
+}
+
 /* Shared -> global for the tile's results (p->mirror: item i to out[-i], unless p->out_forward;
    with p->mirror_vec a whole tile in 16-byte chunks, each reversed on its way, shared chunk c to
    the span's c-th chunk counted from its top). */
 static __device__ __forceinline__ void TNAME(store_tile)(const pscan__cuda_scan_params *p,
                                                         const unsigned char *buf,
                                                         unsigned long long start, unsigned valid) {
+  if (p->out_line_step) {
+    TNAME(store_tile_lines)(p, buf, start, valid);
+    return;
+  }
   if (p->mirror && !p->out_forward) {
     ACC_T *out = (ACC_T *)p->out - start;
     if (p->mirror_vec && valid == TILE) {
