@@ -45,6 +45,7 @@ typedef struct pscan__scan_call {
   size_t num_segments;
   const uint64_t *tile_segment;
   const unsigned *head_bits; /* CUDA, with offsets: the starts as bits instead (one an item) */
+  const unsigned *gate;      /* CUDA, with offsets: nothing written unless *gate is 0 (device) */
   /* keys (CUDA only): pscan_scan_by_key's, of key_type (device memory, not overlapping out); a
      run starts where a key differs from the one before. */
   const void *keys;

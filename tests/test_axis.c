@@ -476,6 +476,7 @@ int main(int argc, char **argv) {
   test_types(seed);
   test_segmented(seed);
   test_segmented_sums(seed);
+  test_segmented_reused(seed);
   test_deterministic(seed);
   test_random(seed);
   for (int t = 0; t < 4; t++)

@@ -60,6 +60,7 @@ void test_reversed_into_lines(uint64_t seed);
 void test_deterministic(uint64_t seed);
 void test_segmented(uint64_t seed);
 void test_segmented_sums(uint64_t seed);
+void test_segmented_reused(uint64_t seed);
 void test_bad_input(void);
 
 #endif

@@ -73,6 +73,11 @@ static size_t make_offsets(test_rng *r, int kind, size_t n, int64_t *offsets, si
   return s;
 }
 
+static int cmp_int64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 /* A case's buffers (out is in when the case ran in place). */
 static void free_case(char *in, char *out, char *want, char *in_copy) {
   if (out != in)
@@ -124,6 +129,70 @@ void test_segmented(uint64_t seed) {
               pscan_status_name(st), diff, pscan_last_error(ctx_for(threads)));
         free_case(in, out, want, in_copy);
       }
+  free(offsets);
+}
+
+/* The same offsets buffer scanned again and again on one context, rewritten between calls: the
+   CUDA backend remembers the last offsets' n and trusts it the next time (the check compares it
+   on the device; the scan writes nothing unless the verdict is clean, and a changed n runs the
+   call again the usual way). Steps: offsets scanned twice; rewritten to a smaller n, the same n
+   with other segments, bad (decreasing) with the same n (refused, the output untouched), and a
+   larger n; forward and reversed, exclusive with init, two types. Every step against the
+   reference, the output past n as the steps before left it. */
+void test_segmented_reused(uint64_t seed) {
+  test_rng r = test_fork(seed, 11);
+  enum { NSEG = 5000, CAP = 200000 };
+  static const size_t steps_n[] = {150000, 150000, 90001, 90001, 90001, 199999};
+  static const pscan_dtype types[] = {PSCAN_I32, PSCAN_F64};
+  int64_t *offsets = test_malloc((NSEG + 1) * sizeof *offsets);
+  for (size_t ti = 0; ti < 2; ti++)
+    for (int mode = 0; mode < 2; mode++) {
+      const pscan_dtype t = types[ti];
+      const pscan_op op = ti ? PSCAN_MAX : PSCAN_SUM;
+      const int reverse = mode, exclusive = mode;
+      const size_t size = ref_dtype_size(t), bytes = CAP * size;
+      char *in = test_malloc(bytes), *out = test_malloc(bytes), *want = test_malloc(bytes);
+      fill_values(&r, t, op, in, CAP);
+      uint64_t init = 0;
+      fill_init(&r, t, op, &init);
+      pscan_ctx *ctx = ctx_for(2);
+      void *d_in = test_backend_alloc(B, bytes), *d_out = test_backend_alloc(B, bytes);
+      void *d_off = test_backend_alloc(B, (NSEG + 1) * sizeof *offsets);
+      test_backend_put(B, d_in, in, bytes);
+      test_poison(out, bytes);
+      test_backend_put(B, d_out, out, bytes);
+      memcpy(want, out, bytes);
+      for (size_t k = 0; k < sizeof steps_n / sizeof *steps_n; k++) {
+        const size_t n = steps_n[k];
+        const bool bad = k == 4;
+        if (k != 1) { /* k == 1: the same offsets again */
+          offsets[0] = 0;
+          for (size_t sg = 1; sg < NSEG; sg++)
+            offsets[sg] = (int64_t)test_below(&r, n + 1);
+          offsets[NSEG] = (int64_t)n;
+          qsort(offsets + 1, NSEG - 1, sizeof *offsets, cmp_int64);
+          if (bad) /* one pair out of order (and distinct), n unchanged */
+            offsets[NSEG / 2] = offsets[NSEG / 2 + 1] + 1;
+        }
+        test_backend_put(B, d_off, offsets, (NSEG + 1) * sizeof *offsets);
+        if (!bad)
+          ref_segmented(in, want, t, op, offsets, NSEG, exclusive, reverse, &init);
+        pscan_status st = pscan_segmented_scan(ctx, d_in, d_out, t, op, d_off, NSEG, exclusive,
+                                               reverse, &init);
+        if (st == PSCAN_OK)
+          st = pscan_synchronize(ctx);
+        test_backend_get(B, out, d_out, bytes);
+        const size_t diff = ref_first_difference(t, out, want, CAP);
+        if (!CHECK((bad ? st == PSCAN_ERR_INVALID_ARGUMENT : st == PSCAN_OK) && diff == CAP,
+                   "segmented offsets reused, step %zu (n %zu) %s %s%s: %s, first difference "
+                   "at %zu (%s)",
+                   k, n, ref_dtype_name(t), ref_op_name(op), reverse ? " reverse exclusive" : "",
+                   pscan_status_name(st), diff, pscan_last_error(ctx)))
+          break;
+      }
+      test_backend_free(B, d_in), test_backend_free(B, d_out), test_backend_free(B, d_off);
+      free(in), free(out), free(want);
+    }
   free(offsets);
 }
 

@@ -18,8 +18,11 @@ pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, 
 /* DETERMINISTIC with a float sum or product: the look-backs fold a different run of chunks
    from call to call, so only a fixed order of the fold gives the same bits. */
 bool pscan__cuda_axis_fixed_order(const pscan_ctx *ctx, int acc_type, int op);
-/* pscan_segmented_scan (axis_segments.c), c->offsets in device memory. */
+/* pscan_segmented_scan (axis_segments.c), c->offsets in device memory. A context remembers
+   what its last one found (the slot, host/backend.c), forgotten with the context. */
 pscan_status pscan__cuda_segmented_scan(pscan_ctx *ctx, const pscan__axis_call *c, void *stream);
+void **pscan__cuda_segments_slot(pscan_ctx *ctx);
+void pscan__cuda_segments_forget(void *memo);
 
 #define AX_CHECK(ctx, expr, what)                      \
   do {                                                 \

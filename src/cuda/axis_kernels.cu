@@ -26,20 +26,23 @@ extern "C" const pscan__cuda_axis_kernels *pscan__cuda_axis_kernels_for(int in_t
 
 /* ---- scans by offsets ---- */
 
+/* expect_n >= 0: also sets bit 4 unless offsets[num_segments] == expect_n. */
 static __global__ void offsets_check_kernel(const int64_t *offsets, uint64_t num_segments,
-                                            unsigned *bad) {
+                                            int64_t expect_n, unsigned *bad) {
   const uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (s == 0 && offsets[0] != 0)
     atomicOr(bad, 1u);
   if (s < num_segments && offsets[s + 1] < offsets[s])
     atomicOr(bad, 2u);
+  if (s == num_segments && expect_n >= 0 && offsets[s] != expect_n)
+    atomicOr(bad, 4u);
 }
 
 extern "C" int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments,
-                                         unsigned *bad, void *stream) {
+                                         int64_t expect_n, unsigned *bad, void *stream) {
   const uint64_t blocks = num_segments / 256 + 1;
   offsets_check_kernel<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>(offsets, num_segments,
-                                                                           bad);
+                                                                           expect_n, bad);
   return (int)cudaGetLastError();
 }
 
@@ -49,13 +52,15 @@ extern "C" int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_se
    at offsets[s]; mirrored (item i the element n - 1 - i), at n - offsets[s + 1]. A warp's starts
    are in order (when the offsets are), so the lanes of one word are neighbours: a segmented OR
    over them leaves the word's bits in its last such lane, which alone writes. Positions outside
-   [0, n) (offsets that the check refuses) set nothing. */
+   [0, n) (offsets that the check refuses) set nothing; offsets[num_segments] != n sets bit 4. */
 static __global__ void offsets_heads_kernel(const int64_t *offsets, uint64_t num_segments,
                                             uint64_t n, int mirror, unsigned *bad,
                                             unsigned *head_bits) {
   const uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
   uint64_t at = ~0ull; /* no start here */
+  if (s == num_segments && (uint64_t)offsets[s] != n)
+    atomicOr(bad, 4u);
   if (s < num_segments) {
     const int64_t o0 = offsets[s], o1 = offsets[s + 1];
     if (s == 0 && o0 != 0)

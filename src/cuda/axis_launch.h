@@ -88,14 +88,16 @@ typedef struct pscan__cuda_axis_kernels {
 /* NULL when (in, acc, op) is not offered. */
 const pscan__cuda_axis_kernels *pscan__cuda_axis_kernels_for(int in_type, int acc_type, int op);
 
-/* Segments by offsets (type-independent): the check sets *bad (device memory, zeroed by the
-   caller) when offsets[0] != 0 or they decrease; tile_segments gives each tile of tile_items
-   elements the first segment s >= 1 whose offset lies at or after the tile's start, where the
-   by-key scan starts reading its heads. */
-int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, unsigned *bad,
-                              void *stream);
-/* The same check, which also sets the segment starts among n items in head_bits (one bit an
-   item, zeroed by the caller; mirror: the starts of the reversed scan's mirrored items). */
+/* Segments by offsets (type-independent): the check sets bits of *bad (device memory, zeroed by
+   the caller): 1 when offsets[0] != 0, 2 when they decrease, 4 when expect_n >= 0 and
+   offsets[num_segments] != expect_n; tile_segments gives each tile of tile_items elements the
+   first segment s >= 1 whose offset lies at or after the tile's start, where the by-key scan
+   starts reading its heads. */
+int pscan__cuda_offsets_check(const int64_t *offsets, uint64_t num_segments, int64_t expect_n,
+                              unsigned *bad, void *stream);
+/* The same check with expect_n = n, which also sets the segment starts among n items in
+   head_bits (one bit an item, zeroed by the caller; mirror: the starts of the reversed scan's
+   mirrored items). */
 int pscan__cuda_offsets_heads(const int64_t *offsets, uint64_t num_segments, uint64_t n,
                               int mirror, unsigned *bad, unsigned *head_bits, void *stream);
 int pscan__cuda_tile_segments(const int64_t *offsets, uint64_t num_segments, uint64_t num_tiles,

@@ -82,6 +82,8 @@ typedef struct pscan__cuda_scan_params {
   const uint64_t *tile_segment;
   const unsigned *head_bits; /* scan_segments: instead, the starts as bits (one an item, padded to
                                 whole tiles) */
+  const unsigned *gate; /* scan_segments: the launch writes nothing unless *gate is 0 (the
+                           offsets' verdict, set by a kernel before it: axis_segments.c) */
   const void *keys; /* scan_keys: a run starts where keys[i] != keys[i - 1] (pscan_scan_by_key) */
   int key_kind;     /* the key's size in bytes, plus PSCAN__KEY_FLOAT for floats, plus
                        PSCAN__KEY_VEC where chosen (host/scan.c) */

@@ -4,6 +4,7 @@
  * user operators borrow from it. Calls enqueue on the context's stream and return without
  * synchronising. The work itself: scan.c, compact.c; memory and workspace: memory.c. */
 #include "state.h"
+#include "../axis_host.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -126,6 +127,7 @@ static void cuda_fini(pscan_ctx *ctx) {
     if (st->pool) /* (its memory was freed in stream order, and the stream has finished) */
       cudaMemPoolDestroy(st->pool);
   }
+  pscan__cuda_segments_forget(st->segments_memo);
   restore_device(st);
   pscan__free(st);
   ctx->impl = NULL;
@@ -256,6 +258,11 @@ pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_
 
 pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what) {
   return pscan__cuda_fail(ctx, err, what);
+}
+
+void **pscan__cuda_segments_slot(pscan_ctx *ctx) {
+  cuda_state *st = ctx->impl;
+  return &st->segments_memo;
 }
 
 pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {

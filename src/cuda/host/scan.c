@@ -274,6 +274,7 @@ pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c) {
   p.num_segments = c->num_segments;
   p.tile_segment = c->tile_segment;
   p.head_bits = c->head_bits;
+  p.gate = c->gate;
   p.keys = c->keys;
   if (c->keys) /* (PSCAN_CUDA_KEYS_VEC=0: keys read item by item, for A/B runs) */
     p.key_kind = (int)pscan_dtype_size(c->key_type) |

@@ -43,6 +43,7 @@ typedef struct cuda_state {
      pool, made on first use, on pool_device (NULL: none yet, or the device's default pool). */
   cudaMemPool_t pool;
   int pool_device;
+  void *segments_memo; /* what the last scan by offsets found (axis_segments.c) */
   uint32_t epoch;
   uint32_t compact_epoch; /* 16 bits: the pair words have room for no more */
 } cuda_state;

@@ -161,7 +161,11 @@ static __device__ __forceinline__ void TNAME(segments_tile)(const pscan__cuda_sc
     pscan__wait_for_predecessor();                                                              \
     ACC_T running = NAME(identity)();                                                           \
     const bool single = p.mode == PSCAN__MODE_SINGLE;                                           \
-    for (unsigned long long tile = single ? 0 : TNAME(take_tile)(&p, &sm);;) {                  \
+    unsigned long long tile = single ? 0 : TNAME(take_tile)(&p, &sm);                           \
+    /* verdict refused: nothing written (after the tile id: the counter moves as planned) */     \
+    if ((SEGMENTS) == 1 && p.gate && __ldcg(p.gate) != 0u)                                      \
+      return;                                                                                   \
+    for (;;) {                                                                                  \
       if (SEGMENTS)                                                                             \
         TNAME(segments_tile)(&p, &sm, bitmap, tile, single ? &running : NULL,                   \
                              (SEGMENTS) == 2);                                                  \
