@@ -11,34 +11,48 @@
  * copied, p->mirror_vec) or anywhere (element by element). */
 #include "test_axis.h"
 
+typedef struct line_type {
+  pscan_dtype in, out;
+  pscan_op op;
+} line_type;
+static const int64_t line_lens[] = {1,     2,     3,     7,     15,    16,    17,    31,
+                                    32,    33,    127,   128,   129,   1000,  2047,  2048,
+                                    2049,  4095,  4096,  4097,  8191,  8192,  8193,  16383,
+                                    16384, 16385, 32767, 32768, 32769, 100003};
+static const line_type line_types[] = {
+    {PSCAN_I32, PSCAN_I32, PSCAN_SUM}, {PSCAN_F32, PSCAN_F32, PSCAN_MAX},
+    {PSCAN_F64, PSCAN_F64, PSCAN_SUM}, {PSCAN_I64, PSCAN_I64, PSCAN_MIN},
+    {PSCAN_U16, PSCAN_U64, PSCAN_SUM}, {PSCAN_U8, PSCAN_U8, PSCAN_SUM},
+    {PSCAN_I16, PSCAN_I16, PSCAN_MAX}};
+enum {
+  LINE_LENS = sizeof line_lens / sizeof *line_lens,
+  LINE_TYPES = sizeof line_types / sizeof *line_types
+};
+
+/* Case (l, t) of the tables: lines of line_lens[l] items of line_types[t], about 70000 items
+   (2-35 tiles) in at least 2 lines, on 1-3 threads; false where the light slice skips it. */
+static bool line_case(test_rng *r, size_t l, size_t t, spec *s) {
+  if (axis_light() && (l + t) % 3)
+    return false;
+  const int64_t len = line_lens[l], lines = len < 35000 ? 70000 / len + 1 : 2;
+  *s = spec2(lines, len, 1, line_types[t].in, line_types[t].op);
+  s->out_type = line_types[t].out;
+  s->threads = 1 + (int)test_below(r, 3);
+  return true;
+}
+
 void test_lines_back_to_back(uint64_t seed) {
   test_rng r = test_fork(seed, 8);
-  static const int64_t lens[] = {1,    2,    3,    7,    15,   16,   17,   31,    32,    33,
-                                 127,  128,  129,  1000, 2047, 2048, 2049, 4095,  4096,  4097,
-                                 8191, 8192, 8193, 16383, 16384, 16385, 32767, 32768, 32769, 100003};
-  static const struct {
-    pscan_dtype in, out;
-    pscan_op op;
-  } types[] = {{PSCAN_I32, PSCAN_I32, PSCAN_SUM}, {PSCAN_F32, PSCAN_F32, PSCAN_MAX},
-               {PSCAN_F64, PSCAN_F64, PSCAN_SUM}, {PSCAN_I64, PSCAN_I64, PSCAN_MIN},
-               {PSCAN_U16, PSCAN_U64, PSCAN_SUM}, {PSCAN_U8, PSCAN_U8, PSCAN_SUM},
-               {PSCAN_I16, PSCAN_I16, PSCAN_MAX}};
-  const size_t ntypes = sizeof types / sizeof types[0], nlens = sizeof lens / sizeof lens[0];
-  const bool light = axis_light();
-  for (size_t l = 0; l < nlens; l++)
-    for (size_t t = 0; t < ntypes; t++) {
-      if (light && (l + t) % 3)
+  for (size_t l = 0; l < LINE_LENS; l++)
+    for (size_t t = 0; t < LINE_TYPES; t++) {
+      spec s;
+      if (!line_case(&r, l, t, &s))
         continue;
-      /* about 70000 items (2-35 tiles), at least 2 lines */
-      const int64_t lines = lens[l] < 35000 ? 70000 / lens[l] + 1 : 2;
-      spec s = spec2(lines, lens[l], 1, types[t].in, types[t].op);
-      s.out_type = types[t].out;
-      s.threads = 1 + (int)test_below(&r, 3);
       s.exclusive = (int)test_below(&r, 2), s.use_init = (int)test_below(&r, 2);
       s.reverse = (int)test_below(&r, 2); /* CUDA: mirrored tiles */
       if (!s.reverse && test_below(&r, 2)) /* an input view negated at random along each axis */
         s.in_layout = LAYOUT_NEGATE;
-      s.in_place = types[t].in == types[t].out && test_below(&r, 3) == 0;
+      s.in_place = line_types[t].in == line_types[t].out && test_below(&r, 3) == 0;
       if (!run_case(&r, s))
         return;
     }
@@ -77,33 +91,21 @@ void test_reversed_strategies(uint64_t seed) {
 
 /* Lines read reversed into forward ones (the cumsum of x[:, ::-1] or x[::-1, ::-1] into an
    array of its own; CUDA: the mirrored span with each line stored forward, p->out_line_step):
-   line lengths around the tiles and 16-byte chunks (odd ones store element by element), the
-   output's lines padded (a step longer than a line) or in reverse order, a 3-D array whose two
-   outer dimensions merge; every case against the per-line reference. */
+   the line lengths and types of test_lines_back_to_back (odd lengths store element by element,
+   whole 16-byte chunks of lines by vectors), the output's lines padded (a step longer than a
+   line) or in reverse order, a 3-D array whose two outer dimensions merge; every case against
+   the per-line reference. */
 void test_reversed_into_lines(uint64_t seed) {
   test_rng r = test_fork(seed, 10);
-  static const int64_t lens[] = {1,    2,    3,    4,    5,    8,    31,   64,   65,   127,
-                                 128,  1000, 2047, 2048, 4096, 4097, 8191, 8192, 8193, 16384,
-                                 32769, 70001};
-  static const struct {
-    pscan_dtype in, out;
-    pscan_op op;
-  } types[] = {{PSCAN_I32, PSCAN_I32, PSCAN_SUM}, {PSCAN_F32, PSCAN_F32, PSCAN_SUM},
-               {PSCAN_F64, PSCAN_F64, PSCAN_MAX}, {PSCAN_U8, PSCAN_U8, PSCAN_SUM},
-               {PSCAN_I16, PSCAN_I32, PSCAN_SUM}, {PSCAN_U64, PSCAN_U64, PSCAN_MIN}};
   static const int out_layouts[] = {0, LAYOUT_PAD, LAYOUT_NEGATE, LAYOUT_PAD | LAYOUT_NEGATE};
-  const size_t ntypes = sizeof types / sizeof types[0], nlens = sizeof lens / sizeof lens[0];
-  const bool light = axis_light();
-  for (size_t l = 0; l < nlens; l++)
-    for (size_t t = 0; t < ntypes; t++) {
-      if (light && (l + t) % 3)
+  for (size_t l = 0; l < LINE_LENS; l++)
+    for (size_t t = 0; t < LINE_TYPES; t++) {
+      spec s;
+      if (!line_case(&r, l, t, &s))
         continue;
-      const int64_t lines = lens[l] < 30000 ? 60000 / lens[l] + 1 : 3;
-      spec s = spec2(lines, lens[l], 1, types[t].in, types[t].op);
-      if ((l + t) % 4 == 3 && lines % 2 == 0) /* 3-D, the outer two merging into one */
-        s.ndim = 3, s.shape[0] = 2, s.shape[1] = lines / 2, s.shape[2] = lens[l], s.axis = 2;
-      s.out_type = types[t].out;
-      s.threads = 1 + (int)test_below(&r, 3);
+      if ((l + t) % 4 == 3 && s.shape[0] % 2 == 0) /* 3-D, the outer two merging into one */
+        s.ndim = 3, s.shape[2] = s.shape[1], s.shape[1] = s.shape[0] / 2, s.shape[0] = 2,
+        s.axis = 2;
       s.exclusive = (int)test_below(&r, 2), s.use_init = (int)test_below(&r, 2);
       s.in_layout = LAYOUT_FLIP_LAST | (test_below(&r, 2) ? LAYOUT_NEGATE : 0);
       s.out_layout = out_layouts[(l + 2 * t) % 4];
