@@ -65,7 +65,7 @@ static pscan_status run_one_pass(pscan_ctx *ctx, pscan__cuda_axis_params *p, voi
   if (ntiles > 0x7fffffffu)
     return pscan__fail(ctx, PSCAN_ERR_UNSUPPORTED, "pscan_scan_axis: too many tiles for a grid");
   char *buf = NULL;
-  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream, head_bytes + body_bytes, (void **)&buf));
+  PSCAN__CHECK(pscan__cuda_temp_alloc(ctx, head_bytes + body_bytes, (void **)&buf));
   p->lb_counter = (unsigned long long *)buf;
   p->lb_flags = (unsigned *)(buf + 8);
   p->agg = buf + head_bytes;
@@ -211,7 +211,7 @@ static pscan_status run_side(pscan_ctx *ctx, const pscan__cuda_axis_kernels *k,
     if (side_rows_fit(p))
       return run_side_rows(ctx, k, p, acc_size, stream);
   }
-  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream, p->nchunks * p->nlines * acc_size, &p->agg));
+  PSCAN__CHECK(pscan__cuda_temp_alloc(ctx, p->nchunks * p->nlines * acc_size, &p->agg));
   const pscan__cuda_axis_kernels *kc =
       p->nchunks > AX_SERIAL_CARRIES ? pscan__cuda_axis_kernels_for(acc_type, acc_type, op) : NULL;
   pscan_status s = PSCAN_OK;

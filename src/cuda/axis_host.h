@@ -13,8 +13,10 @@ pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_
 pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what);
 pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
 
-/* Device memory in stream order (PSCAN_ERR_OUT_OF_MEMORY with a line when there is none). */
-pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p);
+/* Device memory for one call, in the context's stream order (host/memory.c: the context's own
+   pool; free it with cudaFreeAsync on that stream); PSCAN_ERR_OUT_OF_MEMORY with a line when
+   there is none. */
+pscan_status pscan__cuda_temp_alloc(pscan_ctx *ctx, size_t bytes, void **p);
 /* DETERMINISTIC with a float sum or product: the look-backs fold a different run of chunks
    from call to call, so only a fixed order of the fold gives the same bits. */
 bool pscan__cuda_axis_fixed_order(const pscan_ctx *ctx, int acc_type, int op);

@@ -76,7 +76,7 @@ static pscan_status scan_segments(pscan_ctx *ctx, const pscan__axis_call *c, siz
 static pscan_status check_offsets(pscan_ctx *ctx, const pscan__axis_call *c, void *stream,
                                   size_t *n) {
   unsigned *bad = NULL;
-  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream, sizeof *bad, (void **)&bad));
+  PSCAN__CHECK(pscan__cuda_temp_alloc(ctx, sizeof *bad, (void **)&bad));
   unsigned host_bad = 0;
   int64_t last = 0;
   int e = cudaMemsetAsync(bad, 0, sizeof *bad, (cudaStream_t)stream);
@@ -135,7 +135,7 @@ static pscan_status run_segment_bits(pscan_ctx *ctx, const pscan__axis_call *c, 
   const uint64_t tiles = (n + k->tile_items - 1) / k->tile_items;
   const size_t bits_bytes = tiles * (k->tile_items / 32) * sizeof(unsigned);
   unsigned *bad = NULL;
-  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream, 16 + bits_bytes, (void **)&bad));
+  PSCAN__CHECK(pscan__cuda_temp_alloc(ctx, 16 + bits_bytes, (void **)&bad));
   unsigned *bits = bad + 4, host_bad = 0;
   int e = cudaMemsetAsync(bad, 0, 16 + bits_bytes, (cudaStream_t)stream);
   if (e == 0)
@@ -225,7 +225,7 @@ static pscan_status run_trusted(pscan_ctx *ctx, const pscan__axis_call *c, void 
                                    : (tiles * sizeof(uint64_t) + 15) / 16 * 16,
                rev_bytes = !bits && c->reverse ? (c->num_segments + 1) * sizeof *c->offsets : 0;
   unsigned *gate = NULL;
-  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream, 16 + starts_bytes + rev_bytes, (void **)&gate));
+  PSCAN__CHECK(pscan__cuda_temp_alloc(ctx, 16 + starts_bytes + rev_bytes, (void **)&gate));
   char *starts = (char *)gate + 16;
   segment_starts at = {.offsets = c->offsets, .gate = gate};
   int e = cudaMemsetAsync(gate, 0, 16 + (bits ? starts_bytes : 0), (cudaStream_t)stream);
@@ -315,8 +315,7 @@ pscan_status pscan__cuda_segmented_scan(pscan_ctx *ctx, const pscan__axis_call *
                off_bytes = (c->num_segments + 1) * sizeof *c->offsets,
                rev_bytes = c->reverse && !mirror ? n * c->in_size : 0;
   uint64_t *tile_segment = NULL;
-  PSCAN__CHECK(pscan__cuda_axis_alloc(ctx, stream,
-                                      seg_bytes + (c->reverse ? off_bytes + rev_bytes : 0),
+  PSCAN__CHECK(pscan__cuda_temp_alloc(ctx, seg_bytes + (c->reverse ? off_bytes + rev_bytes : 0),
                                       (void **)&tile_segment));
   int64_t *rev_offsets = c->reverse ? (int64_t *)((char *)tile_segment + seg_bytes) : NULL;
   void *rev = rev_bytes ? (char *)rev_offsets + off_bytes : NULL;

@@ -4,7 +4,6 @@
  * user operators borrow from it. Calls enqueue on the context's stream and return without
  * synchronising. The work itself: scan.c, compact.c; memory and workspace: memory.c. */
 #include "state.h"
-#include "../axis_host.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -240,11 +239,6 @@ static void cuda_op_destroy(pscan_ctx *ctx, void *impl) {
 
 /* ---- For the axis scans (axis_host.c) ---- */
 
-pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count);
-pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what);
-pscan_status pscan__cuda_scan_axis(pscan_ctx *ctx, const pscan__axis_call *c);
-pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p);
-
 pscan_status pscan__cuda_axis_begin(pscan_ctx *ctx, void **stream, unsigned *sm_count) {
   cuda_state *st = ctx->impl;
   PSCAN__CHECK(use_device(ctx, st));
@@ -263,11 +257,6 @@ pscan_status pscan__cuda_axis_fail(pscan_ctx *ctx, int err, const char *what) {
 void **pscan__cuda_segments_slot(pscan_ctx *ctx) {
   cuda_state *st = ctx->impl;
   return &st->segments_memo;
-}
-
-pscan_status pscan__cuda_axis_alloc(pscan_ctx *ctx, void *stream, size_t bytes, void **p) {
-  (void)stream; /* the context's stream, which the temporaries follow */
-  return pscan__cuda_temp_alloc(ctx, bytes, p);
 }
 
 /* ---- what the user operators (cuda/jit/) borrow: device, stream, counter, workspace ---- */

@@ -7,6 +7,7 @@
 #define PSCAN_CUDA_HOST_STATE_H
 
 #include "../../internal.h"
+#include "../axis_host.h"
 #include "../jit/jit.h"
 #include "../launch.h"
 
@@ -101,9 +102,6 @@ static inline void eager_short_launch(const cuda_state *st, pscan__cuda_scan_par
 pscan_status pscan__cuda_grow_zeroed(pscan_ctx *ctx, cuda_state *st, char **buf, size_t *cap,
                                      size_t bytes, bool *grown);
 pscan_status pscan__cuda_ensure_work(pscan_ctx *ctx, cuda_state *st, size_t bytes);
-/* Device memory for one call, in the context's stream order (free it with cudaFreeAsync on
-   that stream); PSCAN_ERR_OUT_OF_MEMORY with a line when there is none. */
-pscan_status pscan__cuda_temp_alloc(pscan_ctx *ctx, size_t bytes, void **p);
 pscan_status pscan__cuda_check_memory(pscan_ctx *ctx, const void *p, const char *what);
 /* scan.c, compact.c: the backend's scan, reduction and compaction entries. */
 pscan_status pscan__cuda_scan(pscan_ctx *ctx, const pscan__scan_call *c);
